@@ -1,0 +1,43 @@
+/*
+ * DOC: routing engine interface.
+ *
+ * Pure functions from a const struct topo to linear forwarding tables.
+ * No I/O, no globals: the daemon and ibsm-route call the same code, and the
+ * same input gives byte-identical output.
+ */
+#ifndef IBSM_ROUTING_H
+#define IBSM_ROUTING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ibsm/topo.h"
+
+#define LFT_NO_PORT 0xFF /* IBA: 255 = drop */
+
+struct route_lft {
+	uint8_t *ports; /* indexed by LID, 0..tables.top; NULL for non-switches */
+};
+
+struct route_tables {
+	uint32_t nnodes;        /* == topo.nnodes */
+	uint16_t top;           /* highest LID routed (SwitchInfo LinearFDBTop) */
+	struct route_lft *lft;  /* nnodes entries, same order as topo.nodes */
+	char engine[16];        /* engine that produced the tables */
+	char why[256];          /* why this engine (auto choice, fallback) */
+};
+
+struct route_opts {
+	const char *engine;          /* "auto" (default when NULL), "minhop", "updn", "ftree" */
+	const uint64_t *root_guids;  /* updn/ftree root override, may be NULL */
+	size_t nroots;
+};
+
+/* Returns 0, or -1 with out->why saying what went wrong. */
+int route_compute(const struct topo *t, const struct route_opts *o, struct route_tables *out);
+void route_tables_free(struct route_tables *rt);
+
+/* Names of the engines, NULL-terminated, for option validation and help. */
+extern const char *const route_engine_names[];
+
+#endif
