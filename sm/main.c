@@ -1,1 +1,411 @@
-int main(void) { return 0; }
+/*
+ * DOC: ibsmd's entry point: options, configuration, the event loop.
+ *
+ * One thread, one libevent event_base: the umad fd, the MAD engine's
+ * deadline timer, the periodic sweep timer and the signals are all events
+ * on it. The engine has no timer of its own; after every event we re-arm
+ * one timer at the engine's next deadline.
+ *
+ * Under ibsim's umad2sim preload the umad "fd" is a fake number (>= 1024)
+ * that epoll rejects, and umad2sim's poll() wrapper only ever waits on that
+ * one fake fd, ignoring any other fd in the set. So when the fd is not a
+ * real descriptor we pump instead: a zero-delay timer that waits at most
+ * PUMP_WAIT_MS in umad2sim's poll (it wakes as soon as a MAD arrives), drains
+ * the engine and re-arms, letting libevent serve every other event between
+ * two pumps. On hardware the fd is real and sits in epoll like any other.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sm/log.h"
+#include "sm/sm.h"
+
+#define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
+#define PUMP_WAIT_MS 1
+
+struct cli {
+	const char *conf_path;
+	bool conf_explicit;
+	bool check_config, dump_config;
+	int debug;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ibsmd [options]\n"
+		"  -c, --config FILE        configuration file (default " DEFAULT_CONF ")\n"
+		"  -o, --option KEY=VALUE   override one configuration option (repeatable)\n"
+		"      --ca NAME            shortcut for -o ca=NAME\n"
+		"      --port N             shortcut for -o port=N\n"
+		"      --port-guid GUID     shortcut for -o port_guid=GUID\n"
+		"      --state-dir DIR      shortcut for -o state_dir=DIR\n"
+		"      --once               sweep once, bring the subnet up, print a summary, exit\n"
+		"      --discover-only      with --once: stop after discovery\n"
+		"      --dump-topology FILE write the discovered fabric (ibnetdiscover format)\n"
+		"      --fresh-state        ignore the LID state file and start a new one\n"
+		"      --check-config       validate the configuration and exit\n"
+		"      --dump-config        print the effective configuration and exit\n"
+		"  -d, --debug              log at debug level\n"
+		"  -h, --help               this text\n"
+		"  -V, --version            print the version\n");
+}
+
+enum {
+	OPT_CA = 256, OPT_PORT, OPT_PORT_GUID, OPT_STATE_DIR, OPT_ONCE, OPT_DISCOVER_ONLY,
+	OPT_DUMP_TOPO, OPT_FRESH, OPT_CHECK, OPT_DUMP_CONF,
+};
+
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "option", required_argument, NULL, 'o' },
+	{ "ca", required_argument, NULL, OPT_CA },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "port-guid", required_argument, NULL, OPT_PORT_GUID },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "discover-only", no_argument, NULL, OPT_DISCOVER_ONLY },
+	{ "dump-topology", required_argument, NULL, OPT_DUMP_TOPO },
+	{ "fresh-state", no_argument, NULL, OPT_FRESH },
+	{ "check-config", no_argument, NULL, OPT_CHECK },
+	{ "dump-config", no_argument, NULL, OPT_DUMP_CONF },
+	{ "debug", no_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* -o overrides are applied after the file is read, so keep them. */
+struct override {
+	const char *key;
+	char *value;
+};
+
+static int apply_override(struct sm_conf *c, const char *key, const char *value)
+{
+	char err[256];
+
+	if (conf_set(c, key, value, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ibsmd: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int split_override(char *kv, struct override *o)
+{
+	char *eq = strchr(kv, '=');
+
+	if (!eq) {
+		fprintf(stderr, "ibsmd: -o needs KEY=VALUE, got \"%s\"\n", kv);
+		return -1;
+	}
+	*eq = '\0';
+	o->key = kv;
+	o->value = eq + 1;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cli *cli, struct sm_run_opts *run,
+		      struct override *ov, size_t *nov)
+{
+	static const char *const shortcut[] = {
+		[OPT_CA - OPT_CA] = "ca", [OPT_PORT - OPT_CA] = "port",
+		[OPT_PORT_GUID - OPT_CA] = "port_guid", [OPT_STATE_DIR - OPT_CA] = "state_dir",
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "c:o:dhV", long_opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': cli->conf_path = optarg; cli->conf_explicit = true; break;
+		case 'o':
+			if (split_override(optarg, &ov[*nov]) < 0)
+				return -1;
+			(*nov)++;
+			break;
+		case OPT_CA: case OPT_PORT: case OPT_PORT_GUID: case OPT_STATE_DIR:
+			ov[*nov].key = shortcut[ch - OPT_CA];
+			ov[(*nov)++].value = optarg;
+			break;
+		case OPT_ONCE: run->once = true; break;
+		case OPT_DISCOVER_ONLY: run->discover_only = true; break;
+		case OPT_DUMP_TOPO: run->dump_topology = optarg; break;
+		case OPT_FRESH: run->fresh_state = true; break;
+		case OPT_CHECK: cli->check_config = true; break;
+		case OPT_DUMP_CONF: cli->dump_config = true; break;
+		case 'd': cli->debug = 1; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("ibsmd %s\n", PACKAGE_VERSION); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ibsmd: unexpected argument \"%s\"\n", argv[optind]);
+		return -1;
+	}
+	if (run->discover_only && !run->once) {
+		fprintf(stderr, "ibsmd: --discover-only needs --once\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int load_config(struct sm_conf *c, const struct cli *cli, const struct override *ov, size_t nov)
+{
+	struct conf_errors errs;
+	int n = 0;
+
+	conf_errors_init(&errs);
+	if (cli->conf_explicit || access(cli->conf_path, F_OK) == 0)
+		n = conf_load_file(c, cli->conf_path, &errs);
+	else
+		conf_defaults(c);
+	if (n > 0) {
+		conf_errors_print(&errs, stderr);
+		conf_errors_free(&errs);
+		return -1;
+	}
+	conf_errors_free(&errs);
+	for (size_t i = 0; i < nov; i++)
+		if (apply_override(c, ov[i].key, ov[i].value) < 0)
+			return -1;
+	return 0;
+}
+
+static void arm_engine_timer(struct sm *sm)
+{
+	uint64_t dl = mad_engine_next_deadline(sm->eng), now = sm_now_ms();
+	struct timeval tv = { 0, 0 };
+
+	if (dl == UINT64_MAX) {
+		evtimer_del(sm->ev_timer);
+		return;
+	}
+	if (dl > now) {
+		tv.tv_sec = (time_t)((dl - now) / 1000);
+		tv.tv_usec = (suseconds_t)((dl - now) % 1000) * 1000;
+	}
+	evtimer_add(sm->ev_timer, &tv);
+}
+
+static void after_event(struct sm *sm)
+{
+	arm_engine_timer(sm);
+}
+
+static void on_umad(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	mad_engine_on_readable(sm->eng);
+	after_event(sm);
+}
+
+static void on_engine_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	mad_engine_on_timer(sm->eng);
+	after_event(sm);
+}
+
+static void on_pump(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+	struct pollfd p = { .fd = sm->tp.fd(sm->tp.ctx), .events = POLLIN };
+	static const struct timeval now = { 0, 0 };
+
+	if (poll(&p, 1, PUMP_WAIT_MS) > 0)
+		mad_engine_on_readable(sm->eng);
+	mad_engine_on_timer(sm->eng);
+	evtimer_add(sm->ev_umad, &now);
+}
+
+static bool fd_is_real(int fd)
+{
+	return fcntl(fd, F_GETFD) != -1;
+}
+
+static void on_sweep_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	sm_sweep_start(sm);
+	after_event(sm);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	if (sig == SIGHUP) {
+		log_notice("SIGHUP: sweeping (configuration reload arrives with the control socket)");
+		sm_sweep_start(sm);
+		after_event(sm);
+		return;
+	}
+	log_notice("signal %d: shutting down", (int)sig);
+	event_base_loopexit(sm->base, NULL);
+}
+
+static int open_port(struct sm *sm)
+{
+	char err[256];
+	const struct sm_conf *c = &sm->conf;
+
+	if (mad_umad_open(c->ca[0] ? c->ca : NULL, (int)c->port, c->port_guid, 1, &sm->tp,
+			  &sm->port, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ibsmd: %s\n", err);
+		return -1;
+	}
+	log_info("using %s port %d (GUID %016llx)", sm->port.ca_name, sm->port.port_num,
+		 (unsigned long long)sm->port.port_guid);
+	return 0;
+}
+
+static void engine_setup(struct sm *sm)
+{
+	struct mad_engine_opts o;
+
+	mad_engine_opts_default(&o);
+	o.window = sm->conf.smp_window;
+	o.per_dest = sm->conf.smp_per_dest;
+	o.timeout_ms = sm->conf.smp_timeout_ms;
+	o.retries = sm->conf.smp_retries;
+	o.unsolicited = sm_unsolicited;
+	o.unsolicited_arg = sm;
+	sm->eng = mad_engine_new(&sm->tp, &o);
+}
+
+static void events_setup(struct sm *sm)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct timeval iv = { (time_t)sm->conf.sweep_interval, 0 };
+
+	sm->base = event_base_new();
+	if (!sm->base)
+		fatalx("cannot create the event loop");
+	static const struct timeval now = { 0, 0 };
+	int fd = sm->tp.fd(sm->tp.ctx);
+
+	sm->ev_timer = evtimer_new(sm->base, on_engine_timer, sm);
+	if (fd_is_real(fd)) {
+		sm->ev_umad = event_new(sm->base, fd, EV_READ | EV_PERSIST, on_umad, sm);
+		event_add(sm->ev_umad, NULL);
+	} else {
+		log_info("umad fd %d is not pollable (simulator): pumping", fd);
+		sm->ev_umad = evtimer_new(sm->base, on_pump, sm);
+		evtimer_add(sm->ev_umad, &now);
+	}
+	for (int i = 0; i < 3; i++) {
+		sm->ev_sig[i] = evsignal_new(sm->base, sigs[i], on_signal, sm);
+		event_add(sm->ev_sig[i], NULL);
+	}
+	if (!sm->run.once && sm->conf.sweep_interval) {
+		sm->ev_sweep = event_new(sm->base, -1, EV_PERSIST, on_sweep_timer, sm);
+		event_add(sm->ev_sweep, &iv);
+	}
+}
+
+static void teardown(struct sm *sm)
+{
+	if (sm->disc)
+		discover_abort(sm->disc);
+	if (sm->eng)
+		mad_engine_free(sm->eng);
+	if (sm->tp.close)
+		sm->tp.close(sm->tp.ctx);
+	for (int i = 0; i < 3; i++)
+		if (sm->ev_sig[i])
+			event_free(sm->ev_sig[i]);
+	if (sm->ev_umad)
+		event_free(sm->ev_umad);
+	if (sm->ev_timer)
+		event_free(sm->ev_timer);
+	if (sm->ev_sweep)
+		event_free(sm->ev_sweep);
+	if (sm->base)
+		event_base_free(sm->base);
+	fabric_free(sm->fabric);
+	if (sm->have_routes)
+		route_tables_free(&sm->routes);
+	lid_db_free(&sm->lids);
+	conf_free(&sm->conf);
+}
+
+/* A corrupt state file stops us rather than being overwritten: LIDs that
+ * move break every running job. --fresh-state is the explicit way out. */
+static int prepare_state(struct sm *sm)
+{
+	char err[512];
+
+	lid_db_init(&sm->lids);
+	if (sm->run.discover_only)
+		return 0;
+	if (sm->run.fresh_state) {
+		size_t len = strlen(sm->conf.state_dir) + 6;
+
+		log_notice("--fresh-state: starting a new LID state file");
+		sm->lids.path = xmalloc(len);
+		snprintf(sm->lids.path, len, "%s/lids", sm->conf.state_dir);
+		sm->lids.dirty = true;
+		return 0;
+	}
+	if (lid_db_load(&sm->lids, sm->conf.state_dir, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ibsmd: LID state file is unusable: %s "
+			"(left untouched; --fresh-state starts a new one)\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int run(struct sm *sm)
+{
+	if (prepare_state(sm) < 0 || open_port(sm) < 0)
+		return 1;
+	engine_setup(sm);
+	events_setup(sm);
+	sm_sweep_start(sm);
+	after_event(sm);
+	event_base_dispatch(sm->base);
+	return sm->exit_code;
+}
+
+int main(int argc, char **argv)
+{
+	static struct sm sm;
+	struct cli cli = { .conf_path = DEFAULT_CONF };
+	struct override *ov = xcalloc((size_t)argc + 1, sizeof(*ov));
+	size_t nov = 0;
+	int rc;
+
+	if (parse_args(argc, argv, &cli, &sm.run, ov, &nov) < 0 ||
+	    load_config(&sm.conf, &cli, ov, nov) < 0) {
+		free(ov);
+		return 2;
+	}
+	free(ov);
+	log_init(cli.debug ? LOG_LVL_DEBUG : LOG_LVL_ERR + sm.conf.log_level, 1);
+	if (cli.check_config || cli.dump_config) {
+		if (cli.dump_config)
+			conf_dump(&sm.conf, stdout);
+		else
+			printf("configuration OK\n");
+		conf_free(&sm.conf);
+		return 0;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	rc = run(&sm);
+	teardown(&sm);
+	return rc;
+}

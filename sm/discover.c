@@ -1,0 +1,309 @@
+/*
+ * DOC: directed-route discovery.
+ *
+ * Every query carries a small context (which node and port it is about).
+ * The discovery is finished when its last outstanding query completes; then
+ * shortest DR paths are recomputed over the discovered links, since answers
+ * arrive in any order and the first path that reached a node need not be the
+ * shortest. IBA 14.2.2 (directed route SMPs), 14.2.5.3 (NodeInfo).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/discover.h"
+#include "sm/log.h"
+
+struct discover {
+	struct mad_engine *eng;
+	struct sm_fabric *f;
+	uint64_t mkey;
+	unsigned pending;
+	bool aborted;
+	discover_done_fn done;
+	void *done_arg;
+	struct discover_stats st;
+};
+
+enum query_kind { Q_NODE_INFO, Q_NODE_DESC, Q_SWITCH_INFO, Q_PORT_INFO };
+
+struct query {
+	struct discover *d;
+	enum query_kind kind;
+	struct sm_node *node;     /* target node (NULL for a NodeInfo to a new one) */
+	uint8_t port;             /* PortInfo port; for NodeInfo: exit port of node */
+};
+
+static void query_done(void *arg, int err, const struct smp *resp);
+
+static void finish_if_idle(struct discover *d)
+{
+	if (d->pending || d->aborted)
+		return;
+	fabric_shortest_paths(d->f);
+	if (!d->f->sm_node) {
+		fabric_free(d->f);
+		d->f = NULL;
+	}
+	d->done(d->done_arg, d->f, &d->st);
+	free(d);
+}
+
+static void submit(struct discover *d, struct query *q, const struct mad_req *r)
+{
+	q->d = d;
+	if (mad_engine_submit(d->eng, r, query_done, q) < 0) {
+		log_warnx("discovery: SMP queue full, query dropped");
+		d->st.failed++;
+		free(q);
+		return;
+	}
+	d->pending++;
+	d->st.submitted++;
+}
+
+/* A DR Get along path[1..hops] (plus one more hop `extra` if non-zero). */
+static void dr_get(struct discover *d, const struct sm_node *via, uint8_t extra,
+		   uint16_t attr, uint32_t mod, struct query *q)
+{
+	struct mad_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.mgmt_class = MAD_CLASS_SMI_DR;
+	r.method = MAD_METHOD_GET;
+	r.attr_id = attr;
+	r.attr_mod = mod;
+	r.mkey = d->mkey;
+	r.dlid = LID_PERMISSIVE;
+	if (via) {
+		memcpy(r.path, via->path, sizeof(r.path));
+		r.hop_cnt = via->hop_cnt;
+	}
+	if (extra)
+		r.path[++r.hop_cnt] = extra;
+	submit(d, q, &r);
+}
+
+static void query(struct discover *d, struct sm_node *n, enum query_kind kind, uint8_t port)
+{
+	static const uint16_t attr[] = {
+		[Q_NODE_INFO] = SMP_ATTR_NODE_INFO, [Q_NODE_DESC] = SMP_ATTR_NODE_DESC,
+		[Q_SWITCH_INFO] = SMP_ATTR_SWITCH_INFO, [Q_PORT_INFO] = SMP_ATTR_PORT_INFO,
+	};
+	struct query *q = xcalloc(1, sizeof(*q));
+
+	q->kind = kind;
+	q->node = n;
+	q->port = port;
+	if (kind == Q_NODE_INFO)
+		dr_get(d, n, port, attr[kind], 0, q);
+	else
+		dr_get(d, n, 0, attr[kind], kind == Q_PORT_INFO ? port : 0, q);
+}
+
+static void query_new_node(struct discover *d, struct sm_node *n)
+{
+	query(d, n, Q_NODE_DESC, 0);
+	if (node_is_switch(n)) {
+		query(d, n, Q_SWITCH_INFO, 0);
+		for (unsigned p = 0; p <= n->ni.num_ports; p++)
+			query(d, n, Q_PORT_INFO, (uint8_t)p);
+	} else {
+		query(d, n, Q_PORT_INFO, n->ni.local_port);
+	}
+}
+
+static bool node_info_sane(const struct smp_node_info *ni)
+{
+	if (ni->node_type < TOPO_CA || ni->node_type > TOPO_ROUTER)
+		return false;
+	if (ni->num_ports == 0 || ni->num_ports > TOPO_MAX_PORTS)
+		return false;
+	if (ni->node_guid == 0)
+		return false;
+	if (ni->node_type == TOPO_SWITCH)
+		return ni->local_port <= ni->num_ports;
+	return ni->local_port >= 1 && ni->local_port <= ni->num_ports;
+}
+
+/* The same GUID answering as a different kind of node is not the same node. */
+static bool same_node(const struct sm_node *n, const struct smp_node_info *ni)
+{
+	return n->ni.node_type == ni->node_type && n->ni.num_ports == ni->num_ports;
+}
+
+static void new_node(struct discover *d, struct query *q, const struct smp_node_info *ni)
+{
+	struct sm_node *n = fabric_add(d->f, ni);
+
+	if (q->node) {
+		memcpy(n->path, q->node->path, sizeof(n->path));
+		n->hop_cnt = (uint8_t)(q->node->hop_cnt + 1);
+		n->path[n->hop_cnt] = q->port;
+	} else {
+		d->f->sm_node = n;
+		d->f->sm_port_num = ni->local_port;
+	}
+	if (!node_is_switch(n))
+		n->ports[ni->local_port].guid = ni->port_guid;
+	query_new_node(d, n);
+}
+
+static void conflict(struct discover *d, struct sm_node *n, const char *what)
+{
+	d->st.conflicts++;
+	n->dup_guid = true;
+	d->f->dup_guids++;
+	log_fabric(LOG_LVL_WARNING, "node %016llx \"%s\": %s (duplicate GUID?)",
+		   (unsigned long long)n->guid, n->desc, what);
+}
+
+static void known_node(struct discover *d, struct sm_node *n, const struct smp_node_info *ni)
+{
+	struct sm_port *p;
+
+	if (node_is_switch(n))
+		return;
+	/* A CA reached again through another of its ports. */
+	p = &n->ports[ni->local_port];
+	if (p->guid && p->guid != ni->port_guid) {
+		conflict(d, n, "port GUID changed");
+		return;
+	}
+	if (!p->guid) {
+		p->guid = ni->port_guid;
+		query(d, n, Q_PORT_INFO, ni->local_port);
+	}
+}
+
+static void got_node_info(struct discover *d, struct query *q, const struct smp *r)
+{
+	struct smp_node_info ni;
+	struct sm_node *n;
+
+	if (smp_node_info_decode(r->data, sizeof(r->data), &ni) < 0 || !node_info_sane(&ni)) {
+		d->st.rejected++;
+		log_fabric(LOG_LVL_WARNING, "discovery: malformed NodeInfo behind %016llx port %u",
+			   q->node ? (unsigned long long)q->node->guid : 0ULL, q->port);
+		return;
+	}
+	n = fabric_find(d->f, ni.node_guid);
+	if (n && !same_node(n, &ni)) {
+		conflict(d, n, "GUID answered as a different node");
+		return;
+	}
+	if (!n)
+		new_node(d, q, &ni);
+	else
+		known_node(d, n, &ni);
+	if (!q->node)
+		return;
+	n = fabric_find(d->f, ni.node_guid);
+	if (fabric_link(d->f, q->node, q->port, n, ni.local_port) < 0)
+		conflict(d, n, "port already linked elsewhere");
+}
+
+static bool should_probe(const struct discover *d, const struct sm_node *n, uint8_t port)
+{
+	const struct sm_port *p = &n->ports[port];
+
+	if (port == 0 || p->peer || p->pi.port_state <= TOPO_PORT_DOWN)
+		return false;
+	if (n->hop_cnt >= SMP_MAX_HOPS)
+		return false;
+	if (node_is_switch(n))
+		return true;
+	/* Directed-route SMPs leave a CA only where we are. */
+	return n == d->f->sm_node && port == d->f->sm_port_num;
+}
+
+static void got_port_info(struct discover *d, struct query *q, const struct smp *r)
+{
+	struct sm_node *n = q->node;
+	struct sm_port *p = &n->ports[q->port];
+
+	if (smp_port_info_decode(r->data, sizeof(r->data), &p->pi) < 0) {
+		d->st.rejected++;
+		return;
+	}
+	p->have_pi = true;
+	if (should_probe(d, n, q->port))
+		query(d, n, Q_NODE_INFO, q->port);
+}
+
+static void got_answer(struct discover *d, struct query *q, const struct smp *r)
+{
+	struct smp_node_desc nd;
+
+	switch (q->kind) {
+	case Q_NODE_INFO:
+		got_node_info(d, q, r);
+		break;
+	case Q_NODE_DESC:
+		if (smp_node_desc_decode(r->data, sizeof(r->data), &nd) == 0) {
+			memcpy(q->node->desc, nd.desc, sizeof(q->node->desc));
+			q->node->have_desc = true;
+		}
+		break;
+	case Q_SWITCH_INFO:
+		if (smp_switch_info_decode(r->data, sizeof(r->data), &q->node->si) == 0)
+			q->node->have_si = true;
+		break;
+	case Q_PORT_INFO:
+		got_port_info(d, q, r);
+		break;
+	}
+}
+
+static void query_done(void *arg, int err, const struct smp *resp)
+{
+	struct query *q = arg;
+	struct discover *d = q->d;
+
+	d->pending--;
+	if (d->aborted) {
+		free(q);
+		if (!d->pending)
+			free(d);
+		return;
+	}
+	if (err == MAD_OK) {
+		got_answer(d, q, resp);
+	} else {
+		d->st.failed++;
+		log_fabric(LOG_LVL_INFO, "discovery: query %d to %016llx port %u failed (%d)",
+			   q->kind, q->node ? (unsigned long long)q->node->guid : 0ULL, q->port, err);
+	}
+	free(q);
+	finish_if_idle(d);
+}
+
+struct discover *discover_start(struct mad_engine *e, uint64_t mkey, discover_done_fn done, void *arg)
+{
+	struct discover *d = xcalloc(1, sizeof(*d));
+	struct query *q = xcalloc(1, sizeof(*q));
+
+	d->eng = e;
+	d->f = fabric_new();
+	d->mkey = mkey;
+	d->done = done;
+	d->done_arg = arg;
+	q->kind = Q_NODE_INFO;
+	dr_get(d, NULL, 0, SMP_ATTR_NODE_INFO, 0, q);
+	if (!d->pending) {
+		fabric_free(d->f);
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void discover_abort(struct discover *d)
+{
+	d->aborted = true;
+	fabric_free(d->f);
+	d->f = NULL;
+	if (!d->pending)
+		free(d);
+}

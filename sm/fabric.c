@@ -1,0 +1,244 @@
+/*
+ * DOC: fabric model: nodes by GUID, ports, links, shortest DR paths.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/fabric.h"
+#include "sm/log.h"
+
+static uint32_t guid_hash(uint64_t g, uint32_t size)
+{
+	g ^= g >> 33;
+	g *= 0xff51afd7ed558ccdULL;
+	g ^= g >> 33;
+	return (uint32_t)(g & (size - 1));
+}
+
+struct sm_fabric *fabric_new(void)
+{
+	struct sm_fabric *f = xcalloc(1, sizeof(*f));
+
+	f->hash_size = 1024;
+	f->hash = xcalloc(f->hash_size, sizeof(*f->hash));
+	return f;
+}
+
+static void node_free(struct sm_node *n)
+{
+	free(n->ports);
+	free(n->lft);
+	free(n->lft_known);
+	free(n);
+}
+
+void fabric_free(struct sm_fabric *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		node_free(f->nodes[i]);
+	free(f->nodes);
+	free(f->hash);
+	free(f);
+}
+
+struct sm_node *fabric_find(const struct sm_fabric *f, uint64_t guid)
+{
+	struct sm_node *n = f->hash[guid_hash(guid, f->hash_size)];
+
+	while (n && n->guid != guid)
+		n = n->hnext;
+	return n;
+}
+
+static void rehash(struct sm_fabric *f)
+{
+	uint32_t size = f->hash_size * 2;
+	struct sm_node **h = xcalloc(size, sizeof(*h));
+
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct sm_node *n = f->nodes[i];
+		uint32_t b = guid_hash(n->guid, size);
+
+		n->hnext = h[b];
+		h[b] = n;
+	}
+	free(f->hash);
+	f->hash = h;
+	f->hash_size = size;
+}
+
+struct sm_node *fabric_add(struct sm_fabric *f, const struct smp_node_info *ni)
+{
+	struct sm_node *n = xcalloc(1, sizeof(*n));
+	uint32_t b;
+
+	n->guid = ni->node_guid;
+	n->ni = *ni;
+	n->ports = xcalloc((size_t)ni->num_ports + 1, sizeof(*n->ports));
+	for (unsigned p = 0; p <= ni->num_ports; p++) {
+		n->ports[p].node = n;
+		n->ports[p].num = (uint8_t)p;
+	}
+	if (ni->node_type == TOPO_SWITCH) {
+		n->ports[0].guid = ni->port_guid;
+		f->nswitches++;
+	} else {
+		f->ncas++;
+	}
+	if (f->nnodes == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 256;
+		f->nodes = xrealloc(f->nodes, f->cap * sizeof(*f->nodes));
+	}
+	n->idx = f->nnodes;
+	f->nodes[f->nnodes++] = n;
+	if (f->nnodes > f->hash_size / 2) {
+		rehash(f);
+	} else {
+		b = guid_hash(n->guid, f->hash_size);
+		n->hnext = f->hash[b];
+		f->hash[b] = n;
+	}
+	return n;
+}
+
+int fabric_link(struct sm_fabric *f, struct sm_node *a, uint8_t pa, struct sm_node *b, uint8_t pb)
+{
+	struct sm_port *x, *y;
+
+	if (pa > a->ni.num_ports || pb > b->ni.num_ports || pa == 0 || pb == 0)
+		return -1;
+	x = &a->ports[pa];
+	y = &b->ports[pb];
+	if (x->peer == y && y->peer == x)
+		return 0;
+	if (x->peer || y->peer || x == y)
+		return -1;
+	x->peer = y;
+	y->peer = x;
+	f->nlinks++;
+	return 0;
+}
+
+struct sm_port *fabric_find_port(const struct sm_fabric *f, uint64_t port_guid)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct sm_node *n = f->nodes[i];
+
+		for (unsigned p = 0; p <= n->ni.num_ports; p++)
+			if (n->ports[p].guid == port_guid && port_guid)
+				return &n->ports[p];
+	}
+	return NULL;
+}
+
+/* DR SMPs can leave a CA only at the SM node itself (hop 0): a CA does not
+ * forward directed-route SMPs, so BFS expands switches and the SM node. */
+static bool can_forward(const struct sm_fabric *f, const struct sm_node *n)
+{
+	return node_is_switch(n) || n == f->sm_node;
+}
+
+static void bfs_visit(struct sm_fabric *f, struct sm_node *n, struct sm_node **queue,
+		      uint32_t *tail, uint8_t *seen)
+{
+	for (unsigned p = 1; p <= n->ni.num_ports; p++) {
+		struct sm_port *peer = n->ports[p].peer;
+		struct sm_node *m;
+
+		if (!peer || n->hop_cnt >= SMP_MAX_HOPS)
+			continue;
+		if (n == f->sm_node && p != f->sm_port_num)
+			continue;
+		m = peer->node;
+		if (seen[m->idx])
+			continue;
+		seen[m->idx] = 1;
+		memcpy(m->path, n->path, sizeof(m->path));
+		m->hop_cnt = (uint8_t)(n->hop_cnt + 1);
+		m->path[m->hop_cnt] = (uint8_t)p;
+		queue[(*tail)++] = m;
+	}
+}
+
+void fabric_shortest_paths(struct sm_fabric *f)
+{
+	struct sm_node **queue;
+	uint8_t *seen;
+	uint32_t head = 0, tail = 0;
+
+	if (!f->sm_node)
+		return;
+	queue = xcalloc(f->nnodes, sizeof(*queue));
+	seen = xcalloc(f->nnodes, 1);
+	f->sm_node->hop_cnt = 0;
+	memset(f->sm_node->path, 0, sizeof(f->sm_node->path));
+	seen[f->sm_node->idx] = 1;
+	queue[tail++] = f->sm_node;
+	while (head < tail) {
+		struct sm_node *n = queue[head++];
+
+		if (can_forward(f, n))
+			bfs_visit(f, n, queue, &tail, seen);
+	}
+	free(queue);
+	free(seen);
+}
+
+static bool port_up(const struct sm_port *p)
+{
+	return p->have_pi && p->pi.port_state > TOPO_PORT_DOWN;
+}
+
+static void topo_fill_port(const struct sm_port *sp, struct topo_port *tp)
+{
+	tp->peer_node = TOPO_NONE;
+	tp->guid = sp->guid;
+	tp->lid = sp->lid;
+	if (sp->have_pi) {
+		tp->state = sp->pi.port_state;
+		tp->width = sp->pi.link_width_active;
+		tp->speed = sp->pi.link_speed_active;
+		tp->lmc = sp->pi.lmc;
+	}
+	if (sp->peer && port_up(sp) && port_up(sp->peer)) {
+		tp->peer_node = sp->peer->node->idx;
+		tp->peer_port = sp->peer->num;
+	}
+}
+
+struct topo *fabric_to_topo(const struct sm_fabric *f)
+{
+	struct topo *t = xcalloc(1, sizeof(*t));
+
+	t->nnodes = f->nnodes;
+	t->nodes = xcalloc(f->nnodes, sizeof(*t->nodes));
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct sm_node *n = f->nodes[i];
+		struct topo_node *tn = &t->nodes[i];
+
+		tn->guid = n->guid;
+		tn->type = n->ni.node_type;
+		tn->nports = n->ni.num_ports;
+		memcpy(tn->desc, n->desc, sizeof(tn->desc));
+		tn->ports = xcalloc((size_t)tn->nports + 1, sizeof(*tn->ports));
+		for (unsigned p = 0; p <= tn->nports; p++)
+			topo_fill_port(&n->ports[p], &tn->ports[p]);
+		if (node_is_switch(n))
+			tn->ports[0].guid = n->ni.port_guid;
+	}
+	return t;
+}
+
+void fabric_topo_free(struct topo *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		free(t->nodes[i].ports);
+	free(t->nodes);
+	free(t);
+}

@@ -1,0 +1,91 @@
+/*
+ * DOC: the daemon's fabric model, one generation per heavy sweep.
+ *
+ * struct sm_fabric owns every node and port found by a sweep. Nodes are
+ * found by GUID through a hash table and kept in discovery order in an array;
+ * each node records the shortest directed-route path from the SM port
+ * (recomputed by BFS once discovery is complete, because responses arrive in
+ * any order). Ports point at their peer port. routing/ never sees this: it
+ * gets an immutable struct topo built by fabric_to_topo().
+ */
+#ifndef IBSM_SM_FABRIC_H
+#define IBSM_SM_FABRIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ibsm/topo.h"
+#include "mad/smp.h"
+
+struct sm_node;
+
+struct sm_port {
+	struct sm_node *node;
+	uint8_t num;
+	struct sm_port *peer;      /* linked port, NULL if none seen */
+	uint64_t guid;             /* port GUID (from NodeInfo) */
+	bool have_pi;
+	struct smp_port_info pi;   /* as last read */
+	uint16_t lid;              /* the LID we assign (base), 0 none */
+	unsigned pi_ignored;       /* PortInfo fields this port does not take */
+};
+
+struct sm_node {
+	uint64_t guid;
+	uint32_t idx;              /* position in fabric.nodes */
+	struct smp_node_info ni;
+	char desc[65];
+	bool have_desc;
+	bool have_si;
+	struct smp_switch_info si;
+	uint8_t hop_cnt;
+	uint8_t path[64];          /* DR path, path[1..hop_cnt] */
+	struct sm_port *ports;     /* ni.num_ports + 1 entries */
+	struct sm_node *hnext;     /* GUID hash chain */
+	bool dup_guid;             /* a different node claimed this GUID */
+	/* LFT as read back from the switch (NULL until read), and which
+	 * 64-entry blocks are known. */
+	uint8_t *lft;
+	uint8_t *lft_known;
+	unsigned lft_blocks;
+};
+
+struct sm_fabric {
+	struct sm_node **nodes;
+	uint32_t nnodes, cap;
+	struct sm_node **hash;
+	uint32_t hash_size;
+	struct sm_node *sm_node;   /* the node we run on */
+	uint8_t sm_port_num;
+	uint32_t nswitches, ncas;
+	uint32_t nlinks;
+	uint32_t dup_guids;        /* conflicting GUID claims seen */
+};
+
+struct sm_fabric *fabric_new(void);
+void fabric_free(struct sm_fabric *f);
+struct sm_node *fabric_find(const struct sm_fabric *f, uint64_t guid);
+/* Adds a node from its NodeInfo; the caller checks fabric_find first. */
+struct sm_node *fabric_add(struct sm_fabric *f, const struct smp_node_info *ni);
+/* Links a:pa with b:pb. Returns 0, or -1 if either end is already linked
+ * elsewhere (a conflict: the caller reports it). Linking the same pair again
+ * is a no-op. */
+int fabric_link(struct sm_fabric *f, struct sm_node *a, uint8_t pa, struct sm_node *b, uint8_t pb);
+/* Recomputes every node's shortest DR path by BFS from the SM node. */
+void fabric_shortest_paths(struct sm_fabric *f);
+static inline bool node_is_switch(const struct sm_node *n)
+{
+	return n->ni.node_type == TOPO_SWITCH;
+}
+/* Port whose GUID is guid (CA ports, switch port 0), or NULL. */
+struct sm_port *fabric_find_port(const struct sm_fabric *f, uint64_t port_guid);
+
+/* An immutable copy for routing. Ports count as linked only when both ends
+ * are not Down. LIDs come from sm_port.lid. */
+struct topo *fabric_to_topo(const struct sm_fabric *f);
+void fabric_topo_free(struct topo *t);
+
+/* Writes the fabric in ibnetdiscover's text format. 0 or -errno. */
+int fabric_dump_ibnet(const struct sm_fabric *f, const char *path);
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * DOC: the persistent GUID -> LID database (format in lids.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ibsm/topo.h"
+#include "sm/lids.h"
+#include "sm/log.h"
+
+#define LIDS_MAGIC "ibsmd-lids 1"
+#define LIDS_MAX_FILE (64u << 20)
+
+void lid_db_init(struct lid_db *db)
+{
+	memset(db, 0, sizeof(*db));
+	db->size = 1024;
+	db->tab = xcalloc(db->size, sizeof(*db->tab));
+}
+
+void lid_db_free(struct lid_db *db)
+{
+	free(db->tab);
+	free(db->path);
+	memset(db, 0, sizeof(*db));
+}
+
+static size_t slot(const struct lid_db *db, uint64_t guid)
+{
+	uint64_t h = guid * 0x9e3779b97f4a7c15ULL;
+	size_t i = (size_t)(h >> 20) & (db->size - 1);
+
+	while (db->tab[i].used && db->tab[i].guid != guid)
+		i = (i + 1) & (db->size - 1);
+	return i;
+}
+
+static void grow(struct lid_db *db)
+{
+	struct lid_entry *old = db->tab;
+	size_t n = db->size;
+
+	db->size *= 2;
+	db->tab = xcalloc(db->size, sizeof(*db->tab));
+	for (size_t i = 0; i < n; i++)
+		if (old[i].used)
+			db->tab[slot(db, old[i].guid)] = old[i];
+	free(old);
+}
+
+const struct lid_entry *lid_db_get(const struct lid_db *db, uint64_t guid)
+{
+	const struct lid_entry *e = &db->tab[slot(db, guid)];
+
+	return e->used ? e : NULL;
+}
+
+void lid_db_set(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc)
+{
+	struct lid_entry *e;
+
+	if (db->count * 2 >= db->size)
+		grow(db);
+	e = &db->tab[slot(db, guid)];
+	if (e->used && e->lid == lid && e->lmc == lmc)
+		return;
+	if (!e->used)
+		db->count++;
+	e->used = true;
+	e->guid = guid;
+	e->lid = lid;
+	e->lmc = lmc;
+	db->dirty = true;
+}
+
+static int parse_line(const char *line, uint64_t *guid, unsigned *lid, unsigned *lmc)
+{
+	char extra;
+
+	if (sscanf(line, "%" SCNx64 " %u %u %c", guid, lid, lmc, &extra) != 3)
+		return -1;
+	if (strncmp(line, "0x", 2) != 0 || *guid == 0)
+		return -1;
+	if (*lid == 0 || *lid > TOPO_MAX_UCAST_LID || *lmc > 7)
+		return -1;
+	if (*lid + (1u << *lmc) - 1 > TOPO_MAX_UCAST_LID)
+		return -1;
+	return 0;
+}
+
+/* Overlapping ranges mean two ports would answer to one LID. */
+static int check_overlaps(const struct lid_db *db, const char *name, char *err, size_t errlen)
+{
+	uint8_t *used = xcalloc(TOPO_MAX_UCAST_LID + 1, 1);
+	int rc = 0;
+
+	for (size_t i = 0; i < db->size && !rc; i++) {
+		const struct lid_entry *e = &db->tab[i];
+
+		for (unsigned l = e->lid; e->used && l < e->lid + (1u << e->lmc); l++) {
+			if (used[l]) {
+				snprintf(err, errlen, "%s: LID %u assigned twice", name, l);
+				rc = -1;
+				break;
+			}
+			used[l] = 1;
+		}
+	}
+	free(used);
+	return rc;
+}
+
+static int parse_body(struct lid_db *db, const char *name, char *text, char *err, size_t errlen)
+{
+	unsigned lineno = 1;
+	char *save = NULL;
+
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		uint64_t guid;
+		unsigned lid, lmc;
+
+		lineno++;
+		l += strspn(l, " \t");
+		if (*l == '#' || *l == '\0')
+			continue;
+		if (parse_line(l, &guid, &lid, &lmc) < 0) {
+			snprintf(err, errlen, "%s:%u: expected \"0xGUID LID LMC\"", name, lineno);
+			return -1;
+		}
+		if (lid_db_get(db, guid)) {
+			snprintf(err, errlen, "%s:%u: GUID 0x%016" PRIx64 " listed twice", name, lineno, guid);
+			return -1;
+		}
+		lid_db_set(db, guid, (uint16_t)lid, (uint8_t)lmc);
+	}
+	return check_overlaps(db, name, err, errlen);
+}
+
+int lid_db_parse(struct lid_db *db, const char *name, const char *buf, size_t len,
+		 char *err, size_t errlen)
+{
+	size_t mlen = strlen(LIDS_MAGIC);
+	char *text;
+	int rc;
+
+	if (len < mlen || memcmp(buf, LIDS_MAGIC, mlen) != 0 ||
+	    (len > mlen && buf[mlen] != '\n')) {
+		snprintf(err, errlen, "%s:1: not an ibsmd LID file (expected \"%s\")", name, LIDS_MAGIC);
+		return -1;
+	}
+	if (memchr(buf, '\0', len)) {
+		snprintf(err, errlen, "%s: contains a NUL byte", name);
+		return -1;
+	}
+	text = xmalloc(len - mlen + 1);
+	memcpy(text, buf + mlen, len - mlen);
+	text[len - mlen] = '\0';
+	rc = parse_body(db, name, text, err, errlen);
+	free(text);
+	db->dirty = false;
+	return rc;
+}
+
+static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	buf = xmalloc(LIDS_MAX_FILE + 1);
+	*len = fread(buf, 1, LIDS_MAX_FILE + 1, f);
+	if (ferror(f) || *len > LIDS_MAX_FILE) {
+		snprintf(err, errlen, "%s: %s", path, ferror(f) ? "read error" : "file too large");
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+int lid_db_load(struct lid_db *db, const char *dir, char *err, size_t errlen)
+{
+	size_t plen = strlen(dir) + 6, len;
+	char *buf;
+	int rc;
+
+	free(db->path);
+	db->path = xmalloc(plen);
+	snprintf(db->path, plen, "%s/lids", dir);
+	if (access(db->path, F_OK) != 0 && errno == ENOENT)
+		return 0;
+	buf = read_file(db->path, &len, err, errlen);
+	if (!buf)
+		return -1;
+	rc = lid_db_parse(db, db->path, buf, len, err, errlen);
+	free(buf);
+	return rc;
+}
+
+static int write_entries(const struct lid_db *db, FILE *f)
+{
+	fprintf(f, "%s\n# port-guid base-lid lmc\n", LIDS_MAGIC);
+	for (size_t i = 0; i < db->size; i++) {
+		const struct lid_entry *e = &db->tab[i];
+
+		if (e->used)
+			fprintf(f, "0x%016" PRIx64 " %u %u\n", e->guid, e->lid, e->lmc);
+	}
+	if (fflush(f) != 0 || ferror(f))
+		return -1;
+	return fsync(fileno(f));
+}
+
+static int fsync_dir(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int fd, rc;
+
+	if (slash)
+		*slash = '\0';
+	fd = open(slash ? (*dir ? dir : "/") : ".", O_RDONLY | O_DIRECTORY);
+	free(dir);
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int lid_db_save(struct lid_db *db, char *err, size_t errlen)
+{
+	size_t tlen = strlen(db->path) + 5;
+	char *tmp = xmalloc(tlen);
+	FILE *f;
+	int rc = -1;
+
+	if (!db->dirty) {
+		free(tmp);
+		return 0;
+	}
+	snprintf(tmp, tlen, "%s.tmp", db->path);
+	f = fopen(tmp, "w");
+	if (f) {
+		rc = write_entries(db, f);
+		if (fclose(f) != 0)
+			rc = -1;
+	}
+	if (rc == 0)
+		rc = rename(tmp, db->path);
+	if (rc == 0)
+		rc = fsync_dir(db->path);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: %s", db->path, strerror(errno));
+		unlink(tmp);
+	} else {
+		db->dirty = false;
+	}
+	free(tmp);
+	return rc;
+}

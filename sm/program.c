@@ -1,0 +1,249 @@
+/*
+ * DOC: routing and switch programming as a diff.
+ *
+ * Routes come from routing/ on an immutable topo snapshot. What a switch
+ * holds is learned, not assumed: on the first sweep that sees a switch we
+ * read back its LFT blocks up to its LinearFDBTop (a switch whose top is 0
+ * holds nothing worth reading), later sweeps carry that knowledge over.
+ * Then only 64-entry blocks that differ are written (IBA 14.2.5.10), block
+ * by block across all switches so consecutive SMPs hit different switches,
+ * and SwitchInfo.LinearFDBTop only where it differs (read-modify-write,
+ * PortStateChange written as 0, which leaves it alone).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/sm.h"
+
+struct lft_ctx {
+	struct sm *sm;
+	struct sm_node *n;
+	uint16_t block;
+	uint8_t data[64];
+};
+
+static unsigned blocks_for(unsigned top)
+{
+	return top / 64 + 1;
+}
+
+static void lft_reserve(struct sm_node *n, unsigned blocks)
+{
+	if (n->lft_blocks >= blocks)
+		return;
+	n->lft = xrealloc(n->lft, (size_t)blocks * 64);
+	n->lft_known = xrealloc(n->lft_known, blocks);
+	memset(n->lft + (size_t)n->lft_blocks * 64, LFT_NO_PORT, (size_t)(blocks - n->lft_blocks) * 64);
+	memset(n->lft_known + n->lft_blocks, 0, blocks - n->lft_blocks);
+	n->lft_blocks = blocks;
+}
+
+static void lft_get_done(void *arg, int err, const struct smp *resp)
+{
+	struct lft_ctx *c = arg;
+	struct sm *sm = c->sm;
+	struct smp_lft_block b;
+
+	if (err == MAD_OK && smp_lft_block_decode(resp->data, sizeof(resp->data), &b) == 0) {
+		memcpy(c->n->lft + (size_t)c->block * 64, b.port, 64);
+		c->n->lft_known[c->block] = 1;
+	} else {
+		log_fabric(LOG_LVL_INFO, "%016llx: LFT block %u read failed (%d), will rewrite it",
+			   (unsigned long long)c->n->guid, c->block, err);
+	}
+	free(c);
+	sm_phase_put(sm);
+}
+
+static void lft_get(struct sm *sm, struct sm_node *n, uint16_t block)
+{
+	struct lft_ctx *c = xcalloc(1, sizeof(*c));
+	struct mad_req r;
+
+	c->sm = sm;
+	c->n = n;
+	c->block = block;
+	sm_dr_req(sm, n, MAD_METHOD_GET, SMP_ATTR_LFT, block, &r);
+	sm->st.lft_blocks_read++;
+	if (sm_submit(sm, &r, lft_get_done, c) < 0)
+		free(c);
+}
+
+static void read_back(struct sm *sm, unsigned need_blocks)
+{
+	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
+		struct sm_node *n = sm->fabric->nodes[i];
+		unsigned have;
+
+		if (!node_is_switch(n) || !n->have_si)
+			continue;
+		lft_reserve(n, need_blocks);
+		if (n->si.lin_top == 0)
+			continue;
+		have = blocks_for(n->si.lin_top);
+		for (unsigned b = 0; b < have && b < need_blocks; b++)
+			if (!n->lft_known[b])
+				lft_get(sm, n, (uint16_t)b);
+	}
+}
+
+static void desired_block(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t *out)
+{
+	const uint8_t *ports = sm->routes.lft[n->idx].ports;
+
+	for (unsigned k = 0; k < 64; k++) {
+		unsigned lid = b * 64 + k;
+
+		out[k] = (ports && lid <= sm->routes.top) ? ports[lid] : LFT_NO_PORT;
+	}
+}
+
+static void lft_set_done(void *arg, int err, const struct smp *resp)
+{
+	struct lft_ctx *c = arg;
+	struct sm *sm = c->sm;
+
+	if (err == MAD_OK) {
+		memcpy(c->n->lft + (size_t)c->block * 64, c->data, 64);
+		c->n->lft_known[c->block] = 1;
+	} else {
+		sm->sweep_clean = false;
+		sm->st.errors++;
+		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\": LFT block %u Set failed (%d)",
+			   (unsigned long long)c->n->guid, c->n->desc, c->block, err);
+	}
+	free(c);
+	sm_phase_put(sm);
+}
+
+static void lft_set(struct sm *sm, struct sm_node *n, uint16_t block, const uint8_t *data)
+{
+	struct lft_ctx *c = xcalloc(1, sizeof(*c));
+	struct mad_req r;
+
+	c->sm = sm;
+	c->n = n;
+	c->block = block;
+	memcpy(c->data, data, 64);
+	sm_dr_req(sm, n, MAD_METHOD_SET, SMP_ATTR_LFT, block, &r);
+	memcpy(r.data, data, 64);
+	sm->st.lft_blocks_written++;
+	if (sm_submit(sm, &r, lft_set_done, c) < 0)
+		free(c);
+}
+
+static bool block_current(const struct sm_node *n, unsigned b, const uint8_t *want)
+{
+	return b < n->lft_blocks && n->lft_known[b] && memcmp(n->lft + (size_t)b * 64, want, 64) == 0;
+}
+
+static void write_block_all(struct sm *sm, unsigned b)
+{
+	uint8_t want[64];
+
+	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
+		struct sm_node *n = sm->fabric->nodes[i];
+
+		if (!node_is_switch(n) || !n->have_si)
+			continue;
+		desired_block(sm, n, b, want);
+		if (!block_current(n, b, want))
+			lft_set(sm, n, (uint16_t)b, want);
+	}
+}
+
+static void si_set_done(void *arg, int err, const struct smp *resp)
+{
+	struct lft_ctx *c = arg;
+	struct sm *sm = c->sm;
+
+	if (err == MAD_OK)
+		smp_switch_info_decode(resp->data, sizeof(resp->data), &c->n->si);
+	else {
+		sm->sweep_clean = false;
+		sm->st.errors++;
+		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\": SwitchInfo Set failed (%d)",
+			   (unsigned long long)c->n->guid, c->n->desc, err);
+	}
+	free(c);
+	sm_phase_put(sm);
+}
+
+static void set_top(struct sm *sm, struct sm_node *n, uint16_t top)
+{
+	struct lft_ctx *c = xcalloc(1, sizeof(*c));
+	struct smp_switch_info si = n->si;
+	struct mad_req r;
+
+	si.lin_top = top;
+	si.port_state_change = 0;
+	c->sm = sm;
+	c->n = n;
+	sm_dr_req(sm, n, MAD_METHOD_SET, SMP_ATTR_SWITCH_INFO, 0, &r);
+	smp_switch_info_encode(&si, r.data, sizeof(r.data));
+	sm->st.switchinfo_sets++;
+	if (sm_submit(sm, &r, si_set_done, c) < 0)
+		free(c);
+}
+
+static void write_phase_done(struct sm *sm)
+{
+	sm_activate_phase(sm);
+}
+
+static void write_tables(struct sm *sm)
+{
+	unsigned blocks = blocks_for(sm->routes.top);
+
+	sm_phase_begin(sm, write_phase_done);
+	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
+		struct sm_node *n = sm->fabric->nodes[i];
+
+		if (node_is_switch(n) && n->have_si && n->si.lin_top != sm->routes.top)
+			set_top(sm, n, sm->routes.top);
+	}
+	for (unsigned b = 0; b < blocks; b++)
+		write_block_all(sm, b);
+	sm_phase_end(sm);
+}
+
+static bool compute_routes(struct sm *sm)
+{
+	struct topo *t = fabric_to_topo(sm->fabric);
+	struct route_opts o = { 0 };
+	const struct conf_opt *eo = conf_opt_find("routing_engine");
+	int rc;
+
+	o.engine = conf_enum_name(eo, sm->conf.routing_engine);
+	o.root_guids = sm->conf.root_guids.v;
+	o.nroots = sm->conf.root_guids.n;
+	if (sm->have_routes)
+		route_tables_free(&sm->routes);
+	memset(&sm->routes, 0, sizeof(sm->routes));
+	rc = route_compute(t, &o, &sm->routes);
+	fabric_topo_free(t);
+	sm->have_routes = rc == 0;
+	if (rc < 0) {
+		log_warnx("routing failed: %s", sm->routes.why);
+		return false;
+	}
+	log_info("routing: engine %s, %u LIDs: %s", sm->routes.engine, sm->routes.top,
+		 sm->routes.why);
+	return true;
+}
+
+void sm_route_phase(struct sm *sm)
+{
+	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_routed);
+	if (!compute_routes(sm)) {
+		sm->sweep_clean = false;
+		sm_sweep_finished(sm);
+		return;
+	}
+	sm_phase_begin(sm, write_tables);
+	read_back(sm, blocks_for(sm->routes.top));
+	sm_phase_end(sm);
+}

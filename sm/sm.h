@@ -1,0 +1,116 @@
+/*
+ * DOC: the subnet manager's state and its sweep pipeline.
+ *
+ * One struct sm lives for the whole process. A heavy sweep is a chain of
+ * phases, each a batch of SMPs whose last completion starts the next phase:
+ *
+ *   discover -> LIDs -> PortInfo (LID, SM LID, MTU, VLs...) -> route ->
+ *   read LFT blocks back -> write differing blocks + LinearFDBTop ->
+ *   ports INIT->ARMED -> ARMED->ACTIVE -> subnet up
+ *
+ * Nothing blocks: the libevent loop keeps serving the umad fd and timers
+ * between completions. A phase that fails for some node marks the sweep
+ * unclean: the subnet is not declared up and the next sweep retries.
+ */
+#ifndef IBSM_SM_SM_H
+#define IBSM_SM_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "conf/conf.h"
+#include "mad/engine.h"
+#include "routing/routing.h"
+#include "sm/discover.h"
+#include "sm/fabric.h"
+#include "sm/lids.h"
+
+struct event_base;
+struct event;
+
+enum sm_state {
+	SM_STATE_NOT_ACTIVE = 0,
+	SM_STATE_DISCOVERING = 1,
+	SM_STATE_STANDBY = 2,
+	SM_STATE_MASTER = 3,
+};
+
+struct sm_run_opts {
+	bool once;              /* one sweep, print the summary, exit */
+	bool discover_only;     /* stop after discovery */
+	const char *dump_topology;
+	bool fresh_state;       /* ignore (and replace) the LID state file */
+};
+
+struct sweep_stats {
+	uint64_t smps_start;      /* engine "sent" counter at sweep start */
+	uint64_t discovery_smps;
+	uint64_t lft_blocks_read;
+	uint64_t lft_blocks_written;
+	uint64_t portinfo_sets;
+	uint64_t state_sets;
+	uint64_t switchinfo_sets;
+	uint32_t errors;          /* failed Sets/Gets outside discovery */
+	struct timespec t_start, t_discovered, t_routed, t_done;
+	uint32_t ports_active;
+};
+
+struct sm {
+	struct sm_conf conf;
+	struct sm_run_opts run;
+	struct event_base *base;
+	struct event *ev_umad, *ev_timer, *ev_sweep;
+	struct event *ev_sig[3];
+	struct mad_transport tp;
+	struct mad_port_info port;
+	struct mad_engine *eng;
+
+	enum sm_state state;
+	struct sm_fabric *fabric;       /* last complete sweep */
+	struct discover *disc;          /* discovery in progress */
+	struct lid_db lids;
+	struct route_tables routes;
+	bool have_routes;
+	uint16_t sm_lid;                /* our own LID */
+
+	/* the running phase */
+	unsigned pending;
+	void (*phase_done)(struct sm *);
+	bool sweeping;
+	bool sweep_again;               /* a sweep was asked for mid-sweep */
+	bool sweep_clean;               /* no error so far in this sweep */
+	bool subnet_up;
+	uint64_t sweeps;
+	struct sweep_stats st;
+	int exit_code;
+};
+
+/* Phase plumbing: sm_phase_begin() before submitting a batch, one
+ * sm_phase_sub() per request, sm_phase_end() after the batch; each request's
+ * completion calls sm_phase_put(). The continuation runs when all are done
+ * (also when the batch was empty). */
+void sm_phase_begin(struct sm *sm, void (*done)(struct sm *));
+void sm_phase_end(struct sm *sm);
+void sm_phase_put(struct sm *sm);
+int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg);
+
+/* A DR request to node n (its shortest path). */
+void sm_dr_req(const struct sm *sm, const struct sm_node *n, uint8_t method,
+	       uint16_t attr, uint32_t mod, struct mad_req *r);
+
+void sm_sweep_start(struct sm *sm);
+/* Pipeline stages, in order (each in its own file). */
+void sm_lids_phase(struct sm *sm);       /* lidmgr.c */
+void sm_portcfg_phase(struct sm *sm);    /* portcfg.c */
+void sm_route_phase(struct sm *sm);      /* program.c */
+void sm_activate_phase(struct sm *sm);   /* portcfg.c */
+void sm_sweep_finished(struct sm *sm);   /* sweep.c */
+
+/* Answers MADs nobody asked for: Get SMInfo, traps. */
+void sm_unsolicited(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from);
+
+uint64_t sm_now_ms(void);
+double ts_diff_ms(const struct timespec *a, const struct timespec *b);
+
+#endif

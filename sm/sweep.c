@@ -1,0 +1,256 @@
+/*
+ * DOC: the heavy sweep: phase plumbing, start, hand-over between
+ * generations, and the end-of-sweep verdict.
+ *
+ * The subnet is declared up only when a sweep ran without a failed Set,
+ * routes were computed and every linked port is Active; otherwise the next
+ * sweep (immediately in --once mode, up to ONCE_ATTEMPTS) tries again.
+ */
+#include "config.h"
+
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/sm.h"
+
+#define ONCE_ATTEMPTS 3
+
+uint64_t sm_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+double ts_diff_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+void sm_phase_begin(struct sm *sm, void (*done)(struct sm *))
+{
+	sm->phase_done = done;
+	sm->pending = 1;
+}
+
+void sm_phase_put(struct sm *sm)
+{
+	void (*fn)(struct sm *) = sm->phase_done;
+
+	if (--sm->pending)
+		return;
+	sm->phase_done = NULL;
+	if (fn)
+		fn(sm);
+}
+
+void sm_phase_end(struct sm *sm)
+{
+	sm_phase_put(sm);
+}
+
+int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg)
+{
+	if (mad_engine_submit(sm->eng, r, cb, arg) < 0) {
+		log_warnx("SMP queue full: request dropped");
+		sm->sweep_clean = false;
+		return -1;
+	}
+	sm->pending++;
+	return 0;
+}
+
+void sm_dr_req(const struct sm *sm, const struct sm_node *n, uint8_t method,
+	       uint16_t attr, uint32_t mod, struct mad_req *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->mgmt_class = MAD_CLASS_SMI_DR;
+	r->method = method;
+	r->attr_id = attr;
+	r->attr_mod = mod;
+	r->mkey = sm->conf.m_key;
+	r->dlid = LID_PERMISSIVE;
+	r->hop_cnt = n->hop_cnt;
+	memcpy(r->path, n->path, sizeof(r->path));
+}
+
+static void carry_ports(const struct sm_node *o, struct sm_node *n)
+{
+	if (o->ni.num_ports != n->ni.num_ports)
+		return;
+	for (unsigned p = 0; p <= n->ni.num_ports; p++)
+		n->ports[p].pi_ignored = o->ports[p].pi_ignored;
+}
+
+/* What we learned about nodes (switch tables, PortInfo fields a port
+ * ignores) survives into the new generation. */
+static void carry_over(struct sm_fabric *old, struct sm_fabric *nw)
+{
+	for (uint32_t i = 0; old && i < nw->nnodes; i++) {
+		struct sm_node *n = nw->nodes[i];
+		struct sm_node *o = fabric_find(old, n->guid);
+
+		if (o)
+			carry_ports(o, n);
+		if (!o || !node_is_switch(n) || !o->lft)
+			continue;
+		n->lft = o->lft;
+		n->lft_known = o->lft_known;
+		n->lft_blocks = o->lft_blocks;
+		o->lft = NULL;
+		o->lft_known = NULL;
+		o->lft_blocks = 0;
+	}
+}
+
+static void print_summary(struct sm *sm)
+{
+	struct mad_stats ms;
+	const struct sm_fabric *f = sm->fabric;
+
+	mad_engine_get_stats(sm->eng, &ms);
+	printf("subnet %s: nodes=%u switches=%u cas=%u links=%u ports_active=%u lids=%zu "
+	       "engine=%s smps_sent=%llu smps_failed=%llu discovery_smps=%llu "
+	       "lft_blocks_read=%llu lft_blocks_written=%llu portinfo_sets=%llu state_sets=%llu "
+	       "discovery_ms=%.1f elapsed_ms=%.1f\n",
+	       sm->subnet_up ? "up" : "NOT up", f ? f->nnodes : 0, f ? f->nswitches : 0,
+	       f ? f->ncas : 0, f ? f->nlinks : 0, sm->st.ports_active, sm->lids.count,
+	       sm->have_routes ? sm->routes.engine : "-",
+	       (unsigned long long)(ms.sent - sm->st.smps_start), (unsigned long long)ms.failed,
+	       (unsigned long long)sm->st.discovery_smps,
+	       (unsigned long long)sm->st.lft_blocks_read,
+	       (unsigned long long)sm->st.lft_blocks_written,
+	       (unsigned long long)sm->st.portinfo_sets, (unsigned long long)sm->st.state_sets,
+	       ts_diff_ms(&sm->st.t_start, &sm->st.t_discovered),
+	       ts_diff_ms(&sm->st.t_start, &sm->st.t_done));
+	fflush(stdout);
+}
+
+static bool all_linked_active(const struct sm_fabric *f)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct sm_node *n = f->nodes[i];
+
+		for (unsigned k = 1; k <= n->ni.num_ports; k++) {
+			const struct sm_port *p = &n->ports[k];
+
+			if (p->peer && p->have_pi && p->pi.port_state > TOPO_PORT_DOWN &&
+			    p->pi.port_state != TOPO_PORT_ACTIVE)
+				return false;
+		}
+	}
+	return true;
+}
+
+static void once_verdict(struct sm *sm)
+{
+	if (sm->subnet_up || sm->sweeps >= ONCE_ATTEMPTS) {
+		print_summary(sm);
+		if (!sm->subnet_up) {
+			fprintf(stderr, "ibsmd: subnet not up after %llu sweeps (%u errors)\n",
+				(unsigned long long)sm->sweeps, sm->st.errors);
+			sm->exit_code = 1;
+		}
+		event_base_loopexit(sm->base, NULL);
+		return;
+	}
+	log_notice("sweep %llu did not bring the subnet up, sweeping again",
+		   (unsigned long long)sm->sweeps);
+	sm->sweep_again = true;
+}
+
+void sm_sweep_finished(struct sm *sm)
+{
+	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_done);
+	sm->sweeping = false;
+	sm->subnet_up = sm->sweep_clean && sm->have_routes && all_linked_active(sm->fabric);
+	if (sm->subnet_up)
+		sm->state = SM_STATE_MASTER;
+	log_notice("sweep %llu done in %.1f ms: subnet %s", (unsigned long long)sm->sweeps,
+		   ts_diff_ms(&sm->st.t_start, &sm->st.t_done), sm->subnet_up ? "UP" : "not up");
+	if (sm->run.once)
+		once_verdict(sm);
+	if (sm->sweep_again) {
+		sm->sweep_again = false;
+		sm_sweep_start(sm);
+	}
+}
+
+static void discovery_only_done(struct sm *sm)
+{
+	int err;
+
+	if (sm->run.dump_topology) {
+		err = fabric_dump_ibnet(sm->fabric, sm->run.dump_topology);
+		if (err < 0) {
+			fprintf(stderr, "ibsmd: cannot write %s: %s\n", sm->run.dump_topology,
+				strerror(-err));
+			sm->exit_code = 1;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_done);
+	sm->sweeping = false;
+	print_summary(sm);
+	event_base_loopexit(sm->base, NULL);
+}
+
+static void discovered(void *arg, struct sm_fabric *f, const struct discover_stats *ds)
+{
+	struct sm *sm = arg;
+
+	sm->disc = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_discovered);
+	sm->st.discovery_smps = ds->submitted;
+	if (!f) {
+		log_warnx("discovery failed: the local port did not answer");
+		sm->sweeping = false;
+		sm->exit_code = 1;
+		if (sm->run.once)
+			event_base_loopexit(sm->base, NULL);
+		return;
+	}
+	log_info("discovered %u nodes (%u switches), %u links with %llu SMPs (%u failed, %u conflicts)",
+		 f->nnodes, f->nswitches, f->nlinks, (unsigned long long)ds->submitted, ds->failed,
+		 ds->conflicts);
+	if (ds->failed || ds->rejected)
+		sm->sweep_clean = false;
+	carry_over(sm->fabric, f);
+	fabric_free(sm->fabric);
+	sm->fabric = f;
+	if (sm->run.discover_only) {
+		discovery_only_done(sm);
+		return;
+	}
+	sm_lids_phase(sm);
+}
+
+void sm_sweep_start(struct sm *sm)
+{
+	struct mad_stats ms;
+
+	if (sm->sweeping) {
+		sm->sweep_again = true;
+		return;
+	}
+	memset(&sm->st, 0, sizeof(sm->st));
+	mad_engine_get_stats(sm->eng, &ms);
+	sm->st.smps_start = ms.sent;
+	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_start);
+	sm->sweeping = true;
+	sm->sweep_clean = true;
+	sm->sweeps++;
+	if (sm->state != SM_STATE_MASTER)
+		sm->state = SM_STATE_DISCOVERING;
+	log_info("heavy sweep %llu started", (unsigned long long)sm->sweeps);
+	sm->disc = discover_start(sm->eng, sm->conf.m_key, discovered, sm);
+	if (!sm->disc) {
+		log_warnx("cannot start discovery");
+		sm->sweeping = false;
+		sm->exit_code = 1;
+		event_base_loopexit(sm->base, NULL);
+	}
+}
