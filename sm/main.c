@@ -17,10 +17,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +261,34 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(sm->base, NULL);
 }
 
+/* Under ibsim's umad2sim preload a missing simulator makes libibumad block
+ * for ever inside the preload. The simulator listens on the abstract unix
+ * socket "<IBSIM_SOCKNAME>:ctl"; if nothing is bound there, say so and stop
+ * before touching umad. */
+static int check_simulator(void)
+{
+	const char *pre = getenv("LD_PRELOAD"), *name = getenv("IBSIM_SOCKNAME");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, rc;
+
+	if (!pre || !strstr(pre, "umad2sim"))
+		return 0;
+	if (!name || !*name)
+		name = "sim";
+	snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "%s:ctl", name);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	rc = connect(fd, (struct sockaddr *)&sa,
+		     /* ibsim binds the name with its terminating NUL */
+		     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 2 + strlen(sa.sun_path + 1)));
+	close(fd);
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "ibsmd: no ibsim simulator named '%s' is running (IBSIM_SOCKNAME)\n", name);
+	return -1;
+}
+
 static int open_port(struct sm *sm)
 {
 	char err[256];
@@ -371,7 +402,7 @@ static int prepare_state(struct sm *sm)
 
 static int run(struct sm *sm)
 {
-	if (prepare_state(sm) < 0 || open_port(sm) < 0)
+	if (prepare_state(sm) < 0 || check_simulator() < 0 || open_port(sm) < 0)
 		return 1;
 	engine_setup(sm);
 	events_setup(sm);
