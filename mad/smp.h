@@ -171,7 +171,7 @@ struct smp_port_info {
 	uint8_t link_speed_ext_enabled;  /* 5 */
 };
 
-/* SMInfo (IBA 14.2.5.13), 20 bytes used. */
+/* SMInfo (IBA 14.2.5.13), 21 bytes used (priority and state share byte 20). */
 struct smp_sm_info {
 	uint64_t guid;
 	uint64_t sm_key;

@@ -1,0 +1,678 @@
+/*
+ * DOC: the SMP transaction engine (see mad/engine.h for the contract).
+ *
+ * Requests wait in per-destination FIFOs; a destination with queued work and
+ * fewer than per_dest SMPs on the wire sits on a ready list, and the pump
+ * takes one request from the head destination and requeues it at the tail,
+ * so one slow node holds at most per_dest window slots and never blocks the
+ * others. Every step is O(1); destinations live in a chained hash table.
+ *
+ * An SMP on the wire owns a slot. Its TID's low 32 bits (the kernel may
+ * rewrite the high 32) are [generation:12][attempt:4][slot:16]: a response
+ * is matched by slot and generation, so an answer to any attempt of the
+ * request counts, while anything for a slot that has since been freed and
+ * reused (late, duplicate or stray responses) is dropped. A failed send
+ * returned by the transport must also match the attempt, so a kernel
+ * timeout that races with our own timer is not counted twice.
+ *
+ * All attempts use the same timeout, so the in-flight list ordered by send
+ * time is also ordered by deadline: expiry looks only at its head.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mad/engine.h"
+#include "mad/smp.h"
+
+#define SLOT_BITS 16
+#define ATT_BITS 4
+#define GEN_BITS 12
+#define SLOT_MASK ((1u << SLOT_BITS) - 1)
+#define ATT_SHIFT SLOT_BITS
+#define ATT_MASK ((1u << ATT_BITS) - 1)
+#define GEN_SHIFT (SLOT_BITS + ATT_BITS)
+#define GEN_MASK ((1u << GEN_BITS) - 1)
+#define MAX_WINDOW SLOT_MASK
+
+#define STATUS_BUSY 0x0001   /* IBA 13.4.7: bit 0 of MAD status */
+#define MAD_HDR_LEN 24
+
+struct dest;
+
+struct req {
+	struct mad_req mr;
+	mad_done_fn done;
+	void *arg;
+	struct dest *dest;
+	struct req *qnext;              /* destination FIFO */
+	struct req *tprev, *tnext;      /* in-flight list, by deadline */
+	int on_tlist;
+	uint64_t deadline;
+	uint32_t tid;                   /* low 32 bits as sent */
+	unsigned attempts;              /* attempts started */
+};
+
+struct dest {
+	uint64_t key;
+	struct dest *hnext;             /* hash chain */
+	struct dest *rnext;             /* ready list */
+	struct req *qhead, *qtail;
+	unsigned inflight;
+	int on_ready;
+};
+
+struct mad_engine {
+	struct mad_transport tp;
+	struct mad_engine_opts o;
+	struct mad_stats st;
+	/* slots */
+	struct req **slots;
+	uint16_t *gen;
+	unsigned *free_slots;
+	unsigned nfree, nslots;
+	/* in flight, oldest deadline first */
+	struct req *thead, *ttail;
+	/* destinations */
+	struct dest **buckets;
+	size_t nbuckets, ndests;
+	struct dest *rhead, *rtail;
+	int pumping;
+	int closing;
+	unsigned depth;                 /* callbacks running */
+};
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz);
+
+	if (!p) {
+		fputs("ibsmd: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static uint64_t engine_now(const struct mad_engine *e)
+{
+	struct timespec ts;
+
+	if (e->o.now_ms)
+		return e->o.now_ms(e->o.now_arg);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void mad_engine_opts_default(struct mad_engine_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->window = 64;
+	o->per_dest = 4;
+	o->timeout_ms = 200;
+	o->retries = 3;
+	o->queue_max = 1u << 20;
+}
+
+/* --- destinations --- */
+
+static int is_dr(const struct mad_req *mr)
+{
+	return mr->mgmt_class == MAD_CLASS_SMI_DR;
+}
+
+/* LID-routed: the DLID; DR: FNV-1a of hop count and path, top bit clear so
+ * the two kinds never collide. Two paths hashing alike merely share a cap. */
+static uint64_t dest_key(const struct mad_req *mr)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!is_dr(mr))
+		return (1ull << 63) | mr->dlid;
+	h = (h ^ mr->hop_cnt) * 0x100000001b3ull;
+	for (unsigned i = 1; i <= mr->hop_cnt; i++)
+		h = (h ^ mr->path[i]) * 0x100000001b3ull;
+	return h & ~(1ull << 63);
+}
+
+static size_t bucket_of(const struct mad_engine *e, uint64_t key)
+{
+	uint64_t x = key * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(x >> 32) & (e->nbuckets - 1);
+}
+
+static void dest_rehash(struct mad_engine *e)
+{
+	size_t old_n = e->nbuckets;
+	struct dest **old = e->buckets;
+
+	e->nbuckets = old_n * 2;
+	e->buckets = xcalloc(e->nbuckets, sizeof(*e->buckets));
+	for (size_t i = 0; i < old_n; i++) {
+		struct dest *d = old[i], *next;
+
+		for (; d; d = next) {
+			size_t b = bucket_of(e, d->key);
+
+			next = d->hnext;
+			d->hnext = e->buckets[b];
+			e->buckets[b] = d;
+		}
+	}
+	free(old);
+}
+
+static struct dest *dest_get(struct mad_engine *e, uint64_t key)
+{
+	size_t b = bucket_of(e, key);
+	struct dest *d;
+
+	for (d = e->buckets[b]; d; d = d->hnext)
+		if (d->key == key)
+			return d;
+	d = xcalloc(1, sizeof(*d));
+	d->key = key;
+	d->hnext = e->buckets[b];
+	e->buckets[b] = d;
+	if (++e->ndests > e->nbuckets)
+		dest_rehash(e);
+	return d;
+}
+
+static void dest_remove(struct mad_engine *e, struct dest *d)
+{
+	struct dest **pp = &e->buckets[bucket_of(e, d->key)];
+
+	while (*pp != d)
+		pp = &(*pp)->hnext;
+	*pp = d->hnext;
+	e->ndests--;
+	free(d);
+}
+
+static void ready_push(struct mad_engine *e, struct dest *d)
+{
+	d->on_ready = 1;
+	d->rnext = NULL;
+	if (e->rtail)
+		e->rtail->rnext = d;
+	else
+		e->rhead = d;
+	e->rtail = d;
+}
+
+static struct dest *ready_pop(struct mad_engine *e)
+{
+	struct dest *d = e->rhead;
+
+	e->rhead = d->rnext;
+	if (!e->rhead)
+		e->rtail = NULL;
+	d->on_ready = 0;
+	return d;
+}
+
+/* Put d on the ready list when it can send, free it when it has nothing. */
+static void dest_update(struct mad_engine *e, struct dest *d)
+{
+	if (d->on_ready)
+		return;
+	if (d->qhead && d->inflight < e->o.per_dest)
+		ready_push(e, d);
+	else if (!d->qhead && d->inflight == 0)
+		dest_remove(e, d);
+}
+
+/* --- in-flight list --- */
+
+static void tlist_append(struct mad_engine *e, struct req *r)
+{
+	r->tnext = NULL;
+	r->tprev = e->ttail;
+	if (e->ttail)
+		e->ttail->tnext = r;
+	else
+		e->thead = r;
+	e->ttail = r;
+	r->on_tlist = 1;
+}
+
+static void tlist_remove(struct mad_engine *e, struct req *r)
+{
+	if (!r->on_tlist)
+		return;
+	if (r->tprev)
+		r->tprev->tnext = r->tnext;
+	else
+		e->thead = r->tnext;
+	if (r->tnext)
+		r->tnext->tprev = r->tprev;
+	else
+		e->ttail = r->tprev;
+	r->on_tlist = 0;
+}
+
+/* --- slots and TIDs --- */
+
+static unsigned tid_slot(uint32_t tid)
+{
+	return tid & SLOT_MASK;
+}
+
+static unsigned tid_gen(uint32_t tid)
+{
+	return tid >> GEN_SHIFT;
+}
+
+static void slot_take(struct mad_engine *e, struct req *r)
+{
+	unsigned s;
+
+	assert(e->nfree > 0);
+	s = e->free_slots[--e->nfree];
+	e->slots[s] = r;
+	r->tid = ((uint32_t)e->gen[s] << GEN_SHIFT) | s;
+}
+
+static void slot_release(struct mad_engine *e, struct req *r)
+{
+	unsigned s = tid_slot(r->tid);
+
+	e->slots[s] = NULL;
+	e->gen[s] = (uint16_t)((e->gen[s] + 1) & GEN_MASK);
+	e->free_slots[e->nfree++] = s;
+}
+
+/* The request a received TID belongs to, or NULL for stale or stray ones. */
+static struct req *tid_lookup(const struct mad_engine *e, uint64_t tid64)
+{
+	uint32_t tid = (uint32_t)tid64;
+	struct req *r;
+
+	if (tid_slot(tid) >= e->nslots)
+		return NULL;
+	r = e->slots[tid_slot(tid)];
+	if (!r || tid_gen(r->tid) != tid_gen(tid))
+		return NULL;
+	return r;
+}
+
+/* --- sending --- */
+
+static void req_to_smp(const struct req *r, struct smp *s)
+{
+	const struct mad_req *mr = &r->mr;
+
+	memset(s, 0, sizeof(*s));
+	s->hdr.base_version = 1;
+	s->hdr.mgmt_class = mr->mgmt_class;
+	s->hdr.class_version = 1;
+	s->hdr.method = mr->method;
+	s->hdr.tid = r->tid;
+	s->hdr.attr_id = mr->attr_id;
+	s->hdr.attr_mod = mr->attr_mod;
+	s->mkey = mr->mkey;
+	memcpy(s->data, mr->data, SMP_DATA_SIZE);
+	if (is_dr(mr)) {
+		/* IBA 14.2.2: outgoing, hop pointer 0, both DR LIDs permissive so
+		 * the whole route is directed. */
+		s->hdr.hop_cnt = mr->hop_cnt;
+		s->dr_slid = LID_PERMISSIVE;
+		s->dr_dlid = LID_PERMISSIVE;
+		memcpy(s->initial_path, mr->path, (size_t)mr->hop_cnt + 1);
+	}
+}
+
+/* Hand the current attempt of r to the transport and start its timer. */
+static int transmit(struct mad_engine *e, struct req *r, uint64_t now)
+{
+	uint8_t buf[MAD_SIZE];
+	struct mad_addr to = { 0 };
+	struct smp s;
+
+	req_to_smp(r, &s);
+	smp_encode(&s, buf, sizeof(buf));
+	to.dlid = is_dr(&r->mr) ? LID_PERMISSIVE : r->mr.dlid;
+	if (e->tp.send(e->tp.ctx, buf, sizeof(buf), &to) < 0)
+		return -1;
+	e->st.sent++;
+	r->attempts++;
+	r->deadline = now + e->o.timeout_ms;
+	tlist_append(e, r);
+	return 0;
+}
+
+/* Remove r from the engine, then run its completion exactly once. */
+static void finish(struct mad_engine *e, struct req *r, int err, const struct smp *resp)
+{
+	struct dest *d = r->dest;
+
+	tlist_remove(e, r);
+	slot_release(e, r);
+	e->st.outstanding--;
+	d->inflight--;
+	dest_update(e, d);
+	if (err == MAD_OK)
+		e->st.completed++;
+	else
+		e->st.failed++;
+	e->depth++;
+	r->done(r->arg, err, resp);
+	e->depth--;
+	free(r);
+}
+
+/* Send queued requests while the window and the destination caps allow. A
+ * completion run from here may submit: the nested pump returns at once and
+ * this loop picks the new request up. */
+static void pump(struct mad_engine *e)
+{
+	uint64_t now;
+
+	if (e->pumping || e->closing)
+		return;
+	e->pumping = 1;
+	now = engine_now(e);
+	while (e->st.outstanding < e->o.window && e->rhead) {
+		struct dest *d = ready_pop(e);
+		struct req *r = d->qhead;
+
+		d->qhead = r->qnext;
+		if (!d->qhead)
+			d->qtail = NULL;
+		e->st.queued--;
+		slot_take(e, r);
+		d->inflight++;
+		if (++e->st.outstanding > e->st.max_outstanding)
+			e->st.max_outstanding = e->st.outstanding;
+		dest_update(e, d);
+		if (transmit(e, r, now) < 0)
+			finish(e, r, MAD_ERR_SEND, NULL);
+	}
+	e->pumping = 0;
+}
+
+/* An attempt failed (timed out, send returned, busy): retry or give up. */
+static void attempt_failed(struct mad_engine *e, struct req *r, int err, const struct smp *resp)
+{
+	uint64_t now = engine_now(e);
+
+	if (r->attempts > e->o.retries) {
+		finish(e, r, err, resp);
+		return;
+	}
+	tlist_remove(e, r);
+	r->tid = (r->tid & ~(ATT_MASK << ATT_SHIFT)) |
+		 ((r->attempts & ATT_MASK) << ATT_SHIFT);
+	e->st.retries++;
+	if (transmit(e, r, now) < 0)
+		finish(e, r, MAD_ERR_SEND, NULL);
+}
+
+/* --- public: life cycle and submit --- */
+
+static void opts_fill(struct mad_engine_opts *o, const struct mad_engine_opts *in)
+{
+	struct mad_engine_opts d;
+
+	mad_engine_opts_default(&d);
+	*o = in ? *in : d;
+	if (o->window == 0)
+		o->window = d.window;
+	if (o->window > MAX_WINDOW)
+		o->window = MAX_WINDOW;
+	if (o->per_dest == 0)
+		o->per_dest = d.per_dest;
+	/* A zero timeout would make on_timer retry forever within one call. */
+	if (o->timeout_ms == 0)
+		o->timeout_ms = d.timeout_ms;
+	if (o->queue_max == 0)
+		o->queue_max = d.queue_max;
+}
+
+struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct mad_engine_opts *o)
+{
+	struct mad_engine *e = xcalloc(1, sizeof(*e));
+
+	e->tp = *tp;
+	opts_fill(&e->o, o);
+	e->nslots = e->o.window;
+	e->slots = xcalloc(e->nslots, sizeof(*e->slots));
+	e->gen = xcalloc(e->nslots, sizeof(*e->gen));
+	e->free_slots = xcalloc(e->nslots, sizeof(*e->free_slots));
+	/* Hand out low slot numbers first (a stack, so push in reverse). */
+	for (unsigned i = 0; i < e->nslots; i++)
+		e->free_slots[i] = e->nslots - 1 - i;
+	e->nfree = e->nslots;
+	e->nbuckets = 64;
+	e->buckets = xcalloc(e->nbuckets, sizeof(*e->buckets));
+	return e;
+}
+
+static void cancel(struct mad_engine *e, struct req *r)
+{
+	e->st.failed++;
+	r->done(r->arg, MAD_ERR_CANCELED, NULL);
+	free(r);
+}
+
+void mad_engine_free(struct mad_engine *e)
+{
+	if (!e)
+		return;
+	/* Freeing from inside a completion would pull the engine from under the
+	 * caller's own frame: a bug in the caller. */
+	assert(e->depth == 0);
+	e->closing = 1;
+	for (unsigned i = 0; i < e->nslots; i++) {
+		struct req *r = e->slots[i];
+
+		if (r) {
+			e->slots[i] = NULL;
+			cancel(e, r);
+		}
+	}
+	for (size_t b = 0; b < e->nbuckets; b++) {
+		struct dest *d, *dnext;
+
+		for (d = e->buckets[b]; d; d = dnext) {
+			struct req *r, *rnext;
+
+			dnext = d->hnext;
+			for (r = d->qhead; r; r = rnext) {
+				rnext = r->qnext;
+				cancel(e, r);
+			}
+			free(d);
+		}
+	}
+	free(e->buckets);
+	free(e->slots);
+	free(e->gen);
+	free(e->free_slots);
+	free(e);
+}
+
+int mad_engine_submit(struct mad_engine *e, const struct mad_req *req, mad_done_fn done, void *arg)
+{
+	struct req *r;
+	struct dest *d;
+
+	if (e->closing)
+		return -ESHUTDOWN;
+	if (!req || !done || (is_dr(req) && req->hop_cnt > SMP_MAX_HOPS))
+		return -EINVAL;
+	if (e->st.queued >= e->o.queue_max)
+		return -ENOBUFS;
+	r = xcalloc(1, sizeof(*r));
+	r->mr = *req;
+	r->done = done;
+	r->arg = arg;
+	d = dest_get(e, dest_key(req));
+	r->dest = d;
+	if (d->qtail)
+		d->qtail->qnext = r;
+	else
+		d->qhead = r;
+	d->qtail = r;
+	e->st.queued++;
+	dest_update(e, d);
+	pump(e);
+	return 0;
+}
+
+int mad_engine_send_raw(struct mad_engine *e, const uint8_t *mad, size_t len, const struct mad_addr *to)
+{
+	if (!mad || len == 0 || len > MAD_SIZE || !to)
+		return -EINVAL;
+	return e->tp.send(e->tp.ctx, mad, len, to);
+}
+
+/* --- receiving --- */
+
+static uint8_t resp_method(uint8_t method)
+{
+	return method == MAD_METHOD_TRAP ? MAD_METHOD_TRAP_REPRESS : MAD_METHOD_GET_RESP;
+}
+
+static int is_response(uint8_t method)
+{
+	return (method & 0x80) || method == MAD_METHOD_TRAP_REPRESS;
+}
+
+/* A DR response comes back with D set over the same initial path. Its hop
+ * pointer, as the requester sees it: 0, because the return trip counts it
+ * down to 0 on arrival at a permissive DrSLID (IBA 14.2.2.4, C14-13-3;
+ * Linux smi.c does the same, and ibsim/umad2sim returned 0 for hop counts
+ * 0, 1 and 2 when we tried); or hop_cnt + 1, the value the responder leaves
+ * it at, which a local (hop_cnt 0) response handled without a return trip
+ * may carry. Anything in between means a broken or forged SMP. */
+static int dr_resp_valid(const struct req *r, const struct smp *s)
+{
+	const struct mad_req *mr = &r->mr;
+
+	if (!s->hdr.d_bit || s->hdr.hop_cnt != mr->hop_cnt)
+		return 0;
+	if (s->hdr.hop_ptr != 0 && s->hdr.hop_ptr != mr->hop_cnt + 1)
+		return 0;
+	return memcmp(s->initial_path + 1, mr->path + 1, mr->hop_cnt) == 0;
+}
+
+static int resp_valid(const struct req *r, const struct smp *s)
+{
+	if (s->hdr.mgmt_class != r->mr.mgmt_class || s->hdr.attr_id != r->mr.attr_id)
+		return 0;
+	if (s->hdr.method != resp_method(r->mr.method))
+		return 0;
+	return !is_dr(&r->mr) || dr_resp_valid(r, s);
+}
+
+static void handle_response(struct mad_engine *e, const uint8_t *buf, size_t len)
+{
+	struct smp s;
+	struct req *r;
+
+	if (smp_decode(buf, len, &s) < 0 || !(r = tid_lookup(e, s.hdr.tid)) || !resp_valid(r, &s)) {
+		e->st.dropped++;
+		return;
+	}
+	if (s.hdr.status & STATUS_BUSY)
+		attempt_failed(e, r, MAD_ERR_STATUS, &s);
+	else
+		finish(e, r, s.hdr.status ? MAD_ERR_STATUS : MAD_OK, &s);
+}
+
+/* Our own send, returned by the transport with a non-zero status. */
+static void handle_returned(struct mad_engine *e, const uint8_t *buf, size_t len)
+{
+	struct smp s;
+	struct req *r;
+
+	/* A GetResp or TrapRepress we sent for someone else carries their TID. */
+	if (smp_decode(buf, len, &s) < 0 || is_response(s.hdr.method) ||
+	    !(r = tid_lookup(e, s.hdr.tid)) || (uint32_t)s.hdr.tid != r->tid) {
+		e->st.dropped++;
+		return;
+	}
+	e->st.timeouts++;
+	attempt_failed(e, r, MAD_ERR_TIMEOUT, NULL);
+}
+
+static void handle_unsolicited(struct mad_engine *e, const uint8_t *buf, size_t len,
+			       const struct mad_addr *from)
+{
+	if (!e->o.unsolicited) {
+		e->st.dropped++;
+		return;
+	}
+	e->st.unsolicited++;
+	e->depth++;
+	e->o.unsolicited(e->o.unsolicited_arg, buf, len, from);
+	e->depth--;
+}
+
+static void handle_mad(struct mad_engine *e, const uint8_t *buf, size_t len, int status,
+		       const struct mad_addr *from)
+{
+	if (status) {
+		handle_returned(e, buf, len);
+		return;
+	}
+	/* Only version-1 SMPs are ours; anything else is dropped here. */
+	if (len < MAD_HDR_LEN || buf[0] != 1 ||
+	    (buf[1] != MAD_CLASS_SMI && buf[1] != MAD_CLASS_SMI_DR)) {
+		e->st.dropped++;
+		return;
+	}
+	if (is_response(buf[3]))
+		handle_response(e, buf, len);
+	else
+		handle_unsolicited(e, buf, len, from);
+}
+
+void mad_engine_on_readable(struct mad_engine *e)
+{
+	uint8_t buf[MAD_SIZE];
+
+	for (;;) {
+		struct mad_addr from = { 0 };
+		int status = 0;
+		int n = e->tp.recv(e->tp.ctx, buf, sizeof(buf), &status, &from);
+
+		if (n <= 0)
+			break;
+		handle_mad(e, buf, (size_t)n > sizeof(buf) ? sizeof(buf) : (size_t)n, status, &from);
+	}
+	pump(e);
+}
+
+void mad_engine_on_timer(struct mad_engine *e)
+{
+	uint64_t now = engine_now(e);
+
+	/* A retried request goes to the tail with a later deadline, so this
+	 * ends even when everything times out. */
+	while (e->thead && e->thead->deadline <= now) {
+		e->st.timeouts++;
+		attempt_failed(e, e->thead, MAD_ERR_TIMEOUT, NULL);
+	}
+	pump(e);
+}
+
+uint64_t mad_engine_next_deadline(const struct mad_engine *e)
+{
+	return e->thead ? e->thead->deadline : UINT64_MAX;
+}
+
+int mad_engine_idle(const struct mad_engine *e)
+{
+	return e->st.outstanding == 0 && e->st.queued == 0;
+}
+
+void mad_engine_get_stats(const struct mad_engine *e, struct mad_stats *st)
+{
+	*st = e->st;
+}
