@@ -33,7 +33,7 @@ check_fabric() {
 }
 
 check_fabric net.2sw2path4hca2port "$EX/net.2sw2path4hca2port" Hca1
-check_fabric net "$EX/net" Hca2
+check_fabric net "$EX/net" Hca1
 
 sim_setup
 topo_gen "$SIM_DIR/ft2-16.net" ft2 16
@@ -48,4 +48,30 @@ topo_gen "$SIM_DIR/random.net" random 40 4 --hosts-per-switch 4 --seed 3
 check_fabric random-40 "$SIM_DIR/random.net" H00001
 topo_gen "$SIM_DIR/multiport.net" multiport 8
 check_fabric multiport "$SIM_DIR/multiport.net" H00001
+topo_gen "$SIM_DIR/ft2-36.net" ft2 36
+check_fabric ft2-36 "$SIM_DIR/ft2-36.net" H00001
+
+# A switch that takes another's GUID: reported, not trusted, no crash; the
+# rest of the fabric is still discovered.
+sim_start "$top_srcdir/tests/topo/small.net"
+sim_cmd 'Guid "L0002" 0x200000'
+sim_run_at H00001 "$IBSMD" --once --discover-only -o log_level=warning \
+	>"$SIM_DIR/summary.txt" 2>"$SIM_DIR/ibsmd.err" || fail "duplicate GUID: ibsmd failed"
+grep -q 'duplicate GUID' "$SIM_DIR/ibsmd.err" || fail "duplicate GUID not reported"
+grep -q 'dup_guids=[1-9]' "$SIM_DIR/summary.txt" || fail "duplicate GUID not counted"
+grep -q 'switches=11 ' "$SIM_DIR/summary.txt" || fail "duplicate GUID: other switches lost"
+msg "duplicate GUID: $(grep -c 'duplicate GUID' "$SIM_DIR/ibsmd.err") conflicts reported; $(cat "$SIM_DIR/summary.txt")"
+sim_stop
+
+# A switch that answers nothing costs its own retries only: everything not
+# behind it is found, and the sweep ends at once (umad2sim fails dropped
+# MADs immediately, our retries included).
+sim_start "$top_srcdir/tests/topo/small.net"
+sim_cmd 'Error "S0001" 100'
+sim_run_at H00001 "$IBSMD" --once --discover-only -o log_level=warning \
+	>"$SIM_DIR/summary.txt" 2>"$SIM_DIR/ibsmd.err" || fail "dead switch: ibsmd failed"
+grep -q 'nodes=43 switches=11 cas=32' "$SIM_DIR/summary.txt" ||
+	fail "dead switch: $(cat "$SIM_DIR/summary.txt")"
+msg "dead switch: $(cat "$SIM_DIR/summary.txt")"
+sim_stop
 exit 0

@@ -1,0 +1,54 @@
+#!/bin/sh
+# DOC: keeps the benchmark scripts working: one tiny run of each.
+#
+# Runs bench/opensm-once.sh (with --exact) and bench/ibsmd-once.sh on the
+# demo fabric and checks their output lines: every metric present and
+# numeric, the SMP counters consistent with each other, and all 44 ports
+# given a LID by ibsmd.  The ibsmd part is skipped only when the daemon is
+# not built; OpenSM's only when opensm is not installed.
+
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$top_srcdir/tests/integration/lib.sh"
+skip_unless_tools perfquery
+export top_srcdir top_builddir
+net=$top_srcdir/tests/topo/small.net
+ran=0
+
+# get LINE KEY: the value of KEY=... in LINE, which must be a number.
+get() {
+	v=$(printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p")
+	case $v in
+	'' | *[!0-9]*) fail "$2 missing or not a number in: $1" ;;
+	esac
+	echo "$v"
+}
+
+if command -v opensm >/dev/null 2>&1; then
+	line=$(sh "$top_srcdir/bench/opensm-once.sh" "$net" --exact) ||
+		fail "opensm-once.sh failed"
+	for k in wall_ms cpu_ms up_ms discover_ms; do get "$line" $k >/dev/null; done
+	xmit=$(get "$line" smps_xmit)
+	exact=$(get "$line" smps_exact)
+	# Only MADs to the SM's own HCA are missing from the port counter.
+	if [ "$xmit" -lt 500 ] || [ "$exact" -lt "$xmit" ] ||
+	    [ $((exact - xmit)) -ge 50 ]; then
+		fail "implausible SMP counts: $line"
+	fi
+	msg "ok: $line"
+	ran=1
+fi
+
+if [ -x "$top_builddir/sm/ibsmd" ]; then
+	line=$(sh "$top_srcdir/bench/ibsmd-once.sh" "$net") || fail "ibsmd-once.sh failed"
+	for k in wall_ms cpu_ms up_ms discover_ms; do get "$line" $k >/dev/null; done
+	sent=$(get "$line" smps_sent)
+	xmit=$(get "$line" smps_xmit)
+	[ "$(get "$line" lids)" = 44 ] || fail "ibsmd left ports without a LID: $line"
+	if [ "$xmit" -eq 0 ] || [ "$sent" -lt "$xmit" ] || [ $((sent - xmit)) -ge 50 ]; then
+		fail "ibsmd's own SMP count disagrees with the port counter: $line"
+	fi
+	msg "ok: $line"
+	ran=1
+fi
+[ "$ran" = 1 ] || skip "neither opensm nor a built ibsmd"
