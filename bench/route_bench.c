@@ -1,0 +1,149 @@
+/*
+ * DOC: routing speed and memory benchmark.
+ *
+ * Builds a fabric in memory (no file parsing in the timing), fills LIDs,
+ * runs one engine and prints wall time (CLOCK_MONOTONIC) and peak RSS
+ * (getrusage). With -v it also runs the verifier and prints its summary
+ * and time. Usage:
+ *   route-bench [-e ENGINE] [-v] [-d PCT] [-s SEED] [-x NSWITCHES]
+ *               ft2|ft3|torus|random|dragonfly SIZE
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "routing/lids.h"
+#include "routing/routing.h"
+#include "routing/verify.h"
+#include "tests/unit/test_routing_topo.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* User + system CPU seconds: less disturbed than wall time on a busy box. */
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+static int build(struct tb *b, const char *kind, unsigned size, uint64_t seed)
+{
+	static const unsigned dims[3] = { 8, 8, 8 };
+
+	if (!strcmp(kind, "ft2"))
+		tb_ft2(b, size);
+	else if (!strcmp(kind, "ft3"))
+		tb_ft3(b, size);
+	else if (!strcmp(kind, "torus"))
+		tb_torus(b, dims, 3, size);
+	else if (!strcmp(kind, "random"))
+		tb_random(b, size, 8, 4, seed);
+	else if (!strcmp(kind, "dragonfly"))
+		tb_dragonfly(b, size, size / 2 ? size / 2 : 1, 4);
+	else
+		return -1;
+	return 0;
+}
+
+static void verify(const struct topo *t, const struct route_tables *rt)
+{
+	struct route_verify v;
+	char buf[2048], err[256];
+	double t0 = now();
+
+	if (route_verify(t, rt, &v, err, sizeof(err))) {
+		fprintf(stderr, "route-bench: verify: %s\n", err);
+		exit(1);
+	}
+	double t1 = now();
+	route_verify_format(&v, 0, buf, sizeof(buf));
+	printf("%sverify: %.3f s, peak RSS %.1f MiB\n", buf, t1 - t0, peak_rss_kib() / 1024.0);
+}
+
+struct bopts {
+	struct route_opts o;
+	unsigned pct, xsw;
+	uint64_t seed;
+	int verify;
+};
+
+static int parse(int argc, char **argv, struct bopts *b)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "e:vd:s:x:")) != -1) {
+		switch (c) {
+		case 'e': b->o.engine = optarg; break;
+		case 'v': b->verify = 1; break;
+		case 'd': b->pct = (unsigned)atoi(optarg); break;
+		case 's': b->seed = strtoull(optarg, NULL, 0); break;
+		case 'x': b->xsw = (unsigned)atoi(optarg); break;
+		default: return -1;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "usage: route-bench [-e engine] [-v] [-d pct] [-s seed] "
+			"[-x nswitches] ft2|ft3|torus|random|dragonfly SIZE\n");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bopts bo = { { "auto", NULL, 0 }, 0, 0, 1, 0 };
+	struct route_tables rt;
+	struct tb b;
+	char err[256];
+
+	if (parse(argc, argv, &bo))
+		return 2;
+	tb_init(&b);
+	if (build(&b, argv[optind], (unsigned)atoi(argv[optind + 1]), bo.seed)) {
+		fprintf(stderr, "route-bench: unknown fabric %s\n", argv[optind]);
+		return 2;
+	}
+	if (bo.pct)
+		tb_remove_links(&b, bo.pct, bo.seed);
+	if (bo.xsw)
+		tb_remove_switches(&b, bo.xsw, bo.seed);
+	if (topo_fill_lids(&b.t, 0, err, sizeof(err))) {
+		fprintf(stderr, "route-bench: %s\n", err);
+		return 1;
+	}
+	double t0 = now(), c0 = cpu_s();
+	if (route_compute(&b.t, &bo.o, &rt)) {
+		fprintf(stderr, "route-bench: %s\n", rt.why);
+		return 1;
+	}
+	double t1 = now(), c1 = cpu_s();
+	printf("fabric %s %s: %u nodes, top LID %u; engine %s (%s)\n", argv[optind],
+	       argv[optind + 1], b.t.nnodes, rt.top, rt.engine, rt.why);
+	printf("route: %.3f s (cpu %.3f s), peak RSS %.1f MiB\n", t1 - t0, c1 - c0,
+	       peak_rss_kib() / 1024.0);
+	if (bo.verify)
+		verify(&b.t, &rt);
+	route_tables_free(&rt);
+	topo_free_all(&b.t);
+	return 0;
+}

@@ -1,0 +1,1122 @@
+/*
+ * DOC: ftree, fat-tree routing that keeps working on degraded trees.
+ *
+ * Ranks: leaves (switches with CAs) are rank 0, every other switch is its
+ * BFS distance from the nearest leaf. A fabric is a fat tree when every
+ * switch-to-switch link joins adjacent ranks; going to a higher rank is
+ * "up". All routes below are up*\/down*, so no credit loop can form on one
+ * VL, whatever links or switches are missing. If up*\/down* from the
+ * leaves cannot take some leaf to some LID that it is cabled to, the
+ * engine gives up and route.c runs updn instead (route_tables.why says so).
+ *
+ * Destinations are the CA LIDs in host order (leaf by GUID, then port;
+ * LMC offset 0 of every host first, then offset 1, ...), then switch LIDs.
+ * Link loads count sources (hosts) whose path uses the link. First every
+ * destination's main path is planned (step 2) with its load forecast,
+ * and on a tree where some leaf will have to detour the leaves' cone paths
+ * are forecast too, so later choices see roughly final loads. Then, for
+ * one destination LID on leaf L:
+ *   1. D = the switches that reach L going only down (BFS up from L).
+ *   2. The main path climbs from L, at each step to the upper switch whose
+ *      down link (and best link above it) carries the least: its top T is
+ *      where the other sources turn down.
+ *   3. Switches are routed from the top rank down: main-path and D switches
+ *      go down (least-loaded candidate), the rest go up towards T along
+ *      the "cone" of T when they can, else up to an upper switch with a
+ *      route, chosen by a two-hop load lookahead and, on leaves, by how
+ *      few of the destinations just before this one already use the port
+ *      (shift permutations send a leaf's hosts to consecutive hosts).
+ *   4. Links into L above L's fair share (its all-to-all bound), and main
+ *      path links above the global bound, shed whole up-routed subtrees
+ *      (a leaf, a middle switch with what is behind it) to other ways in,
+ *      each move lowering the maximum.
+ *   5. The loads grow by this destination's real flows.
+ * On a full k-ary tree steps 2-3 amount to d-mod-k routing (every shift
+ * permutation congestion-free) and step 4 never fires.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/engine.h"
+
+#define FT_COLS 64
+#define FT_RECENT 8      /* uses remembered per leaf uplink, see recent() */
+#define FT_MAX_MOVES 64  /* per destination and link: bounds the work */
+#define FT_SCAN_BUDGET 256 /* candidate subtrees examined per link and destination */
+
+struct mp {
+	uint32_t top, n;
+	uint32_t *sw;       /* maxdepth entries */
+	uint8_t *port;
+};
+
+struct ft {
+	const struct rgraph *g;
+	struct rctx *c;
+	uint32_t *rank;
+	uint32_t *desc;     /* ranked switches, rank descending, index ascending */
+	uint32_t ndesc;
+	uint64_t *load;     /* traffic per directed link id */
+	uint8_t **cone;     /* per top switch: group towards it, lazily */
+	uint32_t **cpath;   /* per top switch: see cone_paths() */
+	uint32_t *inD, curD;
+	uint8_t *ncand, *cand;
+	uint32_t *ok, *onmain, *deferred, stamp;
+	uint8_t *route;
+	uint32_t *nxt;
+	uint64_t *flow;
+	uint32_t *lastuse;  /* per link id: last FT_RECENT destination indices + 1 */
+	uint32_t curidx;    /* host index of the destination being routed */
+	uint32_t *cstart, *cfill, *clist, *bfs, children_ok; /* build_children() */
+	uint64_t *nlcache;  /* next_load() of deferred switches ... */
+	uint32_t *nlstamp;  /* ... valid for this stamp */
+	uint8_t *usehead;   /* per link id: newest slot in lastuse (a ring) */
+	uint32_t *early;    /* per link id: first two uses (index + 1) if early */
+	uint64_t nsrc;      /* hosts: sources of traffic */
+	uint64_t *cap;      /* per leaf: all-to-all share of one uplink port */
+	uint64_t gcap;      /* the largest of those: the all-to-all bound */
+	uint32_t maxdepth;  /* longest main path: number of ranks */
+	uint32_t *tlast;    /* last main path (plan number + 1) through each switch */
+	uint32_t nplan;
+	int balance;        /* CA LIDs: balance loads; switch LIDs: do not */
+	uint32_t *peer;     /* per link id: peer switch or RG_NONE */
+	uint8_t *upg;       /* per switch at gfirst: its up groups */
+	uint8_t *nup;
+	uint32_t *leaves;   /* rank-0 switches */
+	uint32_t nleaves;
+	uint32_t *comp;     /* connected component of every switch */
+	uint64_t cut;       /* (leaf, CA LID) pairs cabled but not routable */
+	uint8_t *col;       /* FT_COLS LFT bytes per switch, see commit() */
+	uint32_t collid[FT_COLS], ncol;
+};
+
+static void ranks(const struct rgraph *g, uint32_t *rank)
+{
+	uint32_t *src = rg_xmalloc(g->nsw, sizeof(*src));
+	uint32_t *queue = rg_xmalloc(g->nsw, sizeof(*queue));
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < g->nsw; s++)
+		if (g->sw[s].nhosts)
+			src[n++] = s;
+	rg_bfs(g, src, n, rank, queue);
+	free(src);
+	free(queue);
+}
+
+int ftree_detect(const struct rgraph *g, char *why, size_t whylen)
+{
+	uint32_t *rank = rg_xmalloc(g->nsw ? g->nsw : 1, sizeof(*rank));
+	uint32_t leaves = 0, top = 0;
+	int rc = 1;
+
+	ranks(g, rank);
+	for (uint32_t s = 0; s < g->nsw && rc; s++) {
+		leaves += g->sw[s].nhosts > 0;
+		if (rank[s] != UINT32_MAX && rank[s] > top)
+			top = rank[s];
+		for (uint32_t k = 0; k < g->sw[s].ngroups && rc; k++) {
+			uint32_t p = rg_group(g, s, k)->peer;
+			if (rank[s] == UINT32_MAX || rank[p] + 1 == rank[s] ||
+			    rank[s] + 1 == rank[p])
+				continue;
+			snprintf(why, whylen, "not a fat tree: switches 0x%016llx (rank %u) and "
+				 "0x%016llx (rank %u) are linked",
+				 (unsigned long long)g->t->nodes[g->sw[s].node].guid, rank[s],
+				 (unsigned long long)g->t->nodes[g->sw[p].node].guid, rank[p]);
+			rc = 0;
+		}
+	}
+	if (rc && !leaves) {
+		snprintf(why, whylen, "not a fat tree: no switch has CAs");
+		rc = 0;
+	}
+	if (rc)
+		snprintf(why, whylen, "fat tree: %u leaf switches, %u ranks", leaves, top + 1);
+	free(rank);
+	return rc;
+}
+
+/* Least-loaded port of group k of switch s (ports ascend: first wins ties). */
+static uint8_t least_port(const struct ft *f, uint32_t s, uint32_t k)
+{
+	const struct rg_group *gr = rg_group(f->g, s, k);
+	uint32_t base = f->g->sw[s].portbase;
+	uint8_t best = f->g->gports[gr->first];
+
+	for (uint32_t i = 1; i < gr->n; i++) {
+		uint8_t p = f->g->gports[gr->first + i];
+		if (f->load[base + p] < f->load[base + best])
+			best = p;
+	}
+	return best;
+}
+
+/* Group index at the peer of group k of s that leads back to s. */
+static uint8_t back_group(const struct rgraph *g, uint32_t s, uint32_t k)
+{
+	const struct rg_group *gr = rg_group(g, s, k);
+
+	return g->port2group[g->sw[gr->peer].portbase + gr->rport0];
+}
+
+static int is_up(const struct ft *f, uint32_t s, uint32_t k)
+{
+	return f->rank[rg_group(f->g, s, k)->peer] == f->rank[s] + 1;
+}
+
+static const uint8_t *get_cone(struct ft *f, uint32_t top)
+{
+	const struct rgraph *g = f->g;
+
+	if (f->cone[top])
+		return f->cone[top];
+	uint8_t *cn = rg_xmalloc(g->nsw, 1);
+	uint32_t *queue = rg_xmalloc(g->nsw, sizeof(*queue));
+	uint32_t head = 0, tail = 0;
+	memset(cn, 0xFF, g->nsw);
+	cn[top] = 0xFE;
+	queue[tail++] = top;
+	while (head < tail) {
+		uint32_t y = queue[head++];
+		for (uint32_t k = 0; k < g->sw[y].ngroups; k++) {
+			uint32_t p = rg_group(g, y, k)->peer;
+			if (f->rank[p] + 1 != f->rank[y] || cn[p] != 0xFF)
+				continue;
+			cn[p] = back_group(g, y, k);
+			queue[tail++] = p;
+		}
+	}
+	free(queue);
+	f->cone[top] = cn;
+	return cn;
+}
+
+/* Step 1: D and each D switch's down groups into D. */
+static void down_set(struct ft *f, uint32_t l, uint32_t *queue)
+{
+	const struct rgraph *g = f->g;
+	uint32_t head = 0, tail = 0;
+
+	f->curD++;
+	f->inD[l] = f->curD;
+	queue[tail++] = l;
+	while (head < tail) {
+		uint32_t y = queue[head++];
+		for (uint32_t k = 0; k < g->sw[y].ngroups; k++) {
+			if (!is_up(f, y, k))
+				continue;
+			uint32_t p = rg_group(g, y, k)->peer;
+			if (f->inD[p] != f->curD) {
+				f->inD[p] = f->curD;
+				f->ncand[p] = 0;
+				queue[tail++] = p;
+			}
+			f->cand[g->sw[p].portbase + f->ncand[p]++] = back_group(g, y, k);
+		}
+	}
+}
+
+/*
+ * How loaded the main path gets if it climbs to p, entering it by port:
+ * the larger of that down link's load and of the least loaded link into
+ * p from above (one step of lookahead, so that a middle switch that lost
+ * uplinks does not collect as many destinations as its full siblings).
+ */
+static uint64_t climb_key(const struct ft *f, uint32_t p, uint8_t port)
+{
+	const struct rgraph *g = f->g;
+	uint64_t a = f->load[g->sw[p].portbase + port], b = UINT64_MAX;
+
+	for (uint32_t i = 0; i < f->nup[p]; i++) {
+		uint32_t k = f->upg[g->sw[p].gfirst + i];
+		uint32_t q = rg_group(g, p, k)->peer;
+		uint8_t qp = least_port(f, q, back_group(g, p, k));
+		if (f->load[g->sw[q].portbase + qp] < b)
+			b = f->load[g->sw[q].portbase + qp];
+	}
+	return b == UINT64_MAX || b < a ? a : b;
+}
+
+/*
+ * Step 2: plans the main path from l into mp (switches above l and the
+ * down port each uses), adding w to every link on it as a prediction.
+ * Planning all LIDs of a leaf before routing any of them lets the later
+ * steps see the final load of the links into the leaf.
+ */
+static void main_path(struct ft *f, uint32_t l, uint64_t w, struct mp *mp)
+{
+	const struct rgraph *g = f->g;
+	uint32_t y = l;
+
+	mp->n = 0;
+	f->nplan++;
+	for (;;) {
+		uint32_t bestp = RG_NONE;
+		uint8_t bestport = 0;
+		uint64_t bestkey = 0;
+		for (uint32_t k = 0; k < g->sw[y].ngroups; k++) {
+			if (!is_up(f, y, k))
+				continue;
+			uint32_t p = rg_group(g, y, k)->peer;
+			uint8_t port = least_port(f, p, back_group(g, y, k));
+			uint64_t key = climb_key(f, p, port);
+			if (bestp == RG_NONE || key < bestkey ||
+			    (key == bestkey && f->tlast[p] < f->tlast[bestp])) {
+				bestp = p;
+				bestport = port;
+				bestkey = key;
+			}
+		}
+		if (bestp == RG_NONE || mp->n == f->maxdepth)
+			break;
+		f->tlast[bestp] = f->nplan;
+		mp->sw[mp->n] = bestp;
+		mp->port[mp->n++] = bestport;
+		f->load[g->sw[bestp].portbase + bestport] += w;
+		y = bestp;
+	}
+	mp->top = y;
+}
+
+static void unpredict(struct ft *f, const struct mp *mp, uint64_t w)
+{
+	for (uint32_t i = 0; i < mp->n; i++)
+		f->load[f->g->sw[mp->sw[i]].portbase + mp->port[i]] -= w;
+}
+
+static uint32_t apply_plan(struct ft *f, const struct mp *mp)
+{
+	for (uint32_t i = 0; i < mp->n; i++) {
+		f->onmain[mp->sw[i]] = f->stamp;
+		f->route[mp->sw[i]] = mp->port[i];
+	}
+	return mp->top;
+}
+
+static uint8_t pick_down(const struct ft *f, uint32_t s)
+{
+	uint32_t base = f->g->sw[s].portbase;
+	uint8_t best = 0;
+
+	for (uint32_t i = 0; i < f->ncand[s]; i++) {
+		uint8_t p = least_port(f, s, f->cand[base + i]);
+		if (!best || f->load[base + p] < f->load[base + best] ||
+		    (f->load[base + p] == f->load[base + best] && p < best))
+			best = p;
+	}
+	return best;
+}
+
+/*
+ * Shift windows: the hosts of a leaf x send, under a shift permutation, to
+ * nhosts(x) consecutive destinations. How many of the destinations just
+ * before the current one (of the last FT_RECENT, and of the first ones
+ * when the window wraps) leave x through port p: detours weigh this above
+ * the loads so that they spread over x's uplinks within every window.
+ */
+static uint64_t recent(const struct ft *f, uint32_t x, uint8_t p)
+{
+	uint32_t id = f->g->sw[x].portbase + p, h = f->g->sw[x].nhosts;
+	const uint32_t *u = f->lastuse + FT_RECENT * id;
+	uint64_t n = 0;
+
+	if (!h || f->rank[x] != 0)
+		return 0;
+	for (uint32_t i = 0; i < FT_RECENT; i++)
+		n += u[i] && u[i] + h > f->curidx + 1;
+	/* shifts wrap around: the first hosts follow the last ones */
+	for (uint32_t i = 0; i < 2; i++)
+		n += f->early[2 * id + i] && f->early[2 * id + i] - 1 + f->g->nhosts < f->curidx + h;
+	return n;
+}
+
+static void mark_use(struct ft *f, uint32_t x, uint8_t p)
+{
+	uint32_t id = f->g->sw[x].portbase + p;
+	uint32_t *u = f->lastuse + FT_RECENT * id;
+
+	if (u[f->usehead[id]] == f->curidx + 1)
+		return;
+	f->usehead[id] = (uint8_t)((f->usehead[id] + 1) % FT_RECENT);
+	u[f->usehead[id]] = f->curidx + 1;
+	if (f->curidx < f->g->sw[x].nhosts)
+		for (uint32_t i = 0; i < 2; i++)
+			if (!f->early[2 * id + i]) {
+				f->early[2 * id + i] = f->curidx + 1;
+				break;
+			}
+}
+
+/*
+ * Load of the link v forwards on: its route's, or for a deferred switch
+ * (whose route is not chosen yet) that of its least loaded way up.
+ */
+static uint64_t next_load(struct ft *f, uint32_t v)
+{
+	const struct rgraph *g = f->g;
+	uint64_t b = UINT64_MAX;
+
+	if (f->deferred[v] != f->stamp)
+		return f->nxt[v] == RG_NONE ? 0 : f->load[g->sw[v].portbase + f->route[v]];
+	/* loads do not change while one destination is routed: cache */
+	if (f->nlstamp[v] == f->stamp)
+		return f->nlcache[v];
+	for (uint32_t i = 0; i < f->nup[v]; i++) {
+		uint32_t k = f->upg[g->sw[v].gfirst + i];
+		if (f->ok[rg_group(g, v, k)->peer] != f->stamp)
+			continue;
+		uint64_t x = f->load[g->sw[v].portbase + least_port(f, v, k)];
+		b = x < b ? x : b;
+	}
+	f->nlstamp[v] = f->stamp;
+	f->nlcache[v] = b == UINT64_MAX ? 0 : b;
+	return f->nlcache[v];
+}
+
+/*
+ * Up to an upper switch that already has a route; 0 if none. Looks two
+ * hops ahead: the key is the larger of our uplink's load and the load of
+ * the upper switch's next link (loads include the forecast, so they are
+ * comparable), ties to the smaller sum, so detours avoid both bottlenecks.
+ */
+static uint8_t pick_up(struct ft *f, uint32_t s)
+{
+	const struct rgraph *g = f->g;
+	uint32_t base = g->sw[s].portbase;
+	uint64_t bestk = 0, bests = 0;
+	uint8_t best = 0;
+
+	for (uint32_t k = 0; k < g->sw[s].ngroups; k++) {
+		uint32_t v = rg_group(g, s, k)->peer;
+		if (!is_up(f, s, k) || f->ok[v] != f->stamp)
+			continue;
+		uint8_t p = least_port(f, s, k);
+		uint64_t a = f->load[base + p];
+		uint64_t b = next_load(f, v);
+		uint64_t key = a > b ? a : b;
+		key += recent(f, s, p) * f->gcap;
+		if (!best || key < bestk || (key == bestk && a + b < bests)) {
+			best = p;
+			bestk = key;
+			bests = a + b;
+		}
+	}
+	return best;
+}
+
+/* Switch LIDs need no balance: the first upper switch with a route. */
+static uint8_t first_up(const struct ft *f, uint32_t s)
+{
+	const struct rgraph *g = f->g;
+	const uint8_t *up = f->upg + g->sw[s].gfirst;
+
+	for (uint32_t i = 0; i < f->nup[s]; i++)
+		if (f->ok[rg_group(g, s, up[i])->peer] == f->stamp)
+			return g->gports[rg_group(g, s, up[i])->first];
+	return 0;
+}
+
+static void set_route(struct ft *f, uint32_t s, uint8_t p)
+{
+	f->route[s] = p;
+	f->nxt[s] = p ? f->peer[f->g->sw[s].portbase + p] : RG_NONE;
+	if (p)
+		f->ok[s] = f->stamp;
+}
+
+/*
+ * A switch off the main path, outside D and the cone first gets a cheap
+ * route (first_up) and is marked deferred: on a full tree nothing uses it.
+ * When a lower switch does pick it, it gets its balanced route then.
+ */
+static void resolve(struct ft *f, uint32_t t)
+{
+	while (t != RG_NONE && f->deferred[t] == f->stamp) {
+		f->deferred[t] = 0;
+		set_route(f, t, pick_up(f, t));
+		t = f->nxt[t];
+	}
+}
+
+static uint8_t route_switch(struct ft *f, uint32_t s, const uint8_t *cone)
+{
+	if (f->onmain[s] == f->stamp)
+		return f->route[s];
+	if (f->inD[s] == f->curD)
+		return pick_down(f, s);
+	uint8_t k = cone[s];
+	if (k < 0xFE && f->ok[rg_group(f->g, s, k)->peer] == f->stamp)
+		return least_port(f, s, k);
+	if (!f->balance)
+		return first_up(f, s);
+	if (!f->g->sw[s].nhosts) {
+		f->deferred[s] = f->stamp;
+		return first_up(f, s);
+	}
+	uint8_t p = pick_up(f, s);
+	if (p)
+		resolve(f, f->peer[f->g->sw[s].portbase + p]);
+	return p;
+}
+
+/* Step 3: routes of all ranked switches for the current destination. */
+static void route_all(struct ft *f, uint32_t l, uint32_t top)
+{
+	const uint8_t *cone = get_cone(f, top);
+
+	for (uint32_t i = 0; i < f->ndesc; i++) {
+		uint32_t s = f->desc[i];
+		if (s == l) {
+			f->ok[s] = f->stamp;
+			f->nxt[s] = RG_NONE;
+			continue;
+		}
+		set_route(f, s, route_switch(f, s, cone));
+	}
+}
+
+/* Sources behind every switch: up hops first (rank ascending), then down. */
+static void flows(struct ft *f, uint32_t l)
+{
+	for (uint32_t i = 0; i < f->ndesc; i++)
+		f->flow[f->desc[i]] = f->desc[i] == l ? 0 : f->g->sw[f->desc[i]].nhosts;
+	for (uint32_t i = f->ndesc; i-- > 0;) {
+		uint32_t s = f->desc[i];
+		if (s != l && f->ok[s] == f->stamp && f->inD[s] != f->curD)
+			f->flow[f->nxt[s]] += f->flow[s];
+	}
+	for (uint32_t i = 0; i < f->ndesc; i++) {
+		uint32_t s = f->desc[i];
+		if (s != l && f->ok[s] == f->stamp && f->inD[s] == f->curD)
+			f->flow[f->nxt[s]] += f->flow[s];
+	}
+}
+
+static uint64_t into_l(const struct ft *f, uint32_t u)
+{
+	return f->load[f->g->sw[u].portbase + f->route[u]] + f->flow[u];
+}
+
+/* 1 when the path of routed switch s to l leaves switch a. */
+static int passes(const struct ft *f, uint32_t s, uint32_t a, uint32_t l)
+{
+	for (uint32_t n = 0; s != RG_NONE && s != l && n <= 2 * f->maxdepth; n++, s = f->nxt[s])
+		if (s == a)
+			return 1;
+	return 0;
+}
+
+/* 1 if every link on w's path to l stays below lim with extra flow added. */
+static int path_room(const struct ft *f, uint32_t w, uint64_t extra, uint64_t lim)
+{
+	for (uint32_t t = w; f->nxt[t] != RG_NONE; t = f->nxt[t])
+		if (into_l(f, t) + extra >= lim)
+			return 0;
+	return 1;
+}
+
+/*
+ * An up-neighbour w of up-routed switch z whose path avoids the link out
+ * of a and stays below that link's load even with z's flow (so each move
+ * lowers the maximum), without pushing z's uplink past the bound or, where
+ * whole subtrees cannot meet it, past a's load.
+ */
+static uint32_t better_up(struct ft *f, uint32_t z, uint32_t a, uint32_t l,
+			  uint32_t *kout)
+{
+	const struct rgraph *g = f->g;
+	uint64_t lim = into_l(f, a), bestl = 0;
+	uint32_t best = RG_NONE;
+
+	for (uint32_t i = 0; i < f->nup[z]; i++) {
+		uint32_t k = f->upg[g->sw[z].gfirst + i], w = rg_group(g, z, k)->peer;
+		if (f->ok[w] != f->stamp || w == f->nxt[z] || passes(f, w, a, l) ||
+		    !path_room(f, w, f->flow[z], lim))
+			continue;
+		uint8_t p = least_port(f, z, k);
+		uint64_t zl = f->load[g->sw[z].portbase + p] + f->flow[z];
+		if (zl > f->cap[z] && zl > f->gcap && zl >= lim)
+			continue;
+		zl += next_load(f, w) + recent(f, z, p) * 2 * f->gcap;
+		if (best == RG_NONE || zl < bestl) {
+			best = w;
+			bestl = zl;
+			*kout = k;
+		}
+	}
+	return best;
+}
+
+static void move_flow(struct ft *f, uint32_t z, uint32_t w, uint32_t k, uint32_t l)
+{
+	for (uint32_t t = f->nxt[z]; t != l; t = f->nxt[t])
+		f->flow[t] -= f->flow[z];
+	for (uint32_t t = w; t != l; t = f->nxt[t])
+		f->flow[t] += f->flow[z];
+	f->route[z] = least_port(f, z, k);
+	f->nxt[z] = w;
+}
+
+/* Who forwards to whom for this destination: children lists by parent. */
+static void build_children(struct ft *f, uint32_t l)
+{
+	uint32_t n = f->g->nsw;
+
+	memset(f->cstart, 0, (n + 1) * sizeof(*f->cstart));
+	for (uint32_t i = 0; i < f->ndesc; i++) {
+		uint32_t s = f->desc[i];
+		if (s != l && f->ok[s] == f->stamp)
+			f->cstart[f->nxt[s] + 1]++;
+	}
+	for (uint32_t s = 0; s < n; s++)
+		f->cstart[s + 1] += f->cstart[s];
+	memcpy(f->cfill, f->cstart, n * sizeof(*f->cfill));
+	for (uint32_t i = 0; i < f->ndesc; i++) {
+		uint32_t s = f->desc[i];
+		if (s != l && f->ok[s] == f->stamp)
+			f->clist[f->cfill[f->nxt[s]]++] = s;
+	}
+	f->children_ok = f->stamp;
+}
+
+/* Switches whose path leaves a (BFS over children), a first, into bfs. */
+static uint32_t upstream(struct ft *f, uint32_t a)
+{
+	uint32_t head = 0, tail = 0;
+
+	f->bfs[tail++] = a;
+	while (head < tail) {
+		uint32_t y = f->bfs[head++];
+		for (uint32_t i = f->cstart[y]; i < f->cstart[y + 1]; i++)
+			f->bfs[tail++] = f->clist[i];
+	}
+	return tail;
+}
+
+/*
+ * Moves up-routed subtrees off the link out of a while it carries more
+ * than lim: the sources furthest from a first (one sweep: a subtree that
+ * could not move will not be able to later either), at most
+ * FT_SCAN_BUDGET subtrees examined.
+ */
+static void divert_link(struct ft *f, uint32_t l, uint32_t a, uint64_t lim)
+{
+	uint32_t moves = 0, budget = FT_SCAN_BUDGET;
+
+	if (into_l(f, a) <= lim)
+		return;
+	if (f->children_ok != f->stamp)
+		build_children(f, l);
+	for (uint32_t i = upstream(f, a); i-- > 1 && budget && moves < FT_MAX_MOVES;) {
+		uint32_t z = f->bfs[i], k = 0;
+		if (into_l(f, a) <= lim)
+			break;
+		if (f->inD[z] == f->curD || !f->flow[z] || !passes(f, z, a, l))
+			continue;
+		budget--;
+		uint32_t w = better_up(f, z, a, l, &k);
+		if (w == RG_NONE)
+			continue;
+		move_flow(f, z, w, k, l);
+		f->children_ok = 0;
+		moves++;
+	}
+}
+
+/*
+ * Step 4: the links into l carry at most l's fair share (cap) where whole
+ * subtrees of sources can be moved to other ways in; the main path's
+ * higher links at most the all-to-all bound.
+ */
+static void divert(struct ft *f, uint32_t l, uint64_t cap, const struct mp *mp)
+{
+	const struct rgraph *g = f->g;
+
+	for (uint32_t k = 0; k < g->sw[l].ngroups; k++) {
+		uint32_t u = rg_group(g, l, k)->peer;
+		if (is_up(f, l, k) && f->ok[u] == f->stamp && f->nxt[u] == l)
+			divert_link(f, l, u, cap);
+	}
+	for (uint32_t i = 1; i < mp->n; i++)
+		divert_link(f, l, mp->sw[i], f->gcap);
+}
+
+/* Leaves that cannot reach l although cabled to it: up*\/down* limits. */
+static void count_cut(struct ft *f, uint32_t l)
+{
+	for (uint32_t i = 0; i < f->nleaves; i++) {
+		uint32_t x = f->leaves[i];
+		if (x != l && f->ok[x] != f->stamp && f->comp[x] == f->comp[l])
+			f->cut++;
+	}
+}
+
+/*
+ * LFT writes go through a column buffer: one LFT byte per switch per LID
+ * is a cache miss each on big fabrics; COLS consecutive LIDs per switch
+ * share cache lines.
+ */
+static void flush_cols(struct ft *f)
+{
+	int run = 1;
+
+	for (uint32_t j = 1; j < f->ncol; j++)
+		run &= f->collid[j] == f->collid[0] + j;
+	for (uint32_t s = 0; s < f->g->nsw; s++) {
+		const uint8_t *col = f->col + (size_t)s * FT_COLS;
+		uint8_t *lft = f->c->lft[s];
+		if (run && f->ncol) {
+			/* unrouted entries are LFT_NO_PORT, as the LFT already is */
+			memcpy(lft + f->collid[0], col, f->ncol);
+			continue;
+		}
+		for (uint32_t j = 0; j < f->ncol; j++)
+			if (col[j] != LFT_NO_PORT)
+				lft[f->collid[j]] = col[j];
+	}
+	f->ncol = 0;
+}
+
+/*
+ * Step 5 and the LFT write in one pass: link loads grow by the number of
+ * sources behind each switch (count), and every switch's port for this
+ * LID goes to the column buffer.
+ */
+static void commit(struct ft *f, uint32_t l, uint32_t lid, int count)
+{
+	uint32_t j = f->ncol++;
+
+	for (uint32_t i = 0; i < f->ndesc; i++) {
+		uint32_t s = f->desc[i];
+		int ok = s != l && f->ok[s] == f->stamp;
+		f->col[(size_t)s * FT_COLS + j] = ok ? f->route[s] : LFT_NO_PORT;
+		if (!ok || !count || !f->flow[s])
+			continue;
+		f->load[f->g->sw[s].portbase + f->route[s]] += f->flow[s];
+		if (f->rank[s] == 0)
+			mark_use(f, s, f->route[s]);
+	}
+	f->collid[j] = lid;
+	if (f->ncol == FT_COLS)
+		flush_cols(f);
+}
+
+/* The all-to-all share of one uplink port of leaf l (see verify.h). */
+static uint64_t leaf_cap(const struct ft *f, uint32_t l)
+{
+	const struct rgraph *g = f->g;
+	uint64_t lids = 0, up = 0;
+
+	for (uint32_t h = g->sw[l].hfirst; h < g->sw[l].hfirst + g->sw[l].nhosts; h++)
+		lids += g->hosts[h].nlids;
+	for (uint32_t k = 0; k < g->sw[l].ngroups; k++)
+		if (is_up(f, l, k))
+			up += rg_group(g, l, k)->n;
+	if (!up)
+		return UINT64_MAX;
+	uint64_t in = lids * (f->nsrc - g->sw[l].nhosts);
+	return (in + up - 1) / up;
+}
+
+/* One destination LID ending at switch l; cap 0: switch LID, no loads. */
+static void route_lid(struct ft *f, uint32_t l, uint32_t lid, const struct mp *mp,
+		      uint64_t cap)
+{
+	f->stamp++;
+	uint32_t top = apply_plan(f, mp);
+	route_all(f, l, top);
+	if (cap) {
+		flows(f, l);
+		if (cap != UINT64_MAX)
+			divert(f, l, cap, mp);
+		count_cut(f, l);
+	}
+	commit(f, l, lid, cap != 0);
+}
+
+struct dest {
+	uint32_t leaf, lid, host;
+};
+
+/* Destinations in routing order: LMC offset, leaf, host port. */
+static uint32_t list_dests(const struct ft *f, struct dest *d)
+{
+	const struct rgraph *g = f->g;
+	uint32_t maxl = 1, n = 0;
+
+	for (uint32_t h = 0; h < g->nhosts; h++)
+		if (g->hosts[h].nlids > maxl)
+			maxl = g->hosts[h].nlids;
+	for (uint32_t off = 0; off < maxl; off++)
+		for (uint32_t h = 0; h < g->nhosts; h++)
+			if (off < g->hosts[h].nlids && f->rank[g->hosts[h].sw] == 0)
+				d[n++] = (struct dest){ g->hosts[h].sw, g->hosts[h].lid + off, h };
+	return n;
+}
+
+/*
+ * Forecast of the link loads of one destination: every leaf in the cone of
+ * the top sends its hosts up the cone until it meets the main path (whose
+ * links main_path() forecast already). Added for all destinations before
+ * routing and replaced by the real routes one destination at a time, so
+ * that choices made early see roughly final loads.
+ */
+/*
+ * The cone paths of all leaves towards top T, cached: per leaf, up to
+ * maxdepth (switch, link id) steps, switch RG_NONE after the last one.
+ */
+static const uint32_t *cone_paths(struct ft *f, uint32_t top)
+{
+	const struct rgraph *g = f->g;
+	uint32_t md = f->maxdepth, *cp;
+
+	if (f->cpath[top])
+		return f->cpath[top];
+	const uint8_t *cone = get_cone(f, top);
+	cp = rg_xmalloc((size_t)f->nleaves * md * 2, sizeof(*cp));
+	for (uint32_t i = 0; i < f->nleaves; i++) {
+		uint32_t *e = cp + (size_t)i * md * 2, n = 0;
+		for (uint32_t t = f->leaves[i]; t != top && cone[t] < 0xFE && n < md; n++) {
+			const struct rg_group *gr = rg_group(g, t, cone[t]);
+			e[2 * n] = t;
+			e[2 * n + 1] = g->sw[t].portbase + g->gports[gr->first];
+			t = gr->peer;
+		}
+		if (n < md)
+			e[2 * n] = RG_NONE;
+	}
+	f->cpath[top] = cp;
+	return cp;
+}
+
+static void predict(struct ft *f, uint32_t l, const struct mp *mp, int sign)
+{
+	const uint32_t *cp = cone_paths(f, mp->top);
+	uint32_t md = f->maxdepth;
+
+	f->stamp++;
+	apply_plan(f, mp);
+	for (uint32_t i = 0; i < f->nleaves; i++) {
+		const uint32_t *e = cp + (size_t)i * md * 2;
+		uint64_t h = f->g->sw[f->leaves[i]].nhosts;
+		if (f->leaves[i] == l)
+			continue;
+		for (uint32_t n = 0; n < md && e[2 * n] != RG_NONE; n++) {
+			if (f->onmain[e[2 * n]] == f->stamp)
+				break;
+			if (sign > 0)
+				f->load[e[2 * n + 1]] += h;
+			else
+				f->load[e[2 * n + 1]] -= h;
+		}
+	}
+}
+
+/*
+ * 1 if every leaf reaches top going only up. If that holds for every top,
+ * no leaf ever detours and the forecast cannot change a choice: skip it.
+ */
+static int cone_covers_leaves(struct ft *f, uint32_t top)
+{
+	const uint8_t *cone = get_cone(f, top);
+
+	for (uint32_t i = 0; i < f->nleaves; i++)
+		if (cone[f->leaves[i]] >= 0xFE && f->leaves[i] != top)
+			return 0;
+	return 1;
+}
+
+/*
+ * 1 if every leaf's LIDs split evenly over its uplink ports: then no link
+ * into a leaf ever exceeds its share on a complete tree and step 4 never
+ * moves anything (with parallel links or spare uplinks it does).
+ */
+static int even_leaves(const struct ft *f)
+{
+	const struct rgraph *g = f->g;
+
+	for (uint32_t i = 0; i < f->nleaves; i++) {
+		uint32_t l = f->leaves[i], up = 0, lids = 0;
+		for (uint32_t j = 0; j < f->nup[l]; j++)
+			up += rg_group(g, l, f->upg[g->sw[l].gfirst + j])->n;
+		for (uint32_t h = g->sw[l].hfirst; h < g->sw[l].hfirst + g->sw[l].nhosts; h++)
+			lids += g->hosts[h].nlids;
+		if (up && lids % up)
+			return 0;
+	}
+	return 1;
+}
+
+static void route_hosts(struct ft *f, uint32_t *queue)
+{
+	const struct rgraph *g = f->g;
+	uint32_t cap = 0;
+
+	for (uint32_t h = 0; h < g->nhosts; h++)
+		cap += g->hosts[h].nlids;
+	struct dest *d = rg_xcalloc(cap, sizeof(*d));
+	struct mp *mp = rg_xcalloc(cap, sizeof(*mp));
+	uint32_t n = list_dests(f, d), md = f->maxdepth + 1;
+	uint32_t *psw = rg_xcalloc((size_t)n * md, sizeof(*psw));
+	uint8_t *pport = rg_xcalloc((size_t)n * md, 1);
+
+	for (uint32_t i = 0; i < n; i++) {
+		mp[i].sw = psw + (size_t)i * md;
+		mp[i].port = pport + (size_t)i * md;
+		main_path(f, d[i].leaf, f->nsrc - g->sw[d[i].leaf].nhosts, &mp[i]);
+	}
+	int forecast = !even_leaves(f);
+	for (uint32_t i = 0; i < n && !forecast; i++)
+		forecast = !cone_covers_leaves(f, mp[i].top);
+	for (uint32_t i = 0; i < n && forecast; i++)
+		predict(f, d[i].leaf, &mp[i], 1);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!i || d[i].leaf != d[i - 1].leaf)
+			down_set(f, d[i].leaf, queue);
+		unpredict(f, &mp[i], f->nsrc - g->sw[d[i].leaf].nhosts);
+		if (forecast)
+			predict(f, d[i].leaf, &mp[i], -1);
+		f->curidx = d[i].host;
+		route_lid(f, d[i].leaf, d[i].lid, &mp[i], f->cap[d[i].leaf]);
+	}
+	flush_cols(f);
+	free(psw);
+	free(pport);
+	free(mp);
+	free(d);
+}
+
+/*
+ * Switches that up*\/down* cannot take to switch d (one spine to another)
+ * step to any neighbour that already has a route: each takes a switch
+ * routed before it, so these paths cannot loop. Only management traffic
+ * uses switch LIDs.
+ */
+static void patch_switch_lid(struct ft *f, uint32_t d)
+{
+	const struct rgraph *g = f->g;
+	int changed = 1;
+
+	f->ok[d] = f->stamp;
+	while (changed) {
+		changed = 0;
+		for (uint32_t s = 0; s < g->nsw; s++) {
+			if (f->ok[s] == f->stamp)
+				continue;
+			for (uint32_t k = 0; k < g->sw[s].ngroups; k++) {
+				const struct rg_group *gr = rg_group(g, s, k);
+				if (f->ok[gr->peer] != f->stamp)
+					continue;
+				f->c->lft[s][g->sw[d].lid] = g->gports[gr->first];
+				f->ok[s] = f->stamp;
+				changed = 1;
+				break;
+			}
+		}
+	}
+}
+
+static void route_switch_lids(struct ft *f, uint32_t *queue)
+{
+	const struct rgraph *g = f->g;
+	struct mp mp[1];
+
+	mp->sw = rg_xcalloc(f->maxdepth + 1, sizeof(*mp->sw));
+	mp->port = rg_xcalloc(f->maxdepth + 1, 1);
+	for (uint32_t d = 0; d < g->nsw; d++) {
+		if (!g->sw[d].lid)
+			continue;
+		if (f->rank[d] != UINT32_MAX) {
+			down_set(f, d, queue);
+			main_path(f, d, 0, mp);
+			route_lid(f, d, g->sw[d].lid, mp, 0);
+			flush_cols(f);
+		} else {
+			f->stamp++;
+		}
+		patch_switch_lid(f, d);
+	}
+	free(mp->sw);
+	free(mp->port);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Ranked switches by rank descending, then index ascending. */
+static void sort_desc(struct ft *f)
+{
+	const struct rgraph *g = f->g;
+	uint64_t *key = rg_xmalloc(g->nsw ? g->nsw : 1, sizeof(*key));
+
+	for (uint32_t s = 0; s < g->nsw; s++)
+		if (f->rank[s] != UINT32_MAX)
+			key[f->ndesc++] = ((uint64_t)(UINT32_MAX - f->rank[s]) << 32) | s;
+	qsort(key, f->ndesc, sizeof(*key), cmp_u64);
+	for (uint32_t i = 0; i < f->ndesc; i++)
+		f->desc[i] = (uint32_t)key[i];
+	free(key);
+}
+
+static uint32_t *components(const struct rgraph *g)
+{
+	uint32_t n = g->nsw ? g->nsw : 1;
+	uint32_t *comp = rg_xmalloc(n, sizeof(*comp));
+	uint32_t *dist = rg_xmalloc(n, sizeof(*dist)), *queue = rg_xmalloc(n, sizeof(*queue));
+
+	for (uint32_t s = 0; s < g->nsw; s++)
+		comp[s] = UINT32_MAX;
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		if (comp[s] != UINT32_MAX)
+			continue;
+		rg_bfs(g, &s, 1, dist, queue);
+		for (uint32_t t = 0; t < g->nsw; t++)
+			if (dist[t] != UINT32_MAX)
+				comp[t] = s;
+	}
+	free(dist);
+	free(queue);
+	return comp;
+}
+
+static void ft_index(struct ft *f);
+
+static void ft_init(struct ft *f, struct rctx *c)
+{
+	const struct rgraph *g = c->g;
+	uint32_t n = g->nsw ? g->nsw : 1;
+
+	memset(f, 0, sizeof(*f));
+	f->g = g;
+	f->c = c;
+	f->rank = rg_xmalloc(n, sizeof(*f->rank));
+	ranks(g, f->rank);
+	f->desc = rg_xmalloc(n, sizeof(*f->desc));
+	sort_desc(f);
+	f->maxdepth = f->ndesc ? f->rank[f->desc[0]] + 1 : 1;
+	f->load = rg_xcalloc(g->nlinks, sizeof(*f->load));
+	f->cone = rg_xcalloc(n, sizeof(*f->cone));
+	f->cpath = rg_xcalloc(n, sizeof(*f->cpath));
+	f->inD = rg_xcalloc(n, sizeof(*f->inD));
+	f->ncand = rg_xcalloc(n, 1);
+	f->cand = rg_xcalloc(g->nlinks, 1);
+	f->ok = rg_xcalloc(n, sizeof(*f->ok));
+	f->onmain = rg_xcalloc(n, sizeof(*f->onmain));
+	f->deferred = rg_xcalloc(n, sizeof(*f->deferred));
+	f->route = rg_xcalloc(n, 1);
+	f->nxt = rg_xcalloc(n, sizeof(*f->nxt));
+	f->flow = rg_xcalloc(n, sizeof(*f->flow));
+	f->lastuse = rg_xcalloc(g->nlinks, FT_RECENT * sizeof(*f->lastuse));
+	f->usehead = rg_xcalloc(g->nlinks, 1);
+	f->early = rg_xcalloc(g->nlinks, 2 * sizeof(*f->early));
+	f->cstart = rg_xcalloc(n + 1, sizeof(*f->cstart));
+	f->cfill = rg_xcalloc(n, sizeof(*f->cfill));
+	f->clist = rg_xcalloc(n, sizeof(*f->clist));
+	f->bfs = rg_xcalloc(n, sizeof(*f->bfs));
+	f->nlcache = rg_xcalloc(n, sizeof(*f->nlcache));
+	f->nlstamp = rg_xcalloc(n, sizeof(*f->nlstamp));
+	f->nsrc = g->nhosts;
+	f->cap = rg_xcalloc(n, sizeof(*f->cap));
+	f->tlast = rg_xcalloc(n, sizeof(*f->tlast));
+	f->col = rg_xmalloc((size_t)n * FT_COLS, 1);
+	memset(f->col, LFT_NO_PORT, (size_t)n * FT_COLS);
+	f->peer = rg_xmalloc(g->nlinks, sizeof(*f->peer));
+	f->upg = rg_xcalloc(g->ngroups, 1);
+	f->nup = rg_xcalloc(n, 1);
+	f->leaves = rg_xcalloc(n, sizeof(*f->leaves));
+	f->comp = components(g);
+	ft_index(f);
+}
+
+/* Per-switch lookups: peers by link id, up groups, leaves, leaf caps. */
+static void ft_index(struct ft *f)
+{
+	const struct rgraph *g = f->g;
+
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
+			f->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
+		for (uint32_t k = 0; k < g->sw[s].ngroups; k++)
+			if (is_up(f, s, k))
+				f->upg[g->sw[s].gfirst + f->nup[s]++] = (uint8_t)k;
+		if (f->rank[s] == 0)
+			f->leaves[f->nleaves++] = s;
+	}
+	for (uint32_t s = 0; s < g->nsw; s++)
+		if (f->rank[s] == 0) {
+			f->cap[s] = leaf_cap(f, s);
+			if (f->cap[s] != UINT64_MAX && f->cap[s] > f->gcap)
+				f->gcap = f->cap[s];
+		} else {
+			f->cap[s] = UINT64_MAX;
+		}
+}
+
+static void ft_free(struct ft *f)
+{
+	for (uint32_t s = 0; s < f->g->nsw; s++) {
+		free(f->cone[s]);
+		free(f->cpath[s]);
+	}
+	free(f->cpath);
+	free(f->cone);
+	free(f->rank);
+	free(f->desc);
+	free(f->load);
+	free(f->inD);
+	free(f->ncand);
+	free(f->cand);
+	free(f->ok);
+	free(f->onmain);
+	free(f->deferred);
+	free(f->route);
+	free(f->nxt);
+	free(f->flow);
+	free(f->lastuse);
+	free(f->usehead);
+	free(f->early);
+	free(f->cstart);
+	free(f->cfill);
+	free(f->clist);
+	free(f->bfs);
+	free(f->nlcache);
+	free(f->nlstamp);
+	free(f->cap);
+	free(f->tlast);
+	free(f->col);
+	free(f->peer);
+	free(f->upg);
+	free(f->nup);
+	free(f->leaves);
+	free(f->comp);
+}
+
+int route_ftree(struct rctx *c)
+{
+	struct ft f;
+	uint32_t *queue = rg_xmalloc(c->g->nsw ? c->g->nsw : 1, sizeof(*queue));
+
+	if (c->o->nroots)
+		route_why(c, "; ftree ranks from the CA leaves, root GUIDs ignored");
+	ft_init(&f, c);
+	f.balance = 1;
+	route_hosts(&f, queue);
+	f.balance = 0;
+	uint64_t cut = f.cut;
+	if (!cut)
+		route_switch_lids(&f, queue);
+	ft_free(&f);
+	free(queue);
+	if (cut) {
+		route_why(c, "; %llu leaf-to-LID routes impossible up*/down* from the leaves, "
+			  "using updn", (unsigned long long)cut);
+		return ROUTE_FALLBACK_UPDN;
+	}
+	return 0;
+}

@@ -1,0 +1,210 @@
+/*
+ * DOC: the engine table and route_compute(), the one entry point.
+ *
+ * route_compute() builds the sorted view of the fabric, lets the chosen
+ * engine fill the LFTs, and writes the last hop of every LID itself so that
+ * no engine can get that part wrong. "auto" picks ftree for fat trees
+ * (degraded ones included) and updn for everything else.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/engine.h"
+#include "routing/routing.h"
+
+const char *const route_engine_names[] = { "auto", "minhop", "updn", "ftree", NULL };
+
+static const struct {
+	const char *name;
+	route_engine_fn fn;
+} engines[] = {
+	{ "minhop", route_minhop },
+	{ "updn", route_updn },
+	{ "ftree", route_ftree },
+};
+
+uint8_t route_pick_least(const struct rgraph *g, uint32_t s, const uint8_t *ports,
+			 uint32_t nports, uint32_t *use)
+{
+	uint32_t base = g->sw[s].portbase, best = 0;
+
+	for (uint32_t i = 1; i < nports; i++) {
+		uint32_t a = use[base + ports[i]], b = use[base + ports[best]];
+		if (a < b || (a == b && ports[i] < ports[best]))
+			best = i;
+	}
+	use[base + ports[best]]++;
+	return ports[best];
+}
+
+int route_roots(struct rctx *c, uint32_t *out, uint32_t *nout)
+{
+	const struct rgraph *g = c->g;
+
+	*nout = 0;
+	for (size_t i = 0; i < c->o->nroots; i++) {
+		uint32_t s;
+		for (s = 0; s < g->nsw; s++)
+			if (g->t->nodes[g->sw[s].node].guid == c->o->root_guids[i])
+				break;
+		if (s == g->nsw) {
+			route_why(c, "%sroot GUID 0x%016llx is not a switch",
+				  c->why[0] ? "; " : "", (unsigned long long)c->o->root_guids[i]);
+			return -1;
+		}
+		out[(*nout)++] = s;
+	}
+	return 0;
+}
+
+void route_why(struct rctx *c, const char *fmt, ...)
+{
+	size_t n = strlen(c->why);
+	va_list ap;
+
+	if (n + 1 >= c->whylen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->why + n, c->whylen - n, fmt, ap);
+	va_end(ap);
+}
+
+static route_engine_fn find_engine(const char *name)
+{
+	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
+		if (!strcmp(engines[i].name, name))
+			return engines[i].fn;
+	return NULL;
+}
+
+/* Resolves "auto" and ftree-on-a-non-tree into the engine to run. */
+static const char *choose(const struct rgraph *g, const char *want, char *why, size_t len)
+{
+	char reason[200];
+
+	if (strcmp(want, "auto") && strcmp(want, "ftree")) {
+		snprintf(why, len, "%s requested", want);
+		return want;
+	}
+	if (ftree_detect(g, reason, sizeof(reason))) {
+		snprintf(why, len, "%s%s", !strcmp(want, "auto") ? "auto: " : "", reason);
+		return "ftree";
+	}
+	snprintf(why, len, "%s%s, using updn", !strcmp(want, "auto") ? "auto: " : "ftree: ",
+		 reason);
+	return "updn";
+}
+
+static void last_hops(const struct rgraph *g, uint8_t **lft)
+{
+	for (uint32_t s = 0; s < g->nsw; s++)
+		if (g->sw[s].lid)
+			lft[s][g->sw[s].lid] = 0;
+	for (uint32_t h = 0; h < g->nhosts; h++) {
+		const struct rg_host *ho = &g->hosts[h];
+		for (uint32_t i = 0; i < ho->nlids; i++)
+			lft[ho->sw][ho->lid + i] = ho->swport;
+	}
+}
+
+static int check_lid_clash(const struct rgraph *g, char *why, size_t len)
+{
+	uint8_t *seen = rg_xcalloc(g->top + 1u, 1);
+	int rc = 0;
+
+	for (uint32_t s = 0; s < g->nsw && !rc; s++)
+		if (g->sw[s].lid && seen[g->sw[s].lid]++)
+			rc = -1;
+	for (uint32_t h = 0; h < g->nhosts && !rc; h++)
+		for (uint32_t i = 0; i < g->hosts[h].nlids; i++)
+			if (seen[g->hosts[h].lid + i]++)
+				rc = -1;
+	if (rc)
+		snprintf(why, len, "LIDs are not unique");
+	free(seen);
+	return rc;
+}
+
+int route_compute(const struct topo *t, const struct route_opts *o, struct route_tables *out)
+{
+	static const struct route_opts defaults = { NULL, NULL, 0 };
+	struct rgraph g;
+	char err[200];
+
+	memset(out, 0, sizeof(*out));
+	o = o ? o : &defaults;
+	const char *want = o->engine ? o->engine : "auto";
+	if (strcmp(want, "auto") && !find_engine(want)) {
+		snprintf(out->why, sizeof(out->why), "unknown routing engine '%s'", want);
+		return -1;
+	}
+	if (rg_build(&g, t, err, sizeof(err)) || check_lid_clash(&g, err, sizeof(err))) {
+		snprintf(out->why, sizeof(out->why), "%s", err);
+		if (g.t)
+			rg_free(&g);
+		return -1;
+	}
+	const char *name = choose(&g, want, out->why, sizeof(out->why));
+	snprintf(out->engine, sizeof(out->engine), "%s", name);
+	out->nnodes = t->nnodes;
+	out->top = (uint16_t)g.top;
+	out->lft = rg_xcalloc(t->nnodes, sizeof(*out->lft));
+	uint8_t **lft = rg_xcalloc(g.nsw, sizeof(*lft));
+	for (uint32_t s = 0; s < g.nsw; s++) {
+		lft[s] = rg_xmalloc(g.top + 1u, 1);
+		memset(lft[s], LFT_NO_PORT, g.top + 1u);
+		out->lft[g.sw[s].node].ports = lft[s];
+	}
+	struct rctx c = { &g, o, lft, out->why, sizeof(out->why) };
+	int rc = find_engine(name)(&c);
+	if (rc == ROUTE_FALLBACK_UPDN) {
+		for (uint32_t s = 0; s < g.nsw; s++)
+			memset(lft[s], LFT_NO_PORT, g.top + 1u);
+		snprintf(out->engine, sizeof(out->engine), "updn");
+		rc = route_updn(&c);
+	}
+	if (!rc)
+		last_hops(&g, lft);
+	free(lft);
+	rg_free(&g);
+	if (rc)
+		route_tables_free(out);
+	return rc;
+}
+
+void route_tables_free(struct route_tables *rt)
+{
+	if (!rt->lft)
+		return;
+	for (uint32_t i = 0; i < rt->nnodes; i++)
+		free(rt->lft[i].ports);
+	free(rt->lft);
+	rt->lft = NULL;
+	rt->nnodes = 0;
+}
+
+static void route_one_lid(struct rctx *c, uint32_t d, uint32_t lid, const uint8_t *cn,
+			  const uint8_t *cports, uint32_t *use)
+{
+	const struct rgraph *g = c->g;
+
+	for (uint32_t s = 0; s < g->nsw; s++)
+		if (s != d && cn[s])
+			c->lft[s][lid] = route_pick_least(g, s, cports + g->sw[s].portbase,
+							  cn[s], use);
+}
+
+void route_lids_at(struct rctx *c, uint32_t d, const uint8_t *cn, const uint8_t *cports,
+		   uint32_t *use)
+{
+	const struct rgraph *g = c->g;
+	const struct rg_sw *w = &g->sw[d];
+
+	for (uint32_t h = w->hfirst; h < w->hfirst + w->nhosts; h++)
+		for (uint32_t i = 0; i < g->hosts[h].nlids; i++)
+			route_one_lid(c, d, g->hosts[h].lid + i, cn, cports, use);
+	if (w->lid)
+		route_one_lid(c, d, w->lid, cn, cports, use);
+}

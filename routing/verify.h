@@ -1,0 +1,60 @@
+/*
+ * DOC: checking a set of LFTs against the fabric they are meant for.
+ *
+ * Pure: takes a const topo and route_tables, fills a result struct, and
+ * formats it into a caller's buffer (text or JSON); no I/O.
+ *
+ * Pairs are CA port -> CA port base LID, both attached to switches, source
+ * != destination. Lower bounds are those of the routing issue: for every
+ * switch, the routes that must leave it divided by its usable switch links,
+ * rounded up; the bound is the largest of those.
+ */
+#ifndef IBSM_ROUTING_VERIFY_H
+#define IBSM_ROUTING_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ibsm/topo.h"
+#include "routing/routing.h"
+
+#define VERIFY_SHIFT_SAMPLES 1000/* above this many shifts, sample this many */
+
+struct route_verify {
+	uint32_t nhosts;
+	uint32_t nswitches;
+	uint64_t pairs;
+	uint64_t unreachable;    /* a hop has no entry (LFT_NO_PORT) */
+	uint64_t looping;        /* path revisits a switch */
+	uint64_t dead_port;      /* entry points at a port going nowhere useful */
+	uint32_t max_hops;       /* switch-to-switch hops of the longest path */
+	uint32_t max_stretch;    /* largest hops - shortest possible */
+	uint64_t nonminimal;     /* pairs whose path is longer than shortest */
+	int cdg_cycle;           /* 1: credit-loop risk on one VL */
+	uint64_t cdg_channels;   /* channels that carry at least one route */
+	uint64_t cdg_edges;
+	uint64_t a2a_max;        /* busiest directed switch link, all-to-all */
+	uint64_t a2a_bound;
+	uint64_t a2a_max_guid;   /* switch and port of the busiest link */
+	uint8_t a2a_max_port;
+	uint32_t shift_max;      /* worst busiest link over the shifts tried */
+	uint32_t shift_max_at;   /* the shift that produced it */
+	uint32_t shift_bound;    /* largest per-shift bound */
+	int32_t shift_excess;    /* largest (busiest - bound) over the shifts */
+	uint64_t shift_worst_guid; /* switch and port of that busiest link */
+	uint8_t shift_worst_port;
+	uint32_t shifts_tried;
+	int shifts_sampled;      /* 1 if not every shift was tried */
+};
+
+/* Returns 0, or -1 with err set (tables do not match the topo). */
+int route_verify(const struct topo *t, const struct route_tables *rt,
+		 struct route_verify *v, char *err, size_t errlen);
+
+/* Formats v into buf (always NUL-terminated); returns the length needed. */
+size_t route_verify_format(const struct route_verify *v, int json, char *buf, size_t len);
+
+/* 1 if every pair is routed, loop-free, without dead ports, no CDG cycle. */
+int route_verify_ok(const struct route_verify *v);
+
+#endif

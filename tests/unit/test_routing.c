@@ -1,0 +1,453 @@
+/*
+ * DOC: unit and property tests of the routing engines and the verifier.
+ *
+ * Hand-checked LFT entries on a 2-level radix-4 fat tree, credit loops
+ * that minhop makes on a ring and updn avoids, the verifier on broken
+ * tables, the LID filler, determinism under node shuffling, and seeded
+ * property runs over degraded fat trees, tori, random graphs and
+ * dragonflies (reachable, loop-free, no CDG cycle, every time).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "routing/lids.h"
+#include "routing/routing.h"
+#include "routing/verify.h"
+#include "test_routing_topo.h"
+
+static void fill(struct topo *t, uint8_t lmc)
+{
+	char err[128];
+
+	assert_int_equal(topo_fill_lids(t, lmc, err, sizeof(err)), 0);
+}
+
+static void route(const struct topo *t, const char *engine, struct route_tables *rt)
+{
+	struct route_opts o = { engine, NULL, 0 };
+
+	if (route_compute(t, &o, rt))
+		fail_msg("route_compute: %s", rt->why);
+}
+
+static void verify(const struct topo *t, const struct route_tables *rt, struct route_verify *v)
+{
+	char err[128];
+
+	if (route_verify(t, rt, v, err, sizeof(err)))
+		fail_msg("route_verify: %s", err);
+}
+
+static uint32_t node_by_guid(const struct topo *t, uint64_t guid)
+{
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].guid == guid)
+			return i;
+	fail_msg("no node 0x%llx", (unsigned long long)guid);
+	return 0;
+}
+
+/* Node index of the n-th switch / CA in creation order of tb (unshuffled). */
+static uint32_t nth(const struct topo *t, uint8_t type, uint32_t n)
+{
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].type == type && n-- == 0)
+			return i;
+	fail_msg("no such node");
+	return 0;
+}
+
+/*
+ * ft2 radix 4: leaves L0..L3 (ports 1-2 hosts, 3 -> S0, 4 -> S1), spines
+ * S0, S1 (port l+1 -> leaf l). LIDs: switches 1-6, hosts 7-14 in leaf order.
+ * Host slot 0 of every leaf is reached through S0, slot 1 through S1:
+ * d-mod-k, which is what makes every shift congestion-free.
+ */
+static void test_ftree_ft2_radix4_exact(void **state)
+{
+	struct tb b;
+	struct route_tables rt;
+
+	(void)state;
+	tb_init(&b);
+	tb_ft2(&b, 4);
+	fill(&b.t, 0);
+	route(&b.t, "auto", &rt);
+	assert_string_equal(rt.engine, "ftree");
+	assert_int_equal(rt.top, 14);
+	for (uint32_t l = 0; l < 4; l++) {
+		const uint8_t *lft = rt.lft[nth(&b.t, TOPO_SWITCH, l)].ports;
+		assert_int_equal(lft[l + 1], 0);
+		for (uint32_t lid = 7; lid <= 14; lid++) {
+			uint32_t owner = (lid - 7) / 2, slot = (lid - 7) % 2;
+			assert_int_equal(lft[lid], owner == l ? slot + 1 : slot + 3);
+		}
+	}
+	for (uint32_t sp = 0; sp < 2; sp++) {
+		const uint8_t *lft = rt.lft[nth(&b.t, TOPO_SWITCH, 4 + sp)].ports;
+		for (uint32_t lid = 7; lid <= 14; lid++)
+			assert_int_equal(lft[lid], (lid - 7) / 2 + 1);
+		for (uint32_t l = 0; l < 4; l++)
+			assert_int_equal(lft[l + 1], l + 1);
+		assert_int_equal(lft[5 + sp], 0);
+	}
+	route_tables_free(&rt);
+	topo_free_all(&b.t);
+}
+
+static void test_full_trees_optimal(void **state)
+{
+	static const struct { int three; unsigned k; } cases[] = {
+		{ 0, 4 }, { 0, 8 }, { 0, 12 }, { 0, 36 }, { 1, 4 }, { 1, 6 }, { 1, 8 }, { 1, 12 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tb b;
+		struct route_tables rt;
+		struct route_verify v;
+		tb_init(&b);
+		if (cases[i].three)
+			tb_ft3(&b, cases[i].k);
+		else
+			tb_ft2(&b, cases[i].k);
+		fill(&b.t, 0);
+		route(&b.t, "ftree", &rt);
+		verify(&b.t, &rt, &v);
+		assert_true(route_verify_ok(&v));
+		assert_int_equal(v.nonminimal, 0);
+		assert_int_equal(v.a2a_max, v.a2a_bound);
+		assert_int_equal(v.shift_max, 1);
+		route_tables_free(&rt);
+		topo_free_all(&b.t);
+	}
+}
+
+static void ring(struct tb *b, unsigned n)
+{
+	unsigned dims[1] = { n };
+
+	tb_init(b);
+	tb_torus(b, dims, 1, 1);
+	fill(&b->t, 0);
+}
+
+/* A ring is where minhop's credit loop shows and updn must avoid it. */
+static void test_ring_minhop_cycle_updn_none(void **state)
+{
+	struct tb b;
+	struct route_tables rt;
+	struct route_verify v;
+
+	(void)state;
+	ring(&b, 6);
+	route(&b.t, "minhop", &rt);
+	verify(&b.t, &rt, &v);
+	assert_int_equal(v.unreachable + v.looping + v.dead_port, 0);
+	assert_true(v.cdg_cycle);
+	route_tables_free(&rt);
+	route(&b.t, "auto", &rt);
+	assert_string_equal(rt.engine, "updn");
+	verify(&b.t, &rt, &v);
+	assert_true(route_verify_ok(&v));
+	assert_int_equal(v.pairs, 30);
+	route_tables_free(&rt);
+	topo_free_all(&b.t);
+}
+
+/* Breaking tables by hand: each fault lands in its own counter. */
+static void test_verify_counts_faults(void **state)
+{
+	struct tb b;
+	struct route_tables rt;
+	struct route_verify v;
+
+	(void)state;
+	tb_init(&b);
+	tb_ft2(&b, 4);
+	fill(&b.t, 0);
+	route(&b.t, "ftree", &rt);
+	uint8_t *l1 = rt.lft[nth(&b.t, TOPO_SWITCH, 1)].ports;
+	uint8_t *s0 = rt.lft[nth(&b.t, TOPO_SWITCH, 4)].ports;
+	l1[7] = LFT_NO_PORT;  /* L1 -> host lid 7: no entry (2 sources) */
+	l1[9] = 3;            /* L1's own host lid 9 sent up to S0 ... */
+	s0[9] = 2;            /* ... and S0 sends it back: loop (7 sources) */
+	l1[8] = 0;            /* port 0 at a non-destination: dead (2 sources) */
+	verify(&b.t, &rt, &v);
+	assert_int_equal(v.pairs, 56);
+	assert_int_equal(v.unreachable, 2);
+	assert_int_equal(v.dead_port, 2);
+	assert_int_equal(v.looping, 7);
+	assert_true(v.cdg_cycle);
+	assert_false(route_verify_ok(&v));
+	route_tables_free(&rt);
+	topo_free_all(&b.t);
+}
+
+static void test_verify_format(void **state)
+{
+	struct route_verify v;
+	char buf[2048];
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	v.nhosts = 2;
+	v.pairs = 2;
+	v.a2a_max = 3;
+	v.a2a_bound = 2;
+	route_verify_format(&v, 1, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"a2a_max\":3,\"a2a_bound\":2"));
+	assert_non_null(strstr(buf, "\"ok\":true"));
+	route_verify_format(&v, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "busiest link 3"));
+	assert_non_null(strstr(buf, "(x1.500)"));
+}
+
+static void test_lids_keep_and_fix(void **state)
+{
+	struct tb b;
+	char err[128];
+
+	(void)state;
+	tb_init(&b);
+	tb_ft2(&b, 4);
+	uint32_t l0 = nth(&b.t, TOPO_SWITCH, 0), s1 = nth(&b.t, TOPO_SWITCH, 5);
+	uint32_t c0 = nth(&b.t, TOPO_CA, 0), c1 = nth(&b.t, TOPO_CA, 1);
+	uint32_t c2 = nth(&b.t, TOPO_CA, 2);
+	b.t.nodes[l0].ports[0].lid = 100;   /* kept */
+	b.t.nodes[s1].ports[0].lid = 100;   /* clashes with l0 (lower GUID wins) */
+	b.t.nodes[c0].ports[1].lid = 64;    /* aligned for lmc 2: kept */
+	b.t.nodes[c1].ports[1].lid = 66;    /* inside c0's range: reassigned */
+	b.t.nodes[c2].ports[1].lid = 201;   /* misaligned: reassigned */
+	assert_int_equal(topo_fill_lids(&b.t, 2, err, sizeof(err)), 0);
+	assert_int_equal(b.t.nodes[l0].ports[0].lid, 100);
+	assert_int_equal(b.t.nodes[s1].ports[0].lid, 5); /* 1-4: other switches */
+	assert_int_equal(b.t.nodes[c0].ports[1].lid, 64);
+	assert_int_equal(b.t.nodes[c0].ports[1].lmc, 2);
+	assert_int_equal(b.t.nodes[c1].ports[1].lid, 8);  /* first free aligned block */
+	assert_int_equal(b.t.nodes[c2].ports[1].lid, 12);
+	for (uint32_t i = 0; i < b.t.nnodes; i++)
+		if (b.t.nodes[i].type == TOPO_CA)
+			assert_int_equal(b.t.nodes[i].ports[1].lid % 4, 0);
+	assert_int_equal(topo_fill_lids(&b.t, 8, err, sizeof(err)), -1);
+	topo_free_all(&b.t);
+}
+
+static void test_lids_run_out(void **state)
+{
+	struct tb b;
+	char err[128];
+
+	(void)state;
+	tb_init(&b);
+	uint32_t sw = tb_switch(&b, 254);
+	for (unsigned i = 0; i < 200; i++)
+		tb_link(&b, sw, (uint8_t)(i + 1), tb_ca(&b, 1), 1);
+	uint32_t sw2 = tb_switch(&b, 254);
+	tb_link(&b, sw, 254, sw2, 254);
+	for (unsigned i = 0; i < 200; i++)
+		tb_link(&b, sw2, (uint8_t)(i + 1), tb_ca(&b, 1), 1);
+	/* 400 CA ports x 128 LIDs > 0xBFFF */
+	assert_int_equal(topo_fill_lids(&b.t, 7, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "out of unicast LIDs"));
+	topo_free_all(&b.t);
+}
+
+/* Same GUIDs -> same LIDs and same LFT per switch, whatever nodes[] order. */
+static void check_shuffle(struct tb *b, const char *engine, uint64_t seed)
+{
+	struct topo c;
+	struct route_tables r1, r2;
+
+	topo_copy(&c, &b->t);
+	tb_shuffle(&c, seed);
+	fill(&b->t, 1);
+	fill(&c, 1);
+	route(&b->t, engine, &r1);
+	route(&c, engine, &r2);
+	assert_string_equal(r1.engine, r2.engine);
+	assert_int_equal(r1.top, r2.top);
+	for (uint32_t i = 0; i < b->t.nnodes; i++) {
+		uint32_t j = node_by_guid(&c, b->t.nodes[i].guid);
+		for (uint32_t p = 0; p <= b->t.nodes[i].nports; p++)
+			assert_int_equal(b->t.nodes[i].ports[p].lid, c.nodes[j].ports[p].lid);
+		if (!r1.lft[i].ports)
+			continue;
+		assert_memory_equal(r1.lft[i].ports, r2.lft[j].ports, r1.top + 1u);
+	}
+	route_tables_free(&r1);
+	route_tables_free(&r2);
+	topo_free_all(&c);
+}
+
+static void test_shuffle_determinism(void **state)
+{
+	static const char *const engines[] = { "minhop", "updn", "ftree", "auto" };
+	unsigned dims[2] = { 4, 3 };
+
+	(void)state;
+	for (size_t e = 0; e < 4; e++)
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct tb b;
+			tb_init(&b);
+			tb_ft3(&b, 6);
+			tb_remove_links(&b, 8, seed);
+			check_shuffle(&b, engines[e], seed * 7);
+			topo_free_all(&b.t);
+			tb_init(&b);
+			tb_torus(&b, dims, 2, 2);
+			check_shuffle(&b, engines[e], seed * 11);
+			topo_free_all(&b.t);
+		}
+}
+
+/* Pairs whose hosts sit in different connected components. */
+static uint64_t disconnected_pairs(const struct topo *t)
+{
+	uint32_t n = t->nnodes, *comp = malloc(n * sizeof(*comp)), *q = malloc(n * sizeof(*q));
+	uint64_t *size = calloc(n, sizeof(*size)), hosts = 0, same = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		comp[i] = UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		if (comp[i] != UINT32_MAX)
+			continue;
+		uint32_t h = 0, tl = 0;
+		comp[i] = i;
+		q[tl++] = i;
+		while (h < tl) {
+			const struct topo_node *nd = &t->nodes[q[h++]];
+			for (uint32_t p = 1; p <= nd->nports; p++) {
+				uint32_t r = nd->ports[p].peer_node;
+				if (r != TOPO_NONE && comp[r] == UINT32_MAX) {
+					comp[r] = i;
+					q[tl++] = r;
+				}
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (t->nodes[i].type == TOPO_CA && topo_port_linked(&t->nodes[i].ports[1])) {
+			size[comp[i]]++;
+			hosts++;
+		}
+	for (uint32_t i = 0; i < n; i++)
+		same += size[i] * (size[i] ? size[i] - 1 : 0);
+	free(comp);
+	free(q);
+	free(size);
+	return hosts * (hosts - 1) - same;
+}
+
+static void check_props(struct tb *b, const char *engine, const char *what, uint64_t seed)
+{
+	struct route_tables rt;
+	struct route_verify v;
+
+	fill(&b->t, 0);
+	route(&b->t, engine, &rt);
+	verify(&b->t, &rt, &v);
+	uint64_t cut = disconnected_pairs(&b->t);
+	if (v.looping || v.dead_port || v.cdg_cycle || v.unreachable != cut)
+		fail_msg("%s seed %llu engine %s: unreachable %llu (disconnected %llu), "
+			 "looping %llu, dead %llu, cdg cycle %d", what,
+			 (unsigned long long)seed, rt.engine, (unsigned long long)v.unreachable,
+			 (unsigned long long)cut, (unsigned long long)v.looping,
+			 (unsigned long long)v.dead_port, v.cdg_cycle);
+	route_tables_free(&rt);
+	topo_free_all(&b->t);
+}
+
+static void test_props_degraded_trees(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		struct tb b;
+		tb_init(&b);
+		tb_ft2(&b, 8 + 2 * (unsigned)(seed % 4));
+		tb_remove_links(&b, 1 + (unsigned)(seed % 10), seed);
+		check_props(&b, "auto", "ft2 degraded", seed);
+		tb_init(&b);
+		tb_ft3(&b, 6 + 2 * (unsigned)(seed % 2));
+		tb_remove_links(&b, 1 + (unsigned)(seed % 10), seed);
+		if (seed % 3 == 0)
+			tb_remove_switches(&b, 2, seed);
+		check_props(&b, "auto", "ft3 degraded", seed);
+	}
+}
+
+static void test_props_other_topologies(void **state)
+{
+	static const unsigned d2[2] = { 5, 4 }, d3[3] = { 3, 3, 3 };
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		struct tb b;
+		tb_init(&b);
+		tb_random(&b, 10 + (unsigned)(seed % 30), 3 + (unsigned)(seed % 4), 2, seed);
+		check_props(&b, "auto", "random", seed);
+	}
+	struct tb b;
+	tb_init(&b);
+	tb_torus(&b, d2, 2, 2);
+	check_props(&b, "auto", "torus 5x4", 0);
+	tb_init(&b);
+	tb_torus(&b, d3, 3, 1);
+	check_props(&b, "updn", "torus 3x3x3", 0);
+	tb_init(&b);
+	tb_dragonfly(&b, 9, 4, 2);
+	check_props(&b, "auto", "dragonfly 9x4", 0);
+	tb_init(&b);
+	tb_ft3(&b, 8);
+	check_props(&b, "updn", "ft3 updn", 0);
+}
+
+/* Degraded-tree quality targets of the routing issue, on a few seeds. */
+static void test_degraded_quality(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct tb b;
+		struct route_tables rt;
+		struct route_verify v;
+		tb_init(&b);
+		tb_ft2(&b, 24);
+		tb_remove_links(&b, 5, seed);
+		fill(&b.t, 0);
+		route(&b.t, "auto", &rt);
+		assert_string_equal(rt.engine, "ftree");
+		verify(&b.t, &rt, &v);
+		assert_true(route_verify_ok(&v));
+		if (v.a2a_max * 100 > v.a2a_bound * 110)
+			fail_msg("seed %llu: all-to-all %llu vs bound %llu", (unsigned long long)seed,
+				 (unsigned long long)v.a2a_max, (unsigned long long)v.a2a_bound);
+		route_tables_free(&rt);
+		topo_free_all(&b.t);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ftree_ft2_radix4_exact),
+		cmocka_unit_test(test_full_trees_optimal),
+		cmocka_unit_test(test_ring_minhop_cycle_updn_none),
+		cmocka_unit_test(test_verify_counts_faults),
+		cmocka_unit_test(test_verify_format),
+		cmocka_unit_test(test_lids_keep_and_fix),
+		cmocka_unit_test(test_lids_run_out),
+		cmocka_unit_test(test_shuffle_determinism),
+		cmocka_unit_test(test_props_degraded_trees),
+		cmocka_unit_test(test_props_other_topologies),
+		cmocka_unit_test(test_degraded_quality),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
