@@ -1,0 +1,505 @@
+/*
+ * DOC: ibsmctl's renderers (see render.h).
+ *
+ * One small function per command, chosen from a table by command name.
+ * They read the reply defensively: a missing field prints as "-", never
+ * crashes, because the daemon may be newer or older than this ibsmctl.
+ */
+#define _GNU_SOURCE 1 /* qsort_r */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/render.h"
+
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+
+	if (o && json_object_is_type(o, json_type_object))
+		json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+static const char *str(json_object *o, const char *k)
+{
+	json_object *v = get(o, k);
+
+	return v ? json_object_get_string(v) : "-";
+}
+
+static size_t alen(json_object *a)
+{
+	return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+static void print_json(json_object *o)
+{
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+}
+
+static void r_status(json_object *r)
+{
+	json_object *ls = get(r, "last_sweep"), *sm = get(r, "smps"), *f = get(r, "fabric");
+	json_object *t = get(ls, "time");
+	char when[64] = "-";
+
+	if (t) {
+		time_t tt = (time_t)json_object_get_double(t);
+		struct tm tm;
+
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&tt, &tm));
+	}
+	printf("state:        %s\n", str(r, "state"));
+	printf("subnet:       %s\n", json_object_get_boolean(get(r, "subnet_up")) ? "up" : "NOT up");
+	printf("sweeps:       %s%s\n", str(r, "sweeps"),
+	       json_object_get_boolean(get(r, "sweeping")) ? " (sweeping now)" : "");
+	printf("last sweep:   %s, %s ms, %s errors\n", when, str(ls, "duration_ms"), str(ls, "errors"));
+	printf("SMPs:         %s sent, %s failed, %s timeouts, %s retries\n", str(sm, "sent"),
+	       str(sm, "failed"), str(sm, "timeouts"), str(sm, "retries"));
+	printf("fabric:       %s nodes (%s switches, %s CAs), %s links\n", str(f, "nodes"),
+	       str(f, "switches"), str(f, "cas"), str(f, "links"));
+	printf("SM port:      %s port %s, GUID %s, LID %s\n", str(r, "ca"), str(r, "port"),
+	       str(r, "port_guid"), str(r, "sm_lid"));
+	printf("routing:      %s, %s LIDs assigned\n", str(r, "routing_engine"), str(r, "lids"));
+}
+
+static void r_nodes_key(json_object *r, const char *key, bool sw)
+{
+	json_object *a = get(r, key);
+
+	printf("%-18s %-6s %5s %5s %4s%s  %s\n", "GUID", "TYPE", "LID", "PORTS", "HOPS",
+	       sw ? " LINTOP" : "", "DESCRIPTION");
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *n = json_object_array_get_idx(a, i);
+
+		printf("%-18s %-6s %5s %5s %4s", str(n, "guid"), str(n, "type"), str(n, "lid"),
+		       str(n, "ports"), str(n, "hops"));
+		if (sw)
+			printf(" %6s", str(n, "lin_top"));
+		printf("  %s\n", str(n, "desc"));
+	}
+}
+
+static void r_nodes(json_object *r)
+{
+	r_nodes_key(r, "nodes", false);
+}
+
+static void r_switches(json_object *r)
+{
+	r_nodes_key(r, "switches", true);
+}
+
+static void r_ports(json_object *r)
+{
+	json_object *a = get(r, "ports");
+
+	printf("%-18s %4s %-7s %-5s %-5s %5s  %-24s %s\n", "GUID", "PORT", "STATE", "WIDTH",
+	       "SPEED", "LID", "PEER", "DESCRIPTION");
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *p = json_object_array_get_idx(a, i), *peer = get(p, "peer");
+		char pb[96] = "-";
+
+		if (peer)
+			snprintf(pb, sizeof(pb), "%s[%s]", str(peer, "desc"), str(peer, "port"));
+		printf("%-18s %4s %-7s %-5s %-5s %5s  %-24s %s\n", str(p, "guid"), str(p, "port"),
+		       str(p, "state"), str(p, "width"), str(p, "speed"), str(p, "lid"), pb,
+		       str(p, "desc"));
+	}
+}
+
+static void r_links(json_object *r)
+{
+	json_object *a = get(r, "links");
+
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *l = json_object_array_get_idx(a, i);
+		json_object *f = get(l, "from"), *t = get(l, "to");
+
+		printf("\"%s\"[%s] %s -- \"%s\"[%s] %s  %s %s %s\n", str(f, "desc"), str(f, "port"),
+		       str(f, "guid"), str(t, "desc"), str(t, "port"), str(t, "guid"),
+		       str(l, "state"), str(l, "width"), str(l, "speed"));
+	}
+}
+
+static void r_lft(json_object *r)
+{
+	json_object *a = get(r, "entries");
+
+	printf("# switch %s \"%s\" LID %s, top %s, source %s\n", str(r, "guid"), str(r, "desc"),
+	       str(r, "lid"), str(r, "top"), str(r, "source"));
+	printf("%5s %4s\n", "LID", "PORT");
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+
+		printf("%5s %4s\n", json_object_get_string(json_object_array_get_idx(e, 0)),
+		       json_object_get_string(json_object_array_get_idx(e, 1)));
+	}
+}
+
+static void r_path(json_object *r)
+{
+	json_object *a = get(r, "hops");
+
+	printf("# %s -> %s (DLID %s)\n", str(get(r, "src"), "desc"), str(get(r, "dst"), "desc"),
+	       str(r, "dlid"));
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *h = json_object_array_get_idx(a, i);
+
+		printf("%2zu  in %-4s out %-4s %-6s %s \"%s\"\n", i, str(h, "in_port"),
+		       str(h, "out_port"), str(h, "type"), str(h, "guid"), str(h, "desc"));
+	}
+	if (!json_object_get_boolean(get(r, "complete")))
+		printf("INCOMPLETE: %s\n", str(r, "problem"));
+}
+
+static void r_routing(json_object *r)
+{
+	json_object *v = get(r, "verify");
+
+	printf("engine:  %s\nwhy:     %s\ntop LID: %s\n", str(r, "engine"), str(r, "why"), str(r, "top"));
+	if (!v) {
+		printf("verify:  %s\n", str(r, "verify_note"));
+		return;
+	}
+	printf("verify:  %s\n", json_object_get_boolean(get(v, "ok")) ? "OK" : "PROBLEMS");
+	json_object_object_foreach(v, k, val)
+		if (strcmp(k, "ok"))
+			printf("  %-14s %s\n", k, json_object_get_string(val));
+}
+
+static void print_names(const char *label, json_object *a)
+{
+	printf("%s:", label);
+	for (size_t i = 0; i < alen(a); i++)
+		printf(" %s", json_object_get_string(json_object_array_get_idx(a, i)));
+	printf("%s\n", alen(a) ? "" : " (none)");
+}
+
+static void r_reload(json_object *r)
+{
+	printf("reloaded %s\n", str(r, "file"));
+	print_names("applied", get(r, "applied"));
+	print_names("stored, applied at restart", get(r, "applied_at_restart"));
+	print_names("changed, need a restart (not applied)", get(r, "restart_needed"));
+}
+
+static void r_loglevel(json_object *r)
+{
+	printf("log level %s (was %s)\n", str(r, "level"), str(r, "previous"));
+}
+
+static void r_sweep(json_object *r)
+{
+	if (get(r, "subnet_up"))
+		printf("sweep %s done in %s ms: subnet %s, %s errors\n", str(r, "sweep"),
+		       str(r, "duration_ms"), json_object_get_boolean(get(r, "subnet_up")) ? "up" : "NOT up",
+		       str(r, "errors"));
+	else
+		printf("sweep %s started%s\n", str(r, "sweep"),
+		       json_object_get_boolean(get(r, "queued_after_running")) ?
+		       " (after the one running now)" : "");
+	if (get(r, "note"))
+		printf("note: %s\n", str(r, "note"));
+}
+
+static void r_commands(json_object *r)
+{
+	json_object *a = get(r, "commands");
+
+	printf("ibsmd protocol %s; commands:\n", str(r, "protocol_version"));
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *c = json_object_array_get_idx(a, i);
+		bool admin = strcmp(str(c, "access"), "admin") == 0;
+
+		printf("  %-11s %-8s %s%s\n", str(c, "name"), str(c, "args"), str(c, "help"),
+		       admin ? " [admin]" : "");
+	}
+	printf("local: help, watch, topology [--dot], completion bash\n");
+}
+
+static const struct {
+	const char *cmd;
+	void (*fn)(json_object *);
+} renderers[] = {
+	{ "status", r_status }, { "nodes", r_nodes }, { "switches", r_switches },
+	{ "ports", r_ports }, { "links", r_links }, { "lft", r_lft }, { "path", r_path },
+	{ "routing", r_routing }, { "reload", r_reload }, { "loglevel", r_loglevel },
+	{ "sweep", r_sweep }, { "reroute", r_sweep }, { "commands", r_commands },
+};
+
+void render_result(const char *cmd, json_object *result)
+{
+	for (size_t i = 0; i < sizeof(renderers) / sizeof(renderers[0]); i++) {
+		if (strcmp(renderers[i].cmd, cmd) == 0) {
+			renderers[i].fn(result);
+			return;
+		}
+	}
+	print_json(result);
+}
+
+void render_error(json_object *reply)
+{
+	json_object *e = get(reply, CTL_F_ERROR);
+
+	fprintf(stderr, "ibsmctl: %s: %s\n", str(e, CTL_F_CODE), str(e, CTL_F_MESSAGE));
+}
+
+void render_event(json_object *ev)
+{
+	json_object *d = get(ev, CTL_F_DATA);
+	time_t t = (time_t)json_object_get_double(get(ev, "time"));
+	char when[32];
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&t, &tm));
+	printf("%s %s", when, str(ev, CTL_F_EVENT));
+	if (d && json_object_is_type(d, json_type_object)) {
+		json_object_object_foreach(d, k, v)
+			printf(" %s=%s", k, v ? json_object_get_string(v) : "null");
+	}
+	printf("\n");
+}
+
+/* ---- topology ---- */
+
+struct tnode {
+	const char *guid, *desc;
+	bool sw;
+	int level;        /* switches: hops from the nearest leaf; -1 unknown */
+	int leaf;         /* CAs: index of the switch they hang off, -1 none */
+};
+
+struct topo_view {
+	struct tnode *n;
+	size_t nn;
+	size_t *order;    /* indices sorted by guid, for lookup */
+};
+
+static int by_guid(const void *a, const void *b, void *arg)
+{
+	const struct topo_view *v = arg;
+
+	return strcmp(v->n[*(const size_t *)a].guid, v->n[*(const size_t *)b].guid);
+}
+
+static long find(const struct topo_view *v, const char *guid)
+{
+	size_t lo = 0, hi = v->nn;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(v->n[v->order[mid]].guid, guid);
+
+		if (c == 0)
+			return (long)v->order[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static void view_build(struct topo_view *v, json_object *nodes)
+{
+	json_object *a = get(nodes, "nodes");
+
+	v->nn = alen(a);
+	v->n = calloc(v->nn + 1, sizeof(*v->n));
+	v->order = calloc(v->nn + 1, sizeof(*v->order));
+	if (!v->n || !v->order) {
+		fprintf(stderr, "ibsmctl: out of memory\n");
+		exit(3);
+	}
+	for (size_t i = 0; i < v->nn; i++) {
+		json_object *n = json_object_array_get_idx(a, i);
+
+		v->n[i] = (struct tnode){ str(n, "guid"), str(n, "desc"),
+					  strcmp(str(n, "type"), "switch") == 0, -1, -1 };
+		v->order[i] = i;
+	}
+	qsort_r(v->order, v->nn, sizeof(*v->order), by_guid, v);
+}
+
+static bool link_ends(const struct topo_view *v, json_object *l, long *a, long *b)
+{
+	*a = find(v, str(get(l, "from"), "guid"));
+	*b = find(v, str(get(l, "to"), "guid"));
+	return *a >= 0 && *b >= 0;
+}
+
+/* Leaves (switches with a CA) are level 0; every other switch is one more
+ * than its lowest neighbour: relax until nothing changes (a BFS would need
+ * adjacency lists; fabrics are shallow, so few passes). */
+static void view_levels(struct topo_view *v, json_object *la)
+{
+	bool changed = true;
+	long a, b;
+
+	for (size_t i = 0; i < alen(la); i++) {
+		if (!link_ends(v, json_object_array_get_idx(la, i), &a, &b))
+			continue;
+		if (v->n[a].sw && !v->n[b].sw) {
+			v->n[a].level = 0;
+			v->n[b].leaf = (int)a;
+		} else if (v->n[b].sw && !v->n[a].sw) {
+			v->n[b].level = 0;
+			v->n[a].leaf = (int)b;
+		}
+	}
+	while (changed) {
+		changed = false;
+		for (size_t i = 0; i < alen(la); i++) {
+			if (!link_ends(v, json_object_array_get_idx(la, i), &a, &b) ||
+			    !v->n[a].sw || !v->n[b].sw)
+				continue;
+			for (int k = 0; k < 2; k++, a ^= b, b ^= a, a ^= b) {
+				if (v->n[a].level >= 0 &&
+				    (v->n[b].level < 0 || v->n[b].level > v->n[a].level + 1)) {
+					v->n[b].level = v->n[a].level + 1;
+					changed = true;
+				}
+			}
+		}
+	}
+}
+
+static int max_level(const struct topo_view *v)
+{
+	int m = 0;
+
+	for (size_t i = 0; i < v->nn; i++)
+		if (v->n[i].sw && v->n[i].level > m)
+			m = v->n[i].level;
+	return m;
+}
+
+static void dot_quote(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void dot_switches(const struct topo_view *v)
+{
+	for (int lvl = -1; lvl <= max_level(v); lvl++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < v->nn; i++)
+			n += v->n[i].sw && v->n[i].level == lvl;
+		if (!n)
+			continue;
+		printf("  subgraph level_%d {\n    rank=same;\n", lvl < 0 ? 99 : lvl);
+		for (size_t i = 0; i < v->nn; i++) {
+			if (!v->n[i].sw || v->n[i].level != lvl)
+				continue;
+			printf("    ");
+			dot_quote(v->n[i].guid);
+			printf(" [shape=box, label=");
+			dot_quote(v->n[i].desc);
+			printf("];\n");
+		}
+		printf("  }\n");
+	}
+}
+
+static void dot_hosts(const struct topo_view *v)
+{
+	for (size_t s = 0; s < v->nn; s++) {
+		bool open = false;
+
+		for (size_t i = 0; i < v->nn; i++) {
+			if (v->n[i].sw || v->n[i].leaf != (int)s)
+				continue;
+			if (!open)
+				printf("  subgraph cluster_hosts_%zu {\n    style=dotted; label=\"\";\n", s);
+			open = true;
+			printf("    ");
+			dot_quote(v->n[i].guid);
+			printf(" [shape=ellipse, label=");
+			dot_quote(v->n[i].desc);
+			printf("];\n");
+		}
+		if (open)
+			printf("  }\n");
+	}
+}
+
+static void dot_links(const struct topo_view *v, json_object *la)
+{
+	long a, b;
+
+	for (size_t i = 0; i < alen(la); i++) {
+		json_object *l = json_object_array_get_idx(la, i);
+		bool up = strcmp(str(l, "state"), "active") == 0;
+
+		if (!link_ends(v, l, &a, &b))
+			continue;
+		printf("  ");
+		dot_quote(v->n[a].guid);
+		printf(" -- ");
+		dot_quote(v->n[b].guid);
+		printf(" [taillabel=\"%s\", headlabel=\"%s\"%s];\n", str(get(l, "from"), "port"),
+		       str(get(l, "to"), "port"), up ? "" : ", color=red, style=dashed");
+	}
+}
+
+static void text_topology(const struct topo_view *v)
+{
+	for (int lvl = max_level(v); lvl >= -1; lvl--) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < v->nn; i++)
+			n += v->n[i].sw && v->n[i].level == lvl;
+		if (!n)
+			continue;
+		if (lvl < 0)
+			printf("not connected to hosts (%zu switches):\n", n);
+		else
+			printf("level %d (%zu switches):\n", lvl, n);
+		for (size_t i = 0; i < v->nn; i++) {
+			size_t hosts = 0;
+
+			if (!v->n[i].sw || v->n[i].level != lvl)
+				continue;
+			for (size_t k = 0; k < v->nn; k++)
+				hosts += !v->n[k].sw && v->n[k].leaf == (int)i;
+			printf("  %s \"%s\"", v->n[i].guid, v->n[i].desc);
+			if (hosts)
+				printf(" (%zu hosts)", hosts);
+			printf("\n");
+		}
+	}
+}
+
+void render_topology(json_object *nodes, json_object *links, bool dot)
+{
+	struct topo_view v = { 0 };
+	json_object *la = get(links, "links");
+
+	view_build(&v, nodes);
+	view_levels(&v, la);
+	if (dot) {
+		printf("graph fabric {\n  rankdir=BT;\n  node [fontsize=10];\n  edge [fontsize=8];\n");
+		dot_switches(&v);
+		dot_hosts(&v);
+		dot_links(&v, la);
+		printf("}\n");
+	} else {
+		text_topology(&v);
+	}
+	free(v.n);
+	free(v.order);
+}

@@ -1,0 +1,119 @@
+/*
+ * DOC: the control socket protocol, shared by ibsmd and ibsmctl.
+ *
+ * AF_UNIX stream socket, one JSON object per line (NDJSON, '\n' ends a
+ * message). On connect the daemon sends a hello:
+ *   {"hello":"ibsmd","protocol_version":1,"version":"0.1","admin":false}
+ * then answers requests
+ *   {"id":ID,"cmd":"NAME","args":{...}}
+ * with exactly one reply carrying the same id (any JSON scalar; null when the
+ * request had none or could not be parsed):
+ *   {"id":ID,"result":{...}}   or   {"id":ID,"error":{"code":"...","message":"..."}}
+ * Subscribed clients also get events, which never carry "id":
+ *   {"event":"sweep_done","time":..., "data":{...}}
+ *
+ * Commands come from CTL_COMMANDS below, the one table both sides expand:
+ * the daemon binds each name to its handler, ibsmctl uses the names, access
+ * and help offline. Error codes are stable strings: never rename, reuse or
+ * remove one, only append (ibsmctl(8) lists them).
+ *
+ * protocol_version changes only when an existing field changes meaning or
+ * goes away; new commands, fields and error codes keep the version.
+ */
+#ifndef IBSM_CTL_PROTO_H
+#define IBSM_CTL_PROTO_H
+
+#define CTL_PROTOCOL_VERSION 1
+#define CTL_MAX_REQUEST 65536          /* bytes per request line, '\n' included */
+#define CTL_MAX_OUTQ (64u << 20)       /* queued output bytes above which a
+					* reply drops the client */
+#define CTL_MAX_EVQ (1u << 20)         /* same for an event: a subscriber that
+					* stopped reading is dropped sooner */
+#define CTL_DEFAULT_SOCKET "/run/ibsmd/ibsmd.sock"
+
+/* Field names. */
+#define CTL_F_HELLO "hello"
+#define CTL_F_PROTO "protocol_version"
+#define CTL_F_ID "id"
+#define CTL_F_CMD "cmd"
+#define CTL_F_ARGS "args"
+#define CTL_F_RESULT "result"
+#define CTL_F_ERROR "error"
+#define CTL_F_CODE "code"
+#define CTL_F_MESSAGE "message"
+#define CTL_F_EVENT "event"
+#define CTL_F_DATA "data"
+
+enum ctl_access {
+	CTL_RO = 0,   /* anybody who can connect */
+	CTL_ADMIN = 1, /* uid 0, the daemon's own uid, members of socket_group */
+};
+
+/*
+ * X(name, access, args, help). args names the arguments in the order
+ * ibsmctl maps positional words to them; a leading '?' marks an optional
+ * one, a leading '!' a boolean flag (ibsmctl --name).
+ */
+#define CTL_COMMANDS(X) \
+	X(status, CTL_RO, "", \
+	  "SM state, sweep count and timing, SMP counters, fabric size") \
+	X(nodes, CTL_RO, "", \
+	  "every node: GUID, type, ports, description, LID") \
+	X(switches, CTL_RO, "", \
+	  "switches with LID, ports, LinearFDBTop") \
+	X(ports, CTL_RO, "?node", \
+	  "ports (of one node, or all): state, width, speed, LID, peer") \
+	X(links, CTL_RO, "", \
+	  "every link once: both ends, state, width, speed") \
+	X(lft, CTL_RO, "switch", \
+	  "linear forwarding table of one switch (GUID, LID or description)") \
+	X(path, CTL_RO, "src dst", \
+	  "hop-by-hop route from src to dst (GUID, LID or description)") \
+	X(routing, CTL_RO, "", \
+	  "routing engine, why it was chosen, verification summary") \
+	X(sweep, CTL_ADMIN, "!wait", \
+	  "start a heavy sweep; with wait, reply when it is done") \
+	X(reroute, CTL_ADMIN, "!wait", \
+	  "recompute routes on the current fabric and reprogram changed LFT blocks") \
+	X(reload, CTL_ADMIN, "", \
+	  "re-read the configuration file and apply what can be applied") \
+	X(loglevel, CTL_ADMIN, "?level", \
+	  "show or set the log level (err warning notice info debug)") \
+	X(subscribe, CTL_RO, "", \
+	  "stream events (sweeps, state, links, nodes) on this connection") \
+	X(commands, CTL_RO, "", \
+	  "this table: names, access, arguments, help")
+
+/*
+ * X(code, meaning). Stable: only append.
+ */
+#define CTL_ERRORS(X) \
+	X(parse_error, "the request line is not valid JSON") \
+	X(invalid_request, "valid JSON but not a request object") \
+	X(unknown_command, "no such command") \
+	X(invalid_args, "an argument is missing, unknown or malformed") \
+	X(permission_denied, "the command needs admin rights") \
+	X(not_found, "the named node, switch or port does not exist") \
+	X(not_ready, "no fabric or routes yet (first sweep not done)") \
+	X(too_large, "the request exceeds the size limit") \
+	X(failed, "the command ran and failed (see message)") \
+	X(busy, "the daemon cannot take the request now") \
+	X(internal, "a bug in ibsmd")
+
+#define CTL_ERR_ENUM(code, meaning) CTL_E_##code,
+enum ctl_error { CTL_ERRORS(CTL_ERR_ENUM) CTL_E_COUNT };
+#undef CTL_ERR_ENUM
+
+/* Event names. */
+#define CTL_EV_SWEEP_STARTED "sweep_started"
+#define CTL_EV_SWEEP_DONE "sweep_done"
+#define CTL_EV_STATE "state_changed"
+#define CTL_EV_SUBNET "subnet_changed"
+#define CTL_EV_NODE_ADDED "node_added"
+#define CTL_EV_NODE_REMOVED "node_removed"
+#define CTL_EV_LINK_UP "link_up"
+#define CTL_EV_LINK_DOWN "link_down"
+#define CTL_EV_RELOAD "config_reloaded"
+#define CTL_EV_PORT "port_event"
+
+#endif

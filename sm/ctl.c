@@ -1,0 +1,787 @@
+/*
+ * DOC: the control socket server: listener, clients, framing, dispatch,
+ * events, and systemd notification.
+ *
+ * Clients are bufferevents on the SM's event_base. Input is split at '\n';
+ * a line longer than CTL_MAX_REQUEST gets a too_large error as soon as the
+ * limit is passed and the rest of it is discarded unbuffered; that and
+ * anything else that is wrong gets an error reply and the connection stays
+ * usable. Output is never allowed
+ * to block the SM: a client whose unsent output passes CTL_MAX_OUTQ (for a
+ * reply) or CTL_MAX_EVQ (for an event) is dropped. Freeing a client is
+ * deferred to a zero-delay reaper event, so no callback ever runs on a freed
+ * client.
+ *
+ * Access comes from SO_PEERCRED/SO_PEERGROUPS at accept time; the command
+ * table marks what needs admin rights.
+ *
+ * The SM calls ctl_sm_changed() from sm_event() (sweep.c) whenever a sweep
+ * starts, ends or fails; it diffs what it sees against what it saw last,
+ * so a missed or repeated call costs nothing.
+ */
+#define _GNU_SOURCE 1 /* struct ucred */
+#include "config.h"
+
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <grp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "sm/ctl.h"
+#include "sm/ctl_int.h"
+#include "sm/ctl_snap.h"
+#include "sm/log.h"
+#include "sm/sm.h"
+#include "routing/verify.h"
+
+struct ctl {
+	struct sm *sm;
+	struct evconnlistener *lev;
+	char *path;
+	struct ctl_client *clients;
+	unsigned nclients;
+	bool have_group;
+	gid_t group;
+	struct event *ev_reap, *ev_wd;
+	/* what ctl_sm_changed() saw last */
+	uint64_t seen_sweeps;
+	bool seen_sweeping, seen_up;
+	int seen_state;
+	double last_done_time;
+	struct ctl_snap *snap;
+	/* routing verification cache */
+	uint64_t verify_sweep;
+	json_object *verify;
+	bool ready_sent;
+	uint64_t events_sent;
+};
+
+static struct ctl *the_ctl;
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double ctl_last_sweep_time(const struct ctl *ctl)
+{
+	return ctl->last_done_time;
+}
+
+static void sd_notifyf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sd_notifyf_(const char *fmt, ...)
+{
+#ifdef HAVE_SYSTEMD
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	sd_notify(0, buf);
+#else
+	(void)fmt;
+#endif
+}
+
+/* ---- clients ---- */
+
+static void client_kill(struct ctl_client *cl)
+{
+	if (cl->dead)
+		return;
+	cl->dead = true;
+	bufferevent_disable(cl->bev, EV_READ | EV_WRITE);
+	event_active(cl->ctl->ev_reap, EV_TIMEOUT, 0);
+}
+
+static void client_free(struct ctl_client *cl)
+{
+	struct ctl *ctl = cl->ctl;
+
+	if (cl->prev)
+		cl->prev->next = cl->next;
+	else
+		ctl->clients = cl->next;
+	if (cl->next)
+		cl->next->prev = cl->prev;
+	ctl->nclients--;
+	for (size_t i = 0; i < cl->nwaits; i++)
+		json_object_put(cl->waits[i].id);
+	free(cl->waits);
+	bufferevent_free(cl->bev);
+	free(cl);
+}
+
+static void on_reap(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl *ctl = arg;
+	struct ctl_client *cl = ctl->clients, *next;
+
+	for (; cl; cl = next) {
+		next = cl->next;
+		if (cl->dead)
+			client_free(cl);
+	}
+}
+
+/* Queue one message; drops the client when it has stopped reading. */
+static void client_send(struct ctl_client *cl, json_object *msg, size_t limit)
+{
+	struct evbuffer *out;
+	const char *s;
+	size_t len;
+	bool was_empty;
+
+	if (cl->dead) {
+		json_object_put(msg);
+		return;
+	}
+	out = bufferevent_get_output(cl->bev);
+	if (evbuffer_get_length(out) > limit) {
+		log_warnx("control client pid %d: %zu bytes unread, dropping it",
+			  (int)cl->peer.pid, evbuffer_get_length(out));
+		client_kill(cl);
+		json_object_put(msg);
+		return;
+	}
+	was_empty = evbuffer_get_length(out) == 0;
+	s = ctl_to_line(msg, &len);
+	evbuffer_add(out, s, len);
+	evbuffer_add(out, "\n", 1);
+	json_object_put(msg);
+	/* Write now rather than on the next loop turn: under the simulator
+	 * every turn includes a pump of up to a millisecond. What does not
+	 * fit stays queued for the bufferevent; errors show up there too. */
+	if (was_empty && evbuffer_write(out, bufferevent_getfd(cl->bev)) < 0 &&
+	    errno != EAGAIN && errno != EINTR)
+		log_debug("control client pid %d: %s", (int)cl->peer.pid, strerror(errno));
+}
+
+static void reply(struct ctl_client *cl, json_object *msg)
+{
+	client_send(cl, msg, CTL_MAX_OUTQ);
+}
+
+void ctl_broadcast(struct ctl *ctl, const char *event, json_object *data)
+{
+	json_object *ev = ctl_event_new(event, wall_now(), data);
+
+	for (struct ctl_client *cl = ctl->clients; cl; cl = cl->next)
+		if (cl->subscribed && !cl->dead)
+			client_send(cl, json_object_get(ev), CTL_MAX_EVQ);
+	ctl->events_sent++;
+	json_object_put(ev);
+}
+
+void ctl_subscribe(struct ctl_client *cl)
+{
+	cl->subscribed = true;
+}
+
+void ctl_wait_sweep(struct ctl_client *cl, json_object *id, uint64_t sweep)
+{
+	if (cl->nwaits == cl->capwaits) {
+		cl->capwaits = cl->capwaits ? 2 * cl->capwaits : 4;
+		cl->waits = xrealloc(cl->waits, cl->capwaits * sizeof(*cl->waits));
+	}
+	cl->waits[cl->nwaits].id = id ? json_object_get(id) : NULL;
+	cl->waits[cl->nwaits++].sweep = sweep;
+}
+
+/* ---- requests ---- */
+
+enum ctl_ret ctl_fail(struct ctl_call *c, enum ctl_error e, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->err = e;
+	va_start(ap, fmt);
+	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
+	va_end(ap);
+	return CTL_ERROR;
+}
+
+static void dispatch(struct ctl_client *cl, struct ctl_request *rq)
+{
+	const struct ctl_cmd *cmd = ctl_cmd_find(rq->cmd);
+	json_object *empty = NULL, *result = NULL;
+	struct ctl_call c = { .ctl = cl->ctl, .cl = cl, .sm = cl->ctl->sm, .id = rq->id,
+			      .args = rq->args };
+	enum ctl_ret r;
+
+	if (!cmd) {
+		reply(cl, ctl_reply_error(rq->id, CTL_E_unknown_command, "no such command; try \"commands\""));
+		return;
+	}
+	if (!ctl_access_allowed(cmd->access, cl->admin)) {
+		reply(cl, ctl_reply_error(rq->id, CTL_E_permission_denied, NULL));
+		return;
+	}
+	if (!c.args)
+		c.args = empty = json_object_new_object();
+	r = ctl_args_check(&c, cmd) < 0 ? CTL_ERROR : cmd->fn(&c, &result);
+	if (r == CTL_DONE)
+		reply(cl, ctl_reply_result(rq->id, result));
+	else if (r == CTL_ERROR)
+		reply(cl, ctl_reply_error(rq->id, c.err, c.msg));
+	if (empty)
+		json_object_put(empty);
+}
+
+static void handle_line(struct ctl_client *cl, const char *line, size_t len)
+{
+	struct ctl_request rq;
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (!len)
+		return;
+	cl->requests++;
+	if (ctl_parse_request(line, len, &rq) < 0)
+		reply(cl, ctl_reply_error(rq.id, rq.err, rq.errmsg));
+	else
+		dispatch(cl, &rq);
+	ctl_request_free(&rq);
+}
+
+/* After a too long line: drop input up to its end, then carry on. */
+static void discard_line(struct ctl_client *cl, struct evbuffer *in)
+{
+	struct evbuffer_ptr nl = evbuffer_search(in, "\n", 1, NULL);
+
+	if (nl.pos < 0) {
+		evbuffer_drain(in, evbuffer_get_length(in));
+		return;
+	}
+	evbuffer_drain(in, (size_t)nl.pos + 1);
+	cl->discarding = false;
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+	struct ctl_client *cl = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	char *line;
+	size_t len;
+
+	if (cl->discarding)
+		discard_line(cl, in);
+	while (!cl->discarding && !cl->dead && (line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF))) {
+		if (len + 1 > CTL_MAX_REQUEST)
+			reply(cl, ctl_reply_error(NULL, CTL_E_too_large, "request longer than 65536 bytes"));
+		else
+			handle_line(cl, line, len);
+		free(line);
+	}
+	if (!cl->discarding && !cl->dead && evbuffer_get_length(in) >= CTL_MAX_REQUEST) {
+		reply(cl, ctl_reply_error(NULL, CTL_E_too_large, "request longer than 65536 bytes"));
+		cl->discarding = true;
+		discard_line(cl, in);
+	}
+}
+
+static void on_bev_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct ctl_client *cl = arg;
+
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		client_kill(cl);
+}
+
+static void peer_creds(int fd, struct ctl_peer *p)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	memset(p, 0, sizeof(*p));
+	p->uid = (uid_t)-1;
+	p->gid = (gid_t)-1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0) {
+		p->pid = uc.pid;
+		p->uid = uc.uid;
+		p->gid = uc.gid;
+	}
+#ifdef SO_PEERGROUPS
+	len = sizeof(p->groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, p->groups, &len) == 0)
+		p->ngroups = len / sizeof(gid_t);
+#endif
+}
+
+static void refuse(int fd, const char *why)
+{
+	json_object *e = ctl_reply_error(NULL, CTL_E_busy, why);
+	size_t len;
+	const char *s = ctl_to_line(e, &len);
+
+	/* Best effort: the socket is fresh, so its buffer takes one line. */
+	if (write(fd, s, len) < 0 || write(fd, "\n", 1) < 0)
+		log_debug("control: refusal not delivered: %s", strerror(errno));
+	json_object_put(e);
+	close(fd);
+}
+
+static void client_new(struct ctl *ctl, int fd)
+{
+	struct ctl_client *cl = xcalloc(1, sizeof(*cl));
+
+	cl->ctl = ctl;
+	peer_creds(fd, &cl->peer);
+	cl->admin = ctl_peer_is_admin(&cl->peer, geteuid(), ctl->have_group, ctl->group);
+	cl->bev = bufferevent_socket_new(ctl->sm->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (!cl->bev)
+		fatalx("cannot allocate a bufferevent");
+	bufferevent_setcb(cl->bev, on_read, NULL, on_bev_event, cl);
+	/* Priority 0 is served before the umad pump (default priority) when
+	 * main.c gives the base two priorities; otherwise it is the only one. */
+	bufferevent_priority_set(cl->bev, 0);
+	bufferevent_setwatermark(cl->bev, EV_READ, 0, CTL_MAX_REQUEST);
+	bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
+	cl->next = ctl->clients;
+	if (cl->next)
+		cl->next->prev = cl;
+	ctl->clients = cl;
+	ctl->nclients++;
+	log_debug("control: client pid %d uid %d%s", (int)cl->peer.pid, (int)cl->peer.uid,
+		  cl->admin ? " (admin)" : "");
+	reply(cl, ctl_hello_new(PACKAGE_VERSION, cl->admin));
+}
+
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+		      int salen, void *arg)
+{
+	struct ctl *ctl = arg;
+
+	if (ctl->nclients >= ctl->sm->conf.max_clients) {
+		log_warnx("control: %u clients already, refusing one", ctl->nclients);
+		refuse(fd, "too many clients");
+		return;
+	}
+	client_new(ctl, fd);
+}
+
+static void on_accept_error(struct evconnlistener *l, void *arg)
+{
+	log_warn("control: accept");
+}
+
+/* ---- the listening socket ---- */
+
+/* A socket file nobody listens on is left over from a crash: remove it.
+ * Anything else at that path is not ours to touch. */
+static int clear_stale(const char *path, const struct sockaddr_un *sun)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISSOCK(st.st_mode)) {
+		errno = EEXIST;
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	rc = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+	close(fd);
+	if (rc == 0) {
+		errno = EADDRINUSE;
+		return -1;
+	}
+	return unlink(path);
+}
+
+static int listen_on(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	mode_t old;
+	int fd;
+
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if (clear_stale(path, &sun) < 0)
+		return -1;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	/* Everybody may connect; SO_PEERCRED decides what they may do. */
+	old = umask(0111);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 64) < 0) {
+		umask(old);
+		close(fd);
+		return -1;
+	}
+	umask(old);
+	return fd;
+}
+
+static void resolve_group(struct ctl *ctl, const char *name)
+{
+	struct group *g;
+
+	if (!name || !*name)
+		return;
+	g = getgrnam(name);
+	if (!g) {
+		log_warnx("control: socket_group \"%s\" does not exist; admin is root only", name);
+		return;
+	}
+	ctl->have_group = true;
+	ctl->group = g->gr_gid;
+}
+
+/* ---- watching the SM ---- */
+
+static void notify_status(struct ctl *ctl, const struct sm *sm)
+{
+	const struct sm_fabric *f = sm->fabric;
+
+	sd_notifyf_("STATUS=sweep %llu: subnet %s, %u nodes, %u switches, %u links",
+		    (unsigned long long)sm->sweeps, sm->subnet_up ? "up" : "not up",
+		    f ? f->nnodes : 0, f ? f->nswitches : 0, f ? f->nlinks : 0);
+	if (sm->subnet_up && !ctl->ready_sent) {
+		ctl->ready_sent = true;
+		sd_notifyf_("READY=1");
+	}
+}
+
+/* "sweep wait" requests are answered by the first sweep to finish whose
+ * number is at least the one they wait for. */
+static void answer_waiters(struct ctl *ctl, uint64_t done_no, json_object *done)
+{
+	for (struct ctl_client *cl = ctl->clients; cl; cl = cl->next) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < cl->nwaits; i++) {
+			struct ctl_waiter *w = &cl->waits[i];
+
+			if (w->sweep > done_no) {
+				cl->waits[k++] = *w;
+				continue;
+			}
+			reply(cl, ctl_reply_result(w->id, json_object_get(done)));
+			json_object_put(w->id);
+		}
+		cl->nwaits = k;
+	}
+}
+
+json_object *ctl_sweep_json(const struct sm *sm, uint64_t no, bool done)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "sweep", json_object_new_uint64(no));
+	if (sm->sweeps == no)
+		json_object_object_add(o, "reroute", json_object_new_boolean(sm->st.reroute));
+	if (!done)
+		return o;
+	json_object_object_add(o, "subnet_up", json_object_new_boolean(sm->subnet_up));
+	json_object_object_add(o, "clean", json_object_new_boolean(sm->sweep_clean));
+	/* Seen late (the next sweep has reset the stats): no numbers. */
+	if (sm->sweeps != no)
+		return o;
+	json_object_object_add(o, "errors", json_object_new_uint64(sm->st.errors));
+	json_object_object_add(o, "duration_ms",
+			       ctl_json_fixed(ts_diff_ms(&sm->st.t_start, &sm->st.t_done), 3));
+	return o;
+}
+
+static void emit_cb(void *arg, const char *event, json_object *data)
+{
+	ctl_broadcast(arg, event, data);
+}
+
+static void fabric_changed(struct ctl *ctl, const struct sm *sm)
+{
+	struct ctl_snap *nw;
+
+	if (!sm->fabric)
+		return;
+	nw = ctl_snap_take(sm->fabric);
+	if (ctl->snap)
+		ctl_snap_diff(ctl->snap, nw, emit_cb, ctl);
+	ctl_snap_free(ctl->snap);
+	ctl->snap = nw;
+}
+
+static void sweep_done(struct ctl *ctl, const struct sm *sm, uint64_t no)
+{
+	json_object *done = ctl_sweep_json(sm, no, true);
+
+	ctl->last_done_time = wall_now();
+	if (ctl->verify) {
+		json_object_put(ctl->verify);
+		ctl->verify = NULL;
+	}
+	fabric_changed(ctl, sm);
+	answer_waiters(ctl, no, done);
+	ctl_broadcast(ctl, CTL_EV_SWEEP_DONE, done);
+	notify_status(ctl, sm);
+}
+
+static const char *state_name(int s)
+{
+	static const char *const names[] = { "not_active", "discovering", "standby", "master" };
+
+	return s >= 0 && s < 4 ? names[s] : "unknown";
+}
+
+static void state_events(struct ctl *ctl, const struct sm *sm)
+{
+	json_object *d;
+
+	if ((int)sm->state != ctl->seen_state) {
+		d = json_object_new_object();
+		json_object_object_add(d, "from", json_object_new_string(state_name(ctl->seen_state)));
+		json_object_object_add(d, "to", json_object_new_string(state_name((int)sm->state)));
+		ctl->seen_state = (int)sm->state;
+		ctl_broadcast(ctl, CTL_EV_STATE, d);
+	}
+	if (sm->subnet_up != ctl->seen_up) {
+		d = json_object_new_object();
+		json_object_object_add(d, "subnet_up", json_object_new_boolean(sm->subnet_up));
+		ctl->seen_up = sm->subnet_up;
+		ctl_broadcast(ctl, CTL_EV_SUBNET, d);
+	}
+}
+
+static void observe(struct ctl *ctl)
+{
+	const struct sm *sm = ctl->sm;
+
+	/* A sweep we saw running has finished, possibly followed at once by
+	 * the next one (sweep_again). */
+	if (ctl->seen_sweeping && (!sm->sweeping || sm->sweeps != ctl->seen_sweeps))
+		sweep_done(ctl, sm, ctl->seen_sweeps);
+	if (sm->sweeps != ctl->seen_sweeps) {
+		ctl->seen_sweeps = sm->sweeps;
+		ctl_broadcast(ctl, CTL_EV_SWEEP_STARTED, ctl_sweep_json(sm, sm->sweeps, false));
+		if (!sm->sweeping)
+			sweep_done(ctl, sm, sm->sweeps);
+	}
+	ctl->seen_sweeping = sm->sweeping;
+	state_events(ctl, sm);
+}
+
+void ctl_sm_changed(struct sm *sm)
+{
+	struct ctl *ctl = the_ctl;
+
+	if (!ctl || ctl->sm != sm)
+		return;
+	observe(ctl);
+}
+
+void ctl_port_event(struct sm *sm, const char *type, const struct sm_port *p)
+{
+	struct ctl *ctl = the_ctl;
+	json_object *d;
+	char guid[24];
+
+	if (!ctl || ctl->sm != sm || !p)
+		return;
+	snprintf(guid, sizeof(guid), "0x%016llx", (unsigned long long)p->node->guid);
+	d = json_object_new_object();
+	json_object_object_add(d, "what", json_object_new_string(type));
+	json_object_object_add(d, "guid", json_object_new_string(guid));
+	json_object_object_add(d, "port", json_object_new_int(p->num));
+	json_object_object_add(d, "desc", json_object_new_string(p->node->desc));
+	ctl_broadcast(ctl, CTL_EV_PORT, d);
+}
+
+static void on_watchdog(evutil_socket_t fd, short what, void *arg)
+{
+	sd_notifyf_("WATCHDOG=1");
+}
+
+/* ---- services for handlers ---- */
+
+/* What main.c does after every event: the engine has no timer of its own,
+ * so new submissions need its deadline timer armed. */
+void ctl_kick_engine(struct sm *sm)
+{
+	uint64_t dl = mad_engine_next_deadline(sm->eng), now = sm_now_ms();
+	struct timeval tv = { 0, 0 };
+
+	if (dl == UINT64_MAX || !sm->ev_timer)
+		return;
+	if (dl > now) {
+		tv.tv_sec = (time_t)((dl - now) / 1000);
+		tv.tv_usec = (suseconds_t)((dl - now) % 1000) * 1000;
+	}
+	evtimer_add(sm->ev_timer, &tv);
+}
+
+uint64_t ctl_start_sweep(struct sm *sm, bool reroute)
+{
+	bool was = sm->sweeping || (reroute && !sm->fabric);
+
+	if (reroute)
+		sm_reroute_start(sm);
+	else
+		sm_sweep_start(sm);
+	ctl_kick_engine(sm);
+	if (the_ctl)
+		observe(the_ctl);
+	/* A running sweep may have read the fabric already: wait for the
+	 * one queued after it. */
+	return was ? sm->sweeps + 1 : sm->sweeps;
+}
+
+bool ctl_routes_match(const struct sm *sm)
+{
+	const struct sm_fabric *f = sm->fabric;
+
+	if (!sm->have_routes || !f || sm->routes.nnodes != f->nnodes)
+		return false;
+	/* Mid-sweep the fabric is replaced before routes are recomputed. */
+	if (sm->sweeping && !sm->disc)
+		return false;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (node_is_switch(f->nodes[i]) != (sm->routes.lft[i].ports != NULL))
+			return false;
+	return true;
+}
+
+json_object *ctl_routing_summary(struct ctl *ctl, struct sm *sm)
+{
+	struct route_verify v;
+	struct topo *t;
+	char err[256], *buf;
+	size_t need;
+	int rc;
+
+	if (ctl->verify && ctl->verify_sweep == sm->sweeps)
+		return ctl->verify;
+	if (!ctl_routes_match(sm))
+		return NULL;
+	t = fabric_to_topo(sm->fabric);
+	rc = route_verify(t, &sm->routes, &v, err, sizeof(err));
+	fabric_topo_free(t);
+	if (rc < 0) {
+		log_warnx("control: route_verify: %s", err);
+		return NULL;
+	}
+	need = route_verify_format(&v, 1, NULL, 0) + 1;
+	buf = xmalloc(need);
+	route_verify_format(&v, 1, buf, need);
+	if (ctl->verify)
+		json_object_put(ctl->verify);
+	ctl->verify = json_tokener_parse(buf);
+	free(buf);
+	if (!ctl->verify)
+		return NULL;
+	json_object_object_add(ctl->verify, "ok", json_object_new_boolean(route_verify_ok(&v)));
+	ctl->verify_sweep = sm->sweeps;
+	return ctl->verify;
+}
+
+void ctl_reloaded(json_object *result)
+{
+	if (the_ctl)
+		ctl_broadcast(the_ctl, CTL_EV_RELOAD, result);
+	else
+		json_object_put(result);
+}
+
+/* ---- init / fini ---- */
+
+static void watchdog_setup(struct ctl *ctl)
+{
+#ifdef HAVE_SYSTEMD
+	uint64_t usec;
+
+	if (sd_watchdog_enabled(0, &usec) <= 0)
+		return;
+	struct timeval tv = { (time_t)(usec / 2000000), (suseconds_t)(usec / 2 % 1000000) };
+
+	ctl->ev_wd = event_new(ctl->sm->base, -1, EV_PERSIST, on_watchdog, ctl);
+	event_add(ctl->ev_wd, &tv);
+	log_info("systemd watchdog: pinging every %llu ms", (unsigned long long)(usec / 2000));
+#else
+	(void)ctl;
+	(void)on_watchdog;
+#endif
+}
+
+static void observer_setup(struct ctl *ctl)
+{
+	ctl->seen_state = (int)ctl->sm->state;
+	ctl->seen_up = ctl->sm->subnet_up;
+	ctl->ev_reap = event_new(ctl->sm->base, -1, 0, on_reap, ctl);
+}
+
+int ctl_init(struct sm *sm)
+{
+	struct ctl *ctl = xcalloc(1, sizeof(*ctl));
+	int fd;
+
+	ctl->sm = sm;
+	the_ctl = ctl;
+	observer_setup(ctl);
+	watchdog_setup(ctl);
+	ctl_reload_init(sm, NULL);
+	resolve_group(ctl, sm->conf.socket_group);
+	fd = listen_on(sm->conf.socket_path);
+	if (fd < 0) {
+		log_warn("control socket %s", sm->conf.socket_path);
+		return -1;
+	}
+	ctl->path = xstrdup(sm->conf.socket_path);
+	ctl->lev = evconnlistener_new(sm->base, on_accept, ctl, LEV_OPT_CLOSE_ON_FREE, -1, fd);
+	if (!ctl->lev)
+		fatalx("cannot create the control listener");
+	evconnlistener_set_error_cb(ctl->lev, on_accept_error);
+	log_info("control socket %s", ctl->path);
+	return 0;
+}
+
+void ctl_fini(struct sm *sm)
+{
+	struct ctl *ctl = the_ctl;
+
+	if (!ctl || ctl->sm != sm) {
+		ctl_reload_fini();
+		return;
+	}
+	sd_notifyf_("STOPPING=1");
+	while (ctl->clients)
+		client_free(ctl->clients);
+	if (ctl->lev) {
+		evconnlistener_free(ctl->lev);
+		unlink(ctl->path);
+	}
+	free(ctl->path);
+	if (ctl->ev_reap)
+		event_free(ctl->ev_reap);
+	if (ctl->ev_wd)
+		event_free(ctl->ev_wd);
+	if (ctl->verify)
+		json_object_put(ctl->verify);
+	ctl_snap_free(ctl->snap);
+	ctl_reload_fini();
+	free(ctl);
+	the_ctl = NULL;
+}

@@ -1,0 +1,61 @@
+/*
+ * DOC: the control protocol codec (sm/ctl_proto.c): decoding a request
+ * line, building replies, events and the hello, and the access rule.
+ * Pure; used by the daemon, its unit tests and the fuzzer.
+ */
+#ifndef IBSM_SM_CTL_PROTO_H
+#define IBSM_SM_CTL_PROTO_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "ibsm/ctl_proto.h"
+
+struct ctl_request {
+	json_object *root;    /* owned, the whole request */
+	json_object *id;      /* borrowed from root, NULL if absent */
+	const char *cmd;      /* borrowed */
+	json_object *args;    /* borrowed, NULL if absent */
+	enum ctl_error err;   /* on failure */
+	char errmsg[128];
+};
+
+/* Credentials of a connected peer (SO_PEERCRED, SO_PEERGROUPS). */
+struct ctl_peer {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	size_t ngroups;
+	gid_t groups[64];
+};
+
+/*
+ * Decode one request line (without its '\n'; need not be NUL-terminated).
+ * 0 on success; -1 with r->err and r->errmsg set. Either way r->id is set
+ * when the line was an object with a usable id, and ctl_request_free() must
+ * be called.
+ */
+int ctl_parse_request(const char *line, size_t len, struct ctl_request *r);
+void ctl_request_free(struct ctl_request *r);
+
+const char *ctl_error_name(enum ctl_error e);
+const char *ctl_error_meaning(enum ctl_error e);
+
+/* Replies take a reference on id; result ownership passes to the reply. */
+json_object *ctl_reply_result(json_object *id, json_object *result);
+json_object *ctl_reply_error(json_object *id, enum ctl_error code, const char *msg);
+json_object *ctl_event_new(const char *name, double time, json_object *data);
+json_object *ctl_hello_new(const char *version, bool admin);
+/* A number printed with this many decimals (json-c prints 17 digits). */
+json_object *ctl_json_fixed(double v, int decimals);
+/* Serialized, without the '\n'; valid while o lives. */
+const char *ctl_to_line(json_object *o, size_t *len);
+
+/* uid 0 and the daemon's own uid are admins, and so is a peer whose primary
+ * or supplementary group is socket_group (when one is configured). */
+bool ctl_peer_is_admin(const struct ctl_peer *p, uid_t daemon_uid, bool have_group, gid_t group);
+bool ctl_access_allowed(enum ctl_access need, bool admin);
+
+#endif

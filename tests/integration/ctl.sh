@@ -1,0 +1,280 @@
+#!/bin/sh
+# DOC: the control socket and ibsmctl against a running ibsmd on ibsim.
+#
+# A two-level fat tree (32 hosts). ibsmd runs as a daemon with its socket
+# in a directory everybody may enter. Checks: every command through
+# ibsmctl (tables and --json) and the results against the fabric; an
+# unprivileged user (setpriv as nobody) may read but not sweep, reload or
+# set the log level, and gets admin through socket_group membership;
+# malformed, unknown, oversized requests get the right error codes and
+# the connection stays usable; 60 clients at once; the client limit; a
+# client that never reads is dropped without stalling the SM; events
+# (sweeps, link down); reload by command and by SIGHUP, and a rejected
+# reload; the man pages mention every command and error code the daemon
+# reports.
+. "$top_srcdir/tests/integration/lib.sh"
+skip_unless_tools setpriv
+command -v setpriv >/dev/null || skip "setpriv missing"
+
+IBSMD=$top_builddir/sm/ibsmd
+CTL=$top_builddir/cli/ibsmctl
+[ -x "$IBSMD" ] && [ -x "$CTL" ] || hard_error "ibsmd or ibsmctl not built"
+[ "$(id -u)" = 0 ] || skip "needs root to test access as another user"
+ADM_GROUP=adm
+ADM_GID=$(getent group "$ADM_GROUP" | cut -d: -f3)
+[ -n "$ADM_GID" ] || skip "no group $ADM_GROUP"
+
+sim_setup
+topo_gen "$SIM_DIR/ft.net" ft2 8
+sim_start "$SIM_DIR/ft.net"
+chmod 711 "$SIM_DIR"
+mkdir -m 755 "$SIM_DIR/sock"
+SOCK=$SIM_DIR/sock/ibsmd.sock
+CONF=$SIM_DIR/ibsmd.conf
+cat >"$CONF" <<EOF
+socket_path "$SOCK"
+socket_group $ADM_GROUP
+state_dir "$SIM_DIR"
+max_clients 80
+log_level notice
+sweep_interval 0
+EOF
+
+SIM_HOST=H00001 sim_bg "$IBSMD" -c "$CONF" 2>"$SIM_DIR/ibsmd.log"
+DAEMON=$SIM_BG_PID
+
+ctl() { timeout 30 "$CTL" -s "$SOCK" "$@"; }
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups timeout 30 "$CTL" -s "$SOCK" "$@"; }
+# jget EXPR: evaluate a Python expression on the JSON reply on stdin (r).
+jget() { python3 -c "import json,sys; r=json.load(sys.stdin); print($1)"; }
+die() { cat "$SIM_DIR/ibsmd.log" >&2; fail "$*"; }
+
+# Readiness: poll the socket, no fixed sleep.
+i=0
+until [ "$(ctl --json status 2>/dev/null | jget 'r["result"]["subnet_up"]' 2>/dev/null)" = True ]; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && die "subnet not up within 30 s"
+	kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died"
+	sleep 0.1
+done
+PID=$(ctl --json status | jget 'r["result"]["pid"]')
+
+# ---- every command ----
+ctl status >"$SIM_DIR/out" || die "status failed"
+grep -q '^subnet: *up' "$SIM_DIR/out" || die "status text: $(cat "$SIM_DIR/out")"
+[ "$(ctl --json status | jget 'r["result"]["fabric"]["nodes"]')" = 44 ] || die "status: not 44 nodes"
+[ "$(ctl --json nodes | jget 'len(r["result"]["nodes"])')" = 44 ] || die "nodes: count"
+[ "$(ctl nodes | grep -c ' H000')" = 32 ] || die "nodes table: hosts"
+[ "$(ctl --json switches | jget 'len(r["result"]["switches"])')" = 12 ] || die "switches: count"
+[ "$(ctl --json links | jget 'len(r["result"]["links"])')" = 64 ] || die "links: count"
+[ "$(ctl --json links | jget 'sum(l["state"]=="active" for l in r["result"]["links"])')" = 64 ] ||
+	die "links: not all active"
+[ "$(ctl --json ports H00001 | jget 'r["result"]["ports"][0]["peer"]["desc"]')" = L0001 ] ||
+	die "ports: H00001 peer"
+[ "$(ctl --json ports | jget 'len(r["result"]["ports"])')" -gt 64 ] || die "ports: all"
+LID5=$(ctl --json nodes | jget '[n["lid"] for n in r["result"]["nodes"] if n["desc"]=="H00005"][0]')
+ctl lft L0001 >"$SIM_DIR/out" || die "lft failed"
+# the leaf sends H00005's LID up, and its own hosts down their ports
+PORT=$(ctl --json lft L0001 | jget "dict((e[0],e[1]) for e in r['result']['entries'])[$LID5]")
+[ "$PORT" -gt 4 ] || die "lft: LID $LID5 leaves L0001 through port $PORT, not an uplink"
+ctl --json path H00001 H00005 >"$SIM_DIR/path" || die "path failed"
+[ "$(jget 'r["result"]["complete"]' <"$SIM_DIR/path")" = True ] || die "path incomplete"
+[ "$(jget 'len(r["result"]["hops"])' <"$SIM_DIR/path")" = 5 ] || die "path: not 5 hops (CA leaf spine leaf CA)"
+ctl path H00001 "$LID5" | grep -q 'H00005' || die "path by LID"
+ctl routing >"$SIM_DIR/out" || die "routing failed"
+grep -q '^verify: *OK' "$SIM_DIR/out" || die "routing: $(cat "$SIM_DIR/out")"
+ctl commands | grep -q 'reroute' || die "commands"
+ctl topology --dot >"$SIM_DIR/dot" || die "topology --dot"
+grep -q '^graph fabric' "$SIM_DIR/dot" && [ "$(grep -c -- ' -- ' "$SIM_DIR/dot")" = 64 ] ||
+	die "topology --dot: not 64 links"
+ctl topology | grep -q 'level 1 (4 switches)' || die "topology: spine level"
+[ "$(ctl --json sweep --wait | jget 'r["result"]["subnet_up"]')" = True ] || die "sweep --wait"
+ctl reroute | grep -q 'routes recomputed' || die "reroute"
+[ "$(ctl --json reroute --wait | jget 'r["result"]["reroute"] and r["result"]["subnet_up"]')" = True ] ||
+	die "reroute --wait"
+ctl loglevel info | grep -q 'log level info' || die "loglevel set"
+ctl loglevel | grep -q 'log level info' || die "loglevel get"
+msg "every command answered"
+
+# ---- errors through ibsmctl, exit codes ----
+ctl lft H00001 2>"$SIM_DIR/err"; [ $? = 1 ] && grep -q invalid_args "$SIM_DIR/err" || die "lft on a CA"
+ctl lft NOSUCH 2>"$SIM_DIR/err"; [ $? = 1 ] && grep -q not_found "$SIM_DIR/err" || die "lft not_found"
+ctl loglevel loud 2>/dev/null; [ $? = 1 ] || die "bad loglevel accepted"
+ctl status extra=1 2>/dev/null; [ $? = 1 ] || die "unknown argument accepted"
+"$CTL" -s "$SIM_DIR/nothing" status 2>/dev/null; [ $? = 3 ] || die "no daemon: exit status"
+"$CTL" -s "$SIM_DIR/nothing" help | grep -q 'reroute' || die "offline help"
+
+# ---- access ----
+as_nobody status >/dev/null || die "nobody: status refused"
+as_nobody nodes >/dev/null || die "nobody: nodes refused"
+for c in "sweep" "reroute" "reload" "loglevel debug"; do
+	# shellcheck disable=SC2086
+	as_nobody $c 2>"$SIM_DIR/err"
+	[ $? = 1 ] && grep -q permission_denied "$SIM_DIR/err" || die "nobody may run $c"
+done
+setpriv --reuid=65534 --regid=65534 --groups="$ADM_GID" timeout 30 "$CTL" -s "$SOCK" \
+	loglevel info >/dev/null || die "member of $ADM_GROUP refused"
+msg "access: read-only for nobody, admin via socket_group"
+
+# ---- raw protocol: bad requests, framing, many clients, limits ----
+python3 - "$SOCK" <<'EOF' || die "raw protocol checks failed"
+import json, socket, sys, time
+path = sys.argv[1]
+
+def conn():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    f = s.makefile("rwb")
+    hello = json.loads(f.readline())
+    assert hello["protocol_version"] == 1, hello
+    return s, f
+
+def ask(f, line):
+    f.write(line if isinstance(line, bytes) else line.encode())
+    f.write(b"\n")
+    f.flush()
+    return json.loads(f.readline())
+
+s, f = conn()
+cases = [
+    ('{bad json', None, "parse_error"),
+    ('[1,2,3]', None, "invalid_request"),
+    ('{"id":5}', 5, "invalid_request"),
+    ('{"id":6,"cmd":"nosuch"}', 6, "unknown_command"),
+    ('{"id":7,"cmd":"lft"}', 7, "invalid_args"),
+    ('{"id":8,"cmd":"lft","args":{"switch":5,"x":1}}', 8, "invalid_args"),
+    ('{"id":9,"cmd":"sweep","args":{"wait":"yes"}}', 9, "invalid_args"),
+    ('{"id":10,"cmd":"path","args":{"src":"0xzz","dst":"H00001"}}', 10, "invalid_args"),
+    ('{"id":"s","cmd":"status"} trailing', None, "parse_error"),
+]
+for line, rid, code in cases:
+    r = ask(f, line)
+    assert r.get("id") == rid and r["error"]["code"] == code, (line, r)
+    # still usable after every error
+    r = ask(f, '{"id":"ok","cmd":"status"}')
+    assert r["id"] == "ok" and "result" in r, r
+# pipelined requests, one write, replies in order with their ids
+f.write(b"".join(b'{"id":%d,"cmd":"status"}\n' % i for i in range(100)))
+f.flush()
+ids = [json.loads(f.readline())["id"] for _ in range(100)]
+assert ids == list(range(100)), ids
+# too large: one error, the rest of the line is skipped, still usable
+f.write(b'{"id":1,"cmd":"status","args":{"x":"' + b"a" * 300000 + b'"}}\n')
+f.flush()
+r = json.loads(f.readline())
+assert r["error"]["code"] == "too_large", r
+r = ask(f, '{"id":"after","cmd":"status"}')
+assert r["id"] == "after" and "result" in r, r
+s.close()
+
+# 60 clients at once
+clients = [conn() for _ in range(60)]
+for i, (s, f) in enumerate(clients):
+    f.write(b'{"id":%d,"cmd":"nodes"}\n' % i)
+    f.flush()
+for i, (s, f) in enumerate(clients):
+    r = json.loads(f.readline())
+    assert r["id"] == i and len(r["result"]["nodes"]) == 44, r
+# the limit (max_clients 80): the 81st is refused with busy
+more = [conn() for _ in range(20)]
+s = socket.socket(socket.AF_UNIX)
+s.connect(path)
+r = json.loads(s.makefile("rb").readline())
+assert r["error"]["code"] == "busy", r
+s.close()
+for s, f in clients + more:
+    s.close()
+print("raw protocol: errors, pipelining, 60 clients, limit ok")
+EOF
+
+# A client that never reads its replies is dropped; the SM keeps serving.
+python3 - "$SOCK" <<'EOF' || die "slow client check failed"
+import json, socket, sys, time
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX)
+s.connect(path)
+s.setblocking(False)
+req = b'{"cmd":"links"}\n' * 1000
+sent = 0
+t0 = time.time()
+while time.time() - t0 < 20:
+    try:
+        sent += s.send(req)
+    except BlockingIOError:
+        time.sleep(0.01)
+    except (BrokenPipeError, ConnectionResetError):
+        break
+    # the daemon stays responsive meanwhile
+    if sent % 1000000 < len(req):
+        c = socket.socket(socket.AF_UNIX)
+        c.connect(path)
+        f = c.makefile("rwb")
+        f.readline()
+        f.write(b'{"id":1,"cmd":"status"}\n'); f.flush()
+        assert "result" in json.loads(f.readline())
+        c.close()
+else:
+    sys.exit("slow client was never dropped")
+print("slow client dropped after %d request bytes" % sent)
+EOF
+grep -q 'unread, dropping it' "$SIM_DIR/ibsmd.log" || die "no drop logged"
+
+# ---- events ----
+"$CTL" -s "$SOCK" --json watch >"$SIM_DIR/events" 2>&1 &
+WATCH=$!
+SIM_BG_PIDS="$SIM_BG_PIDS $WATCH"
+i=0
+until [ -s "$SIM_DIR/events" ] || [ $i -gt 20 ]; do
+	ctl sweep >/dev/null
+	i=$((i + 1))
+	sleep 0.2
+done
+sim_cmd 'Unlink "L0001"[5]'
+ctl sweep --wait >/dev/null || die "sweep after unlink"
+[ "$(ctl --json links | jget 'len(r["result"]["links"])')" = 63 ] || die "links after unlink"
+sim_cmd 'Link "L0001"[5] "S0001"[1]'
+ctl sweep --wait >/dev/null || true
+sleep 0.3
+kill "$WATCH" 2>/dev/null
+wait "$WATCH" 2>/dev/null
+grep -q '"event":"sweep_started"' "$SIM_DIR/events" || die "no sweep_started event"
+grep -q '"event":"sweep_done"' "$SIM_DIR/events" || die "no sweep_done event"
+grep -q '"event":"link_down".*"port1":5' "$SIM_DIR/events" || die "no link_down event: $(cat "$SIM_DIR/events")"
+msg "events: $(grep -c event "$SIM_DIR/events") received"
+
+# ---- reload ----
+sed -i 's/^log_level .*/log_level debug/; s/^max_clients .*/max_clients 90/' "$CONF"
+echo "lmc 1" >>"$CONF"
+ctl --json reload >"$SIM_DIR/out" || die "reload: $(cat "$SIM_DIR/out")"
+jget '"log_level" in r["result"]["applied"] and "max_clients" in r["result"]["applied"]' \
+	<"$SIM_DIR/out" | grep -q True || die "reload: not applied: $(cat "$SIM_DIR/out")"
+jget '"lmc" in r["result"]["restart_needed"]' <"$SIM_DIR/out" | grep -q True ||
+	die "reload: lmc not reported as restart-needed"
+ctl loglevel | grep -q 'level debug' || die "reload: log level not applied"
+echo "bogus_option 1" >>"$CONF"
+ctl reload 2>"$SIM_DIR/err"; [ $? = 1 ] && grep -q 'failed.*bogus_option' "$SIM_DIR/err" ||
+	die "bad config accepted: $(cat "$SIM_DIR/err")"
+ctl loglevel | grep -q 'level debug' || die "rejected reload changed something"
+sed -i '/bogus_option/d; s/^log_level .*/log_level warning/' "$CONF"
+kill -HUP "$PID"
+i=0
+until ctl loglevel | grep -q 'level warning'; do
+	i=$((i + 1))
+	[ $i -gt 50 ] && die "SIGHUP did not reload"
+	sleep 0.1
+done
+msg "reload: command, rejection and SIGHUP"
+
+# ---- documentation covers what the daemon reports ----
+ctl --json commands >"$SIM_DIR/cmds"
+for w in $(jget '" ".join([c["name"] for c in r["result"]["commands"]] + r["result"]["errors"])' \
+	<"$SIM_DIR/cmds"); do
+	grep -Eq "^\.B[RI]? $w( |\$)" "$top_srcdir/man/ibsmctl.8" ||
+		fail "ibsmctl.8 does not document $w"
+done
+
+kill "$DAEMON"
+wait "$DAEMON" 2>/dev/null
+[ ! -e "$SOCK" ] || fail "socket left behind after shutdown"
+msg "PASS"
+exit 0
