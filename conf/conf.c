@@ -71,14 +71,16 @@ static const struct conf_opt opts[] = {
 	     "the highest priority wins."),
 	HEX(sm_key, UINT64_MAX, "0", false,
 	    "SMInfo:SM_Key, protects SM-to-SM SMInfo exchanges."),
-	UINT(sweep_interval, 0, 86400, "10", "s", true,
+	UINT(sweep_interval, 0, 86400, "0", "s", true,
 	     "Time between periodic heavy sweeps (full discovery, then "
 	     "reprogramming of what changed). 0: no periodic heavy sweep; "
 	     "sweeps still follow traps, light-sweep findings and control "
 	     "requests."),
-	UINT(light_sweep_interval, 0, 86400, "0", "s", true,
-	     "Time between light sweeps, which read switch PortStateChange "
-	     "bits and start a heavy sweep when one is set. 0: off."),
+	UINT(light_sweep_interval, 0, 86400, "10", "s", true,
+	     "Time between light sweeps, which read every switch's "
+	     "SwitchInfo PortStateChange bit and the ports of a switch that "
+	     "has it set: a link that went down is rerouted at once, a link "
+	     "that came up starts a heavy sweep. 0: off."),
 	UINT(flap_holddown_s, 0, 3600, "10", "s", true,
 	     "A port that changed state within this time is held out of "
 	     "routing until it has been stable this long. 0: no hold-down."),

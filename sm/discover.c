@@ -35,6 +35,10 @@ struct query {
 	uint8_t port;             /* PortInfo port; for NodeInfo: exit port of node */
 };
 
+/* A CA answers for the port an SMP arrived on (it may refuse a Set for
+ * another port, IBA 14.2.5.6), so a CA port is always addressed along the
+ * path that reached it: its neighbour's path plus one hop. */
+
 static void query_done(void *arg, int err, const struct smp *resp);
 
 static void finish_if_idle(struct discover *d)
@@ -102,7 +106,21 @@ static void query(struct discover *d, struct sm_node *n, enum query_kind kind, u
 		dr_get(d, n, 0, attr[kind], kind == Q_PORT_INFO ? port : 0, q);
 }
 
-static void query_new_node(struct discover *d, struct sm_node *n)
+static void query_ca_port(struct discover *d, struct sm_node *n, const struct query *via,
+			  uint8_t port)
+{
+	struct query *q = xcalloc(1, sizeof(*q));
+
+	q->kind = Q_PORT_INFO;
+	q->node = n;
+	q->port = port;
+	if (via->node)
+		dr_get(d, via->node, via->port, SMP_ATTR_PORT_INFO, port, q);
+	else
+		dr_get(d, NULL, 0, SMP_ATTR_PORT_INFO, port, q);
+}
+
+static void query_new_node(struct discover *d, struct sm_node *n, const struct query *via)
 {
 	query(d, n, Q_NODE_DESC, 0);
 	if (node_is_switch(n)) {
@@ -110,7 +128,7 @@ static void query_new_node(struct discover *d, struct sm_node *n)
 		for (unsigned p = 0; p <= n->ni.num_ports; p++)
 			query(d, n, Q_PORT_INFO, (uint8_t)p);
 	} else {
-		query(d, n, Q_PORT_INFO, n->ni.local_port);
+		query_ca_port(d, n, via, n->ni.local_port);
 	}
 }
 
@@ -147,7 +165,7 @@ static void new_node(struct discover *d, struct query *q, const struct smp_node_
 	}
 	if (!node_is_switch(n))
 		n->ports[ni->local_port].guid = ni->port_guid;
-	query_new_node(d, n);
+	query_new_node(d, n, q);
 }
 
 static void conflict(struct discover *d, struct sm_node *n, const char *what)
@@ -159,7 +177,8 @@ static void conflict(struct discover *d, struct sm_node *n, const char *what)
 		   (unsigned long long)n->guid, n->desc, what);
 }
 
-static void known_node(struct discover *d, struct sm_node *n, const struct smp_node_info *ni)
+static void known_node(struct discover *d, struct sm_node *n, const struct query *via,
+		       const struct smp_node_info *ni)
 {
 	struct sm_port *p;
 
@@ -173,7 +192,7 @@ static void known_node(struct discover *d, struct sm_node *n, const struct smp_n
 	}
 	if (!p->guid) {
 		p->guid = ni->port_guid;
-		query(d, n, Q_PORT_INFO, ni->local_port);
+		query_ca_port(d, n, via, ni->local_port);
 	}
 }
 
@@ -196,7 +215,7 @@ static void got_node_info(struct discover *d, struct query *q, const struct smp 
 	if (!n)
 		new_node(d, q, &ni);
 	else
-		known_node(d, n, &ni);
+		known_node(d, n, q, &ni);
 	if (!q->node)
 		return;
 	n = fabric_find(d->f, ni.node_guid);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "routing/routing.h"
 #include "sm/fabric.h"
 #include "sm/log.h"
 
@@ -128,5 +129,84 @@ int fabric_dump_ibnet(const struct sm_fabric *f, const char *path)
 	if (err)
 		unlink(tmp);
 	free(tmp);
+	return err;
+}
+
+/* The switch LFTs ibsmd computed, in ibroute's output format (one block per
+ * switch, LIDs 0..LinearFDBTop, unrouted LIDs left out), so a test can diff
+ * them against `ibroute` run on the live fabric. */
+static void lft_dest(FILE *out, const struct sm_fabric *f, uint16_t lid, uint16_t *owner_node,
+		     uint8_t *owner_port)
+{
+	const struct sm_node *n;
+	const struct sm_port *p;
+
+	if (owner_node[lid] == UINT16_MAX) {
+		fprintf(out, " : (unknown)\n");
+		return;
+	}
+	n = f->nodes[owner_node[lid]];
+	p = &n->ports[owner_port[lid]];
+	fprintf(out, " : (%s portguid 0x%016llx: '%s')\n",
+		node_is_switch(n) ? "Switch" : "Channel Adapter",
+		(unsigned long long)(node_is_switch(n) ? n->ni.port_guid : p->guid), n->desc);
+}
+
+static void dump_one_lft(FILE *out, const struct sm_fabric *f, const struct route_tables *rt,
+			 const struct sm_node *sw, uint16_t *owner_node, uint8_t *owner_port)
+{
+	const uint8_t *lft = rt->lft[sw->idx].ports;
+	unsigned valid = 0;
+
+	fprintf(out, "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016llx (%s):\n", rt->top,
+		sw->ports[0].lid, (unsigned long long)sw->guid, sw->desc);
+	fprintf(out, "  Lid  Out   Destination\n       Port     Info \n");
+	for (unsigned lid = 0; lft && lid <= rt->top; lid++) {
+		if (lft[lid] == LFT_NO_PORT)
+			continue;
+		fprintf(out, "0x%04x %03u", lid, lft[lid]);
+		lft_dest(out, f, (uint16_t)lid, owner_node, owner_port);
+		valid++;
+	}
+	fprintf(out, "%u valid lids dumped \n", valid);
+}
+
+static void map_lid_owners(const struct sm_fabric *f, uint16_t *owner_node, uint8_t *owner_port)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct sm_node *n = f->nodes[i];
+
+		for (unsigned p = 0; p <= n->ni.num_ports; p++) {
+			const struct sm_port *sp = &n->ports[p];
+			unsigned cnt = sp->lid ? 1u << (p ? sp->pi.lmc : 0) : 0;
+
+			for (unsigned l = sp->lid; l < sp->lid + cnt && l <= TOPO_MAX_UCAST_LID; l++) {
+				owner_node[l] = (uint16_t)i;
+				owner_port[l] = (uint8_t)p;
+			}
+		}
+	}
+}
+
+int fabric_dump_lfts(const struct sm_fabric *f, const struct route_tables *rt, const char *path)
+{
+	uint16_t *owner_node = xmalloc((TOPO_MAX_UCAST_LID + 1) * sizeof(*owner_node));
+	uint8_t *owner_port = xcalloc(TOPO_MAX_UCAST_LID + 1, 1);
+	FILE *out = fopen(path, "w");
+	int err = 0;
+
+	memset(owner_node, 0xff, (TOPO_MAX_UCAST_LID + 1) * sizeof(*owner_node));
+	if (!out) {
+		err = -errno;
+	} else {
+		map_lid_owners(f, owner_node, owner_port);
+		for (uint32_t i = 0; i < f->nnodes; i++)
+			if (node_is_switch(f->nodes[i]))
+				dump_one_lft(out, f, rt, f->nodes[i], owner_node, owner_port);
+		if (fclose(out) != 0)
+			err = -errno;
+	}
+	free(owner_node);
+	free(owner_port);
 	return err;
 }

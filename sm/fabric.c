@@ -135,6 +135,11 @@ struct sm_port *fabric_find_port(const struct sm_fabric *f, uint64_t port_guid)
 	return NULL;
 }
 
+static bool port_up(const struct sm_port *p)
+{
+	return p->have_pi && p->pi.port_state > TOPO_PORT_DOWN && !p->held;
+}
+
 /* DR SMPs can leave a CA only at the SM node itself (hop 0): a CA does not
  * forward directed-route SMPs, so BFS expands switches and the SM node. */
 static bool can_forward(const struct sm_fabric *f, const struct sm_node *n)
@@ -151,12 +156,18 @@ static void bfs_visit(struct sm_fabric *f, struct sm_node *n, struct sm_node **q
 
 		if (!peer || n->hop_cnt >= SMP_MAX_HOPS)
 			continue;
+		/* Held (flapping) links still carry SMPs; only Down ones do not. */
+		if (n->ports[p].have_pi && n->ports[p].pi.port_state == TOPO_PORT_DOWN)
+			continue;
+		if (peer->have_pi && peer->pi.port_state == TOPO_PORT_DOWN)
+			continue;
 		if (n == f->sm_node && p != f->sm_port_num)
 			continue;
 		m = peer->node;
 		if (seen[m->idx])
 			continue;
 		seen[m->idx] = 1;
+		m->reachable = true;
 		memcpy(m->path, n->path, sizeof(m->path));
 		m->hop_cnt = (uint8_t)(n->hop_cnt + 1);
 		m->path[m->hop_cnt] = (uint8_t)p;
@@ -174,6 +185,9 @@ void fabric_shortest_paths(struct sm_fabric *f)
 		return;
 	queue = xcalloc(f->nnodes, sizeof(*queue));
 	seen = xcalloc(f->nnodes, 1);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		f->nodes[i]->reachable = false;
+	f->sm_node->reachable = true;
 	f->sm_node->hop_cnt = 0;
 	memset(f->sm_node->path, 0, sizeof(f->sm_node->path));
 	seen[f->sm_node->idx] = 1;
@@ -186,11 +200,6 @@ void fabric_shortest_paths(struct sm_fabric *f)
 	}
 	free(queue);
 	free(seen);
-}
-
-static bool port_up(const struct sm_port *p)
-{
-	return p->have_pi && p->pi.port_state > TOPO_PORT_DOWN;
 }
 
 static void topo_fill_port(const struct sm_port *sp, struct topo_port *tp)

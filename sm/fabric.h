@@ -28,6 +28,7 @@ struct sm_port {
 	struct smp_port_info pi;   /* as last read */
 	uint16_t lid;              /* the LID we assign (base), 0 none */
 	unsigned pi_ignored;       /* PortInfo fields this port does not take */
+	bool held;                 /* flapping: kept out of routing for now */
 };
 
 struct sm_node {
@@ -40,6 +41,7 @@ struct sm_node {
 	struct smp_switch_info si;
 	uint8_t hop_cnt;
 	uint8_t path[64];          /* DR path, path[1..hop_cnt] */
+	bool reachable;            /* a DR path over links that are up exists */
 	struct sm_port *ports;     /* ni.num_ports + 1 entries */
 	struct sm_node *hnext;     /* GUID hash chain */
 	bool dup_guid;             /* a different node claimed this GUID */
@@ -87,5 +89,8 @@ void fabric_topo_free(struct topo *t);
 
 /* Writes the fabric in ibnetdiscover's text format. 0 or -errno. */
 int fabric_dump_ibnet(const struct sm_fabric *f, const char *path);
+struct route_tables;
+/* Writes every switch's computed LFT in ibroute's format. 0 or -errno. */
+int fabric_dump_lfts(const struct sm_fabric *f, const struct route_tables *rt, const char *path);
 
 #endif

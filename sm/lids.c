@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "ibsm/topo.h"
+#include "sm/atomic.h"
 #include "sm/lids.h"
 #include "sm/log.h"
 
@@ -208,8 +208,10 @@ int lid_db_load(struct lid_db *db, const char *dir, char *err, size_t errlen)
 	return rc;
 }
 
-static int write_entries(const struct lid_db *db, FILE *f)
+static int write_entries(FILE *f, const void *arg)
 {
+	const struct lid_db *db = arg;
+
 	fprintf(f, "%s\n# port-guid base-lid lmc\n", LIDS_MAGIC);
 	for (size_t i = 0; i < db->size; i++) {
 		const struct lid_entry *e = &db->tab[i];
@@ -217,56 +219,15 @@ static int write_entries(const struct lid_db *db, FILE *f)
 		if (e->used)
 			fprintf(f, "0x%016" PRIx64 " %u %u\n", e->guid, e->lid, e->lmc);
 	}
-	if (fflush(f) != 0 || ferror(f))
-		return -1;
-	return fsync(fileno(f));
-}
-
-static int fsync_dir(const char *path)
-{
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	int fd, rc;
-
-	if (slash)
-		*slash = '\0';
-	fd = open(slash ? (*dir ? dir : "/") : ".", O_RDONLY | O_DIRECTORY);
-	free(dir);
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
+	return ferror(f) ? -1 : 0;
 }
 
 int lid_db_save(struct lid_db *db, char *err, size_t errlen)
 {
-	size_t tlen = strlen(db->path) + 5;
-	char *tmp = xmalloc(tlen);
-	FILE *f;
-	int rc = -1;
-
-	if (!db->dirty) {
-		free(tmp);
+	if (!db->dirty)
 		return 0;
-	}
-	snprintf(tmp, tlen, "%s.tmp", db->path);
-	f = fopen(tmp, "w");
-	if (f) {
-		rc = write_entries(db, f);
-		if (fclose(f) != 0)
-			rc = -1;
-	}
-	if (rc == 0)
-		rc = rename(tmp, db->path);
-	if (rc == 0)
-		rc = fsync_dir(db->path);
-	if (rc != 0) {
-		snprintf(err, errlen, "%s: %s", db->path, strerror(errno));
-		unlink(tmp);
-	} else {
-		db->dirty = false;
-	}
-	free(tmp);
-	return rc;
+	if (atomic_write(db->path, write_entries, db, err, errlen) < 0)
+		return -1;
+	db->dirty = false;
+	return 0;
 }

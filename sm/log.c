@@ -63,6 +63,9 @@ const char *log_level_name(int level)
 }
 
 static void vlog(int level, const char *fmt, va_list ap, const char *errstr)
+	__attribute__((format(printf, 2, 0)));
+
+static void vlog(int level, const char *fmt, va_list ap, const char *errstr)
 {
 	if (level > cur_level)
 		return;

@@ -30,6 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sm/ar.h"
+#include "sm/ctl.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
@@ -40,6 +42,7 @@ struct cli {
 	const char *conf_path;
 	bool conf_explicit;
 	bool check_config, dump_config;
+	const char *dump_ar;
 	int debug;
 };
 
@@ -56,6 +59,8 @@ static void usage(FILE *out)
 		"      --once               sweep once, bring the subnet up, print a summary, exit\n"
 		"      --discover-only      with --once: stop after discovery\n"
 		"      --dump-topology FILE write the discovered fabric (ibnetdiscover format)\n"
+		"      --dump-lfts FILE     write the computed switch LFTs (ibroute format)\n"
+		"      --dump-ar FILE       write the switches' adaptive-routing tables\n"
 		"      --fresh-state        ignore the LID state file and start a new one\n"
 		"      --check-config       validate the configuration and exit\n"
 		"      --dump-config        print the effective configuration and exit\n"
@@ -66,7 +71,7 @@ static void usage(FILE *out)
 
 enum {
 	OPT_CA = 256, OPT_PORT, OPT_PORT_GUID, OPT_STATE_DIR, OPT_ONCE, OPT_DISCOVER_ONLY,
-	OPT_DUMP_TOPO, OPT_FRESH, OPT_CHECK, OPT_DUMP_CONF,
+	OPT_DUMP_TOPO, OPT_DUMP_LFTS, OPT_DUMP_AR, OPT_FRESH, OPT_CHECK, OPT_DUMP_CONF,
 };
 
 static const struct option long_opts[] = {
@@ -79,6 +84,8 @@ static const struct option long_opts[] = {
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "discover-only", no_argument, NULL, OPT_DISCOVER_ONLY },
 	{ "dump-topology", required_argument, NULL, OPT_DUMP_TOPO },
+	{ "dump-lfts", required_argument, NULL, OPT_DUMP_LFTS },
+	{ "dump-ar", required_argument, NULL, OPT_DUMP_AR },
 	{ "fresh-state", no_argument, NULL, OPT_FRESH },
 	{ "check-config", no_argument, NULL, OPT_CHECK },
 	{ "dump-config", no_argument, NULL, OPT_DUMP_CONF },
@@ -143,6 +150,8 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct sm_run_opts
 		case OPT_ONCE: run->once = true; break;
 		case OPT_DISCOVER_ONLY: run->discover_only = true; break;
 		case OPT_DUMP_TOPO: run->dump_topology = optarg; break;
+		case OPT_DUMP_LFTS: run->dump_lfts = optarg; break;
+		case OPT_DUMP_AR: cli->dump_ar = optarg; break;
 		case OPT_FRESH: run->fresh_state = true; break;
 		case OPT_CHECK: cli->check_config = true; break;
 		case OPT_DUMP_CONF: cli->dump_config = true; break;
@@ -239,6 +248,14 @@ static bool fd_is_real(int fd)
 	return fcntl(fd, F_GETFD) != -1;
 }
 
+static void on_light_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	sm_light_sweep(sm);
+	after_event(sm);
+}
+
 static void on_sweep_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
@@ -252,12 +269,15 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	struct sm *sm = arg;
 
 	if (sig == SIGHUP) {
-		log_notice("SIGHUP: sweeping (configuration reload arrives with the control socket)");
+		/* control socket: reload (sm/ctl_reload.c), then sweep as before */
+		log_notice("SIGHUP: reloading the configuration and sweeping");
+		ctl_reload_signal(sm);
 		sm_sweep_start(sm);
 		after_event(sm);
 		return;
 	}
 	log_notice("signal %d: shutting down", (int)sig);
+	sm->stopping = true;
 	event_base_loopexit(sm->base, NULL);
 }
 
@@ -326,6 +346,9 @@ static void events_setup(struct sm *sm)
 	sm->base = event_base_new();
 	if (!sm->base)
 		fatalx("cannot create the event loop");
+	/* Two priorities: control clients (0) before the umad pump (1), so a
+	 * status request is not queued behind a busy sweep under the simulator. */
+	event_base_priority_init(sm->base, 2);
 	static const struct timeval now = { 0, 0 };
 	int fd = sm->tp.fd(sm->tp.ctx);
 
@@ -342,6 +365,12 @@ static void events_setup(struct sm *sm)
 		sm->ev_sig[i] = evsignal_new(sm->base, sigs[i], on_signal, sm);
 		event_add(sm->ev_sig[i], NULL);
 	}
+	if (!sm->run.once && sm->conf.light_sweep_interval) {
+		struct timeval lv = { (time_t)sm->conf.light_sweep_interval, 0 };
+
+		sm->ev_light = event_new(sm->base, -1, EV_PERSIST, on_light_timer, sm);
+		event_add(sm->ev_light, &lv);
+	}
 	if (!sm->run.once && sm->conf.sweep_interval) {
 		sm->ev_sweep = event_new(sm->base, -1, EV_PERSIST, on_sweep_timer, sm);
 		event_add(sm->ev_sweep, &iv);
@@ -350,6 +379,8 @@ static void events_setup(struct sm *sm)
 
 static void teardown(struct sm *sm)
 {
+	ctl_fini(sm);   /* control socket */
+	sm_ar_free(sm);
 	if (sm->disc)
 		discover_abort(sm->disc);
 	if (sm->eng)
@@ -365,12 +396,18 @@ static void teardown(struct sm *sm)
 		event_free(sm->ev_timer);
 	if (sm->ev_sweep)
 		event_free(sm->ev_sweep);
+	if (sm->ev_light)
+		event_free(sm->ev_light);
+	if (sm->ev_retry)
+		event_free(sm->ev_retry);
+	sm_light_free(sm);
 	if (sm->base)
 		event_base_free(sm->base);
 	fabric_free(sm->fabric);
 	if (sm->have_routes)
 		route_tables_free(&sm->routes);
 	lid_db_free(&sm->lids);
+	linkset_free(&sm->routed_links);
 	conf_free(&sm->conf);
 }
 
@@ -397,6 +434,8 @@ static int prepare_state(struct sm *sm)
 			"(left untouched; --fresh-state starts a new one)\n", err);
 		return -1;
 	}
+	if (linkset_load(&sm->routed_links, sm->conf.state_dir, err, sizeof(err)) < 0)
+		log_warnx("%s: routing afresh on the first sweep", err);
 	return 0;
 }
 
@@ -406,6 +445,8 @@ static int run(struct sm *sm)
 		return 1;
 	engine_setup(sm);
 	events_setup(sm);
+	if (!sm->run.once)
+		ctl_init(sm);   /* control socket; the SM runs on without it */
 	sm_sweep_start(sm);
 	after_event(sm);
 	event_base_dispatch(sm->base);
@@ -436,6 +477,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* Test aid: ibsim sends each trap once; this proves the light sweep
+	 * finds what a lost trap would have reported. */
+	sm.ignore_traps = getenv("IBSMD_TEST_IGNORE_TRAPS") != NULL;
+	ctl_set_config_path(cli.conf_path);   /* control socket: for reloads */
+	sm_ar_set_dump(&sm, cli.dump_ar);
 	rc = run(&sm);
 	teardown(&sm);
 	return rc;

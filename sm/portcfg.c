@@ -41,7 +41,7 @@ static bool holds_lid(const struct sm_port *p)
 
 static bool linked_up(const struct sm_port *p)
 {
-	return p->num && p->peer && p->have_pi && p->peer->have_pi &&
+	return p->num && p->peer && p->have_pi && p->peer->have_pi && !p->held && !p->peer->held &&
 	       p->pi.port_state > TOPO_PORT_DOWN && p->peer->pi.port_state > TOPO_PORT_DOWN;
 }
 
@@ -161,7 +161,7 @@ static void send_set(struct sm *sm, struct sm_port *p, struct smp_port_info *w, 
 	c->p = p;
 	c->want_state = state;
 	c->fields = fields;
-	sm_dr_req(sm, p->node, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, p->num, &r);
+	sm_port_req(sm, p, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, p->num, &r);
 	smp_port_info_encode(w, r.data, sizeof(r.data));
 	if (sm_submit(sm, &r, set_done, c) < 0)
 		free(c);
@@ -191,7 +191,8 @@ void sm_portcfg_phase(struct sm *sm)
 {
 	sm_phase_begin(sm, portcfg_done);
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
-		config_node(sm, sm->fabric->nodes[i]);
+		if (sm->fabric->nodes[i]->reachable)
+			config_node(sm, sm->fabric->nodes[i]);
 	sm_phase_end(sm);
 }
 
@@ -204,7 +205,7 @@ static void walk(struct sm *sm, uint8_t from, uint8_t to)
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
 
-		for (unsigned k = 1; k <= n->ni.num_ports; k++) {
+		for (unsigned k = 1; n->reachable && k <= n->ni.num_ports; k++) {
 			struct sm_port *p = &n->ports[k];
 
 			if (!linked_up(p) || p->pi.port_state != from)

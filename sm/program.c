@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/repair.h"
+#include "sm/ar.h"
+#include "sm/linkset.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
@@ -78,11 +81,15 @@ static void read_back(struct sm *sm, unsigned need_blocks)
 		struct sm_node *n = sm->fabric->nodes[i];
 		unsigned have;
 
-		if (!node_is_switch(n) || !n->have_si)
+		if (!node_is_switch(n) || !n->have_si || !n->reachable)
 			continue;
 		lft_reserve(n, need_blocks);
-		if (n->si.lin_top == 0)
+		if (n->si.lin_top == 0) {
+			/* A reset switch holds nothing, whatever we wrote before. */
+			memset(n->lft_known, 0, n->lft_blocks);
+			memset(n->lft, LFT_NO_PORT, (size_t)n->lft_blocks * 64);
 			continue;
+		}
 		have = blocks_for(n->si.lin_top);
 		for (unsigned b = 0; b < have && b < need_blocks; b++)
 			if (!n->lft_known[b])
@@ -147,8 +154,8 @@ static void write_block_all(struct sm *sm, unsigned b)
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
 
-		if (!node_is_switch(n) || !n->have_si)
-			continue;
+		if (!node_is_switch(n) || !n->have_si || !n->reachable || sm_ar_owns_lft(sm, n))
+			continue;   /* AR-enabled switches: sm/ar.c writes their tables */
 		desired_block(sm, n, b, want);
 		if (!block_current(n, b, want))
 			lft_set(sm, n, (uint16_t)b, want);
@@ -191,7 +198,7 @@ static void set_top(struct sm *sm, struct sm_node *n, uint16_t top)
 
 static void write_phase_done(struct sm *sm)
 {
-	sm_activate_phase(sm);
+	sm_ar_phase(sm);   /* adaptive routing; it ends with sm_activate_phase() */
 }
 
 static void write_tables(struct sm *sm)
@@ -202,7 +209,7 @@ static void write_tables(struct sm *sm)
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
 
-		if (node_is_switch(n) && n->have_si && n->si.lin_top != sm->routes.top)
+		if (node_is_switch(n) && n->have_si && n->reachable && n->si.lin_top != sm->routes.top)
 			set_top(sm, n, sm->routes.top);
 	}
 	for (unsigned b = 0; b < blocks; b++)
@@ -210,32 +217,112 @@ static void write_tables(struct sm *sm)
 	sm_phase_end(sm);
 }
 
+static void route_opts_from_conf(const struct sm *sm, struct route_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->engine = conf_enum_name(conf_opt_find("routing_engine"), sm->conf.routing_engine);
+	o->root_guids = sm->conf.root_guids.v;
+	o->nroots = sm->conf.root_guids.n;
+}
+
+/* What the switches hold now, as route tables in topo order: a switch whose
+ * blocks we do not all know counts as holding nothing. */
+static void tables_held(const struct sm *sm, uint16_t top, struct route_tables *prev)
+{
+	unsigned blocks = blocks_for(top);
+
+	memset(prev, 0, sizeof(*prev));
+	prev->nnodes = sm->fabric->nnodes;
+	prev->top = top;
+	prev->lft = xcalloc(prev->nnodes, sizeof(*prev->lft));
+	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
+		const struct sm_node *n = sm->fabric->nodes[i];
+		bool known = node_is_switch(n) && n->lft && n->lft_blocks >= blocks;
+
+		for (unsigned b = 0; known && b < blocks; b++)
+			known = n->lft_known[b];
+		prev->lft[i].ports = known ? n->lft : NULL;
+	}
+}
+
+/* Links only lost since the held tables were computed (or nothing changed):
+ * repair them with minimal change; otherwise route afresh. */
+static int route_or_repair(struct sm *sm, const struct topo *t, uint16_t top, bool repair)
+{
+	struct route_opts o;
+	struct route_tables prev;
+	struct route_repair_stats rs;
+	int rc;
+
+	route_opts_from_conf(sm, &o);
+	if (!repair)
+		return route_compute(t, &o, &sm->routes);
+	tables_held(sm, top, &prev);
+	rc = route_repair(t, &o, &prev, &sm->routes, &rs);
+	free(prev.lft);
+	sm->st.entries_changed = rs.changed;
+	log_info("route repair: %llu entries broken, %llu changed, %llu kept%s",
+		 (unsigned long long)rs.broken, (unsigned long long)rs.changed,
+		 (unsigned long long)rs.kept, rs.used_fresh ? " (fresh tables used)" : "");
+	return rc;
+}
+
+static void remember_links(struct sm *sm, struct linkset *cur, enum linkset_change ch)
+{
+	char err[256];
+
+	if (ch == LINKS_SAME) {
+		linkset_free(cur);
+		return;
+	}
+	linkset_free(&sm->routed_links);
+	sm->routed_links = *cur;
+	if (linkset_save(cur, sm->conf.state_dir, err, sizeof(err)) < 0)
+		log_warnx("cannot save the routed link set: %s", err);
+}
+
+static uint16_t max_lid(const struct sm_fabric *f)
+{
+	unsigned top = 0;
+
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i]->ni.num_ports; p++) {
+			const struct sm_port *sp = &f->nodes[i]->ports[p];
+			unsigned last = sp->lid + (p ? (1u << sp->pi.lmc) - 1 : 0);
+
+			if (sp->lid && last > top)
+				top = last;
+		}
+	return (uint16_t)(top > TOPO_MAX_UCAST_LID ? TOPO_MAX_UCAST_LID : top);
+}
+
 static bool compute_routes(struct sm *sm)
 {
 	struct topo *t = fabric_to_topo(sm->fabric);
-	struct route_opts o = { 0 };
-	const struct conf_opt *eo = conf_opt_find("routing_engine");
+	struct linkset cur;
+	enum linkset_change ch;
 	int rc;
 
-	o.engine = conf_enum_name(eo, sm->conf.routing_engine);
-	o.root_guids = sm->conf.root_guids.v;
-	o.nroots = sm->conf.root_guids.n;
+	linkset_from_topo(&cur, t);
+	ch = linkset_compare(&sm->routed_links, &cur);
 	if (sm->have_routes)
 		route_tables_free(&sm->routes);
 	memset(&sm->routes, 0, sizeof(sm->routes));
-	rc = route_compute(t, &o, &sm->routes);
+	rc = route_or_repair(sm, t, max_lid(sm->fabric), ch == LINKS_SAME || ch == LINKS_LOST_ONLY);
 	fabric_topo_free(t);
 	sm->have_routes = rc == 0;
 	if (rc < 0) {
+		linkset_free(&cur);
 		log_warnx("routing failed: %s", sm->routes.why);
 		return false;
 	}
+	remember_links(sm, &cur, ch);
 	log_info("routing: engine %s, %u LIDs: %s", sm->routes.engine, sm->routes.top,
 		 sm->routes.why);
 	return true;
 }
 
-void sm_route_phase(struct sm *sm)
+static void routes_ready(struct sm *sm)
 {
 	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_routed);
 	if (!compute_routes(sm)) {
@@ -243,7 +330,14 @@ void sm_route_phase(struct sm *sm)
 		sm_sweep_finished(sm);
 		return;
 	}
-	sm_phase_begin(sm, write_tables);
-	read_back(sm, blocks_for(sm->routes.top));
+	write_tables(sm);
+}
+
+/* Learn what the switches hold before routing: a restarted daemon then
+ * repairs or keeps those tables exactly as the running one would have. */
+void sm_route_phase(struct sm *sm)
+{
+	sm_phase_begin(sm, routes_ready);
+	read_back(sm, blocks_for(max_lid(sm->fabric)));
 	sm_phase_end(sm);
 }

@@ -25,9 +25,12 @@
 #include "sm/discover.h"
 #include "sm/fabric.h"
 #include "sm/lids.h"
+#include "sm/light.h"
+#include "sm/linkset.h"
 
 struct event_base;
 struct event;
+struct sm_ar;   /* adaptive routing state, sm/ar.c */
 
 enum sm_state {
 	SM_STATE_NOT_ACTIVE = 0,
@@ -40,6 +43,7 @@ struct sm_run_opts {
 	bool once;              /* one sweep, print the summary, exit */
 	bool discover_only;     /* stop after discovery */
 	const char *dump_topology;
+	const char *dump_lfts;  /* ibroute-format LFTs after each sweep */
 	bool fresh_state;       /* ignore (and replace) the LID state file */
 };
 
@@ -54,6 +58,8 @@ struct sweep_stats {
 	uint32_t errors;          /* failed Sets/Gets outside discovery */
 	struct timespec t_start, t_discovered, t_routed, t_done;
 	uint32_t ports_active;
+	uint64_t entries_changed;   /* LFT entries a repair changed */
+	bool reroute;               /* a reroute without rediscovery */
 };
 
 struct sm {
@@ -61,6 +67,8 @@ struct sm {
 	struct sm_run_opts run;
 	struct event_base *base;
 	struct event *ev_umad, *ev_timer, *ev_sweep;
+	struct event *ev_light, *ev_hold;   /* light sweep, flap hold-down */
+	struct event *ev_retry;             /* sweep again after an unclean one */
 	struct event *ev_sig[3];
 	struct mad_transport tp;
 	struct mad_port_info port;
@@ -72,7 +80,11 @@ struct sm {
 	struct lid_db lids;
 	struct route_tables routes;
 	bool have_routes;
+	struct linkset routed_links;    /* the links `routes` were computed for */
+	struct sm_light light;
+	struct flap_tab flaps;
 	uint16_t sm_lid;                /* our own LID */
+	struct sm_ar *ar;               /* adaptive routing, per switch (sm/ar.c) */
 
 	/* the running phase */
 	unsigned pending;
@@ -84,6 +96,9 @@ struct sm {
 	uint64_t sweeps;
 	struct sweep_stats st;
 	int exit_code;
+	bool stopping;      /* shutting down: start nothing new */
+	bool ignore_traps;  /* IBSMD_TEST_IGNORE_TRAPS: act as if traps were lost */
+	struct timespec t_trap;   /* arrival of the last Trap 128 */
 };
 
 /* Phase plumbing: sm_phase_begin() before submitting a batch, one
@@ -98,8 +113,16 @@ int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg)
 /* A DR request to node n (its shortest path). */
 void sm_dr_req(const struct sm *sm, const struct sm_node *n, uint8_t method,
 	       uint16_t attr, uint32_t mod, struct mad_req *r);
+/* A DR request about port p: a CA port is addressed through its own link. */
+void sm_port_req(const struct sm *sm, const struct sm_port *p, uint8_t method,
+		 uint16_t attr, uint32_t mod, struct mad_req *r);
 
 void sm_sweep_start(struct sm *sm);
+/* Route and program again without rediscovery (a link went down). */
+void sm_reroute_start(struct sm *sm);
+void sm_retry_later(struct sm *sm);
+/* An event for subscribers and the log: "link_down", "link_up", ... */
+void sm_event(struct sm *sm, const char *type, const struct sm_port *p);
 /* Pipeline stages, in order (each in its own file). */
 void sm_lids_phase(struct sm *sm);       /* lidmgr.c */
 void sm_portcfg_phase(struct sm *sm);    /* portcfg.c */

@@ -54,14 +54,21 @@ static void trap_repress(struct sm *sm, struct smp *trap, const struct mad_addr 
 	uint8_t buf[MAD_SIZE];
 	struct smp_notice n;
 
-	if (smp_notice_decode(trap->data, sizeof(trap->data), &n) == 0)
-		log_fabric(LOG_LVL_NOTICE, "trap %u from LID %u", n.trap_num, n.issuer_lid);
+	int ok = smp_notice_decode(trap->data, sizeof(trap->data), &n) == 0;
+
 	trap->hdr.method = MAD_METHOD_TRAP_REPRESS;
 	trap->hdr.status = 0;
 	if (smp_encode(trap, buf, sizeof(buf)) == 0)
 		mad_engine_send_raw(sm->eng, buf, sizeof(buf), from);
-	if (sm->subnet_up && !sm->run.once)
-		sm_sweep_start(sm);
+	if (!ok)
+		return;
+	log_fabric(LOG_LVL_INFO, "trap %u from LID %u", n.trap_num, n.issuer_lid);
+	/* 128: PortStateChange (IBA 14.2.5.1 table 128); the others (144
+	 * capability changes, e.g. a port taking IsSM) need no routing work. */
+	if (n.is_generic && n.trap_num == 128 && !sm->run.once && !sm->ignore_traps) {
+		clock_gettime(CLOCK_MONOTONIC, &sm->t_trap);
+		sm_trap_scan(sm, n.issuer_lid);
+	}
 }
 
 void sm_unsolicited(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)

@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sm/ctl.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
 #define ONCE_ATTEMPTS 3
+#define SWEEP_RETRY_S 1
 
 uint64_t sm_now_ms(void)
 {
@@ -86,6 +88,21 @@ static void carry_ports(const struct sm_node *o, struct sm_node *n)
 		n->ports[p].pi_ignored = o->ports[p].pi_ignored;
 }
 
+void sm_port_req(const struct sm *sm, const struct sm_port *p, uint8_t method, uint16_t attr,
+		 uint32_t mod, struct mad_req *r)
+{
+	const struct sm_node *n = p->node;
+
+	sm_dr_req(sm, n, method, attr, mod, r);
+	if (node_is_switch(n) || !p->peer || p->peer->node->hop_cnt >= SMP_MAX_HOPS ||
+	    (n == sm->fabric->sm_node && p->num == sm->fabric->sm_port_num))
+		return;
+	/* A CA port is reached through its own link (see discover.c). */
+	memcpy(r->path, p->peer->node->path, sizeof(r->path));
+	r->hop_cnt = (uint8_t)(p->peer->node->hop_cnt + 1);
+	r->path[r->hop_cnt] = p->peer->num;
+}
+
 /* What we learned about nodes (switch tables, PortInfo fields a port
  * ignores) survives into the new generation. */
 static void carry_over(struct sm_fabric *old, struct sm_fabric *nw)
@@ -107,25 +124,48 @@ static void carry_over(struct sm_fabric *old, struct sm_fabric *nw)
 	}
 }
 
+/* The SMPs a sweep of this fabric cannot do without: a NodeInfo across every
+ * link plus the local one, NodeDescription per node, SwitchInfo per switch,
+ * PortInfo of every switch port (0..N) and of every CA port we reached; then
+ * the Sets that were really needed (each port, block and state change that
+ * differed). What we send beyond this is overhead: LFT reads, retries and
+ * NodeInfos that crossed a link already known. */
+static uint64_t smps_minimum(const struct sm *sm)
+{
+	const struct sm_fabric *f = sm->fabric;
+	uint64_t n = (uint64_t)f->nlinks + 1 + f->nnodes + f->nswitches;
+
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct sm_node *nd = f->nodes[i];
+
+		for (unsigned p = 0; p <= nd->ni.num_ports; p++)
+			n += node_is_switch(nd) || (p && nd->ports[p].guid);
+	}
+	return n + sm->st.portinfo_sets + sm->st.lft_blocks_written + sm->st.switchinfo_sets +
+	       sm->st.state_sets;
+}
+
 static void print_summary(struct sm *sm)
 {
 	struct mad_stats ms;
 	const struct sm_fabric *f = sm->fabric;
 
 	mad_engine_get_stats(sm->eng, &ms);
-	printf("subnet %s: nodes=%u switches=%u cas=%u links=%u ports_active=%u lids=%zu "
-	       "engine=%s smps_sent=%llu smps_failed=%llu discovery_smps=%llu "
+	printf("%s: nodes=%u switches=%u cas=%u links=%u ports_active=%u lids=%zu "
+	       "engine=%s smps_sent=%llu smps_min=%llu smps_failed=%llu discovery_smps=%llu "
 	       "lft_blocks_read=%llu lft_blocks_written=%llu portinfo_sets=%llu state_sets=%llu "
-	       "discovery_ms=%.1f elapsed_ms=%.1f\n",
-	       sm->subnet_up ? "up" : "NOT up", f ? f->nnodes : 0, f ? f->nswitches : 0,
+	       "dup_guids=%u discovery_ms=%.1f elapsed_ms=%.1f\n",
+	       sm->run.discover_only ? "discovered" : sm->subnet_up ? "subnet up" : "subnet NOT up",
+	       f ? f->nnodes : 0, f ? f->nswitches : 0,
 	       f ? f->ncas : 0, f ? f->nlinks : 0, sm->st.ports_active, sm->lids.count,
 	       sm->have_routes ? sm->routes.engine : "-",
-	       (unsigned long long)(ms.sent - sm->st.smps_start), (unsigned long long)ms.failed,
+	       (unsigned long long)(ms.sent - sm->st.smps_start),
+	       (unsigned long long)(f ? smps_minimum(sm) : 0), (unsigned long long)ms.failed,
 	       (unsigned long long)sm->st.discovery_smps,
 	       (unsigned long long)sm->st.lft_blocks_read,
 	       (unsigned long long)sm->st.lft_blocks_written,
 	       (unsigned long long)sm->st.portinfo_sets, (unsigned long long)sm->st.state_sets,
-	       ts_diff_ms(&sm->st.t_start, &sm->st.t_discovered),
+	       f ? f->dup_guids : 0, ts_diff_ms(&sm->st.t_start, &sm->st.t_discovered),
 	       ts_diff_ms(&sm->st.t_start, &sm->st.t_done));
 	fflush(stdout);
 }
@@ -138,7 +178,7 @@ static bool all_linked_active(const struct sm_fabric *f)
 		for (unsigned k = 1; k <= n->ni.num_ports; k++) {
 			const struct sm_port *p = &n->ports[k];
 
-			if (p->peer && p->have_pi && p->pi.port_state > TOPO_PORT_DOWN &&
+			if (p->peer && p->have_pi && !p->held && p->pi.port_state > TOPO_PORT_DOWN &&
 			    p->pi.port_state != TOPO_PORT_ACTIVE)
 				return false;
 		}
@@ -170,13 +210,33 @@ void sm_sweep_finished(struct sm *sm)
 	sm->subnet_up = sm->sweep_clean && sm->have_routes && all_linked_active(sm->fabric);
 	if (sm->subnet_up)
 		sm->state = SM_STATE_MASTER;
-	log_notice("sweep %llu done in %.1f ms: subnet %s", (unsigned long long)sm->sweeps,
-		   ts_diff_ms(&sm->st.t_start, &sm->st.t_done), sm->subnet_up ? "UP" : "not up");
+	if (sm->run.dump_lfts && sm->have_routes) {
+		int err = fabric_dump_lfts(sm->fabric, &sm->routes, sm->run.dump_lfts);
+
+		if (err < 0)
+			log_warnx("cannot write %s: %s", sm->run.dump_lfts, strerror(-err));
+	}
+	log_notice("%s %llu done in %.1f ms: subnet %s; %llu LFT blocks written, "
+		   "%llu entries changed, %llu PortInfo sets, %llu port state changes",
+		   sm->st.reroute ? "reroute" : "sweep", (unsigned long long)sm->sweeps,
+		   ts_diff_ms(&sm->st.t_start, &sm->st.t_done), sm->subnet_up ? "UP" : "not up",
+		   (unsigned long long)sm->st.lft_blocks_written,
+		   (unsigned long long)sm->st.entries_changed,
+		   (unsigned long long)sm->st.portinfo_sets, (unsigned long long)sm->st.state_sets);
+	if (sm->st.reroute && sm->t_trap.tv_sec)
+		log_notice("reroute %llu: last LFT block acknowledged %.1f ms after the trap arrived",
+			   (unsigned long long)sm->sweeps, ts_diff_ms(&sm->t_trap, &sm->st.t_done));
+	memset(&sm->t_trap, 0, sizeof(sm->t_trap));
+	sm_event(sm, sm->st.reroute ? "reroute_done" : "sweep_done", NULL);
 	if (sm->run.once)
 		once_verdict(sm);
+	if (!sm->subnet_up && !sm->run.once && !sm->sweep_again)
+		sm_retry_later(sm);
 	if (sm->sweep_again) {
 		sm->sweep_again = false;
 		sm_sweep_start(sm);
+	} else if (sm->light.pending_sweep) {
+		sm_light_sweep(sm);
 	}
 }
 
@@ -208,6 +268,7 @@ static void discovered(void *arg, struct sm_fabric *f, const struct discover_sta
 	if (!f) {
 		log_warnx("discovery failed: the local port did not answer");
 		sm->sweeping = false;
+		sm_event(sm, "sweep_failed", NULL);
 		sm->exit_code = 1;
 		if (sm->run.once)
 			event_base_loopexit(sm->base, NULL);
@@ -221,6 +282,7 @@ static void discovered(void *arg, struct sm_fabric *f, const struct discover_sta
 	carry_over(sm->fabric, f);
 	fabric_free(sm->fabric);
 	sm->fabric = f;
+	sm_apply_holddown(sm);
 	if (sm->run.discover_only) {
 		discovery_only_done(sm);
 		return;
@@ -228,21 +290,76 @@ static void discovered(void *arg, struct sm_fabric *f, const struct discover_sta
 	sm_lids_phase(sm);
 }
 
-void sm_sweep_start(struct sm *sm)
+static void sweep_begin(struct sm *sm, bool reroute)
 {
 	struct mad_stats ms;
 
-	if (sm->sweeping) {
-		sm->sweep_again = true;
-		return;
-	}
 	memset(&sm->st, 0, sizeof(sm->st));
 	mad_engine_get_stats(sm->eng, &ms);
 	sm->st.smps_start = ms.sent;
+	sm->st.reroute = reroute;
 	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_start);
 	sm->sweeping = true;
 	sm->sweep_clean = true;
 	sm->sweeps++;
+}
+
+void sm_reroute_start(struct sm *sm)
+{
+	if (sm->stopping)
+		return;
+	if (sm->sweeping || !sm->fabric) {
+		sm->sweep_again = true;
+		return;
+	}
+	sweep_begin(sm, true);
+	fabric_shortest_paths(sm->fabric);
+	log_info("reroute %llu started (no rediscovery)", (unsigned long long)sm->sweeps);
+	sm_event(sm, "reroute_started", NULL);
+	sm_route_phase(sm);
+}
+
+static void retry_due(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	log_info("retrying after an unclean sweep");
+	sm_sweep_start(sm);
+}
+
+/* A sweep that did not bring the subnet up is retried, not in a tight
+ * loop: a switch that rejects a Set would otherwise keep the SM busy. */
+void sm_retry_later(struct sm *sm)
+{
+	struct timeval tv = { SWEEP_RETRY_S, 0 };
+
+	if (!sm->ev_retry)
+		sm->ev_retry = evtimer_new(sm->base, retry_due, sm);
+	if (!evtimer_pending(sm->ev_retry, NULL))
+		evtimer_add(sm->ev_retry, &tv);
+}
+
+void sm_event(struct sm *sm, const char *type, const struct sm_port *p)
+{
+	if (p) {
+		log_debug("event %s: %016llx port %u", type, (unsigned long long)p->node->guid, p->num);
+		ctl_port_event(sm, type, p);
+	} else {
+		log_debug("event %s", type);
+	}
+	ctl_sm_changed(sm);
+}
+
+void sm_sweep_start(struct sm *sm)
+{
+	if (sm->stopping)
+		return;
+	if (sm->sweeping) {
+		sm->sweep_again = true;
+		return;
+	}
+	sweep_begin(sm, false);
+	sm_event(sm, "sweep_started", NULL);
 	if (sm->state != SM_STATE_MASTER)
 		sm->state = SM_STATE_DISCOVERING;
 	log_info("heavy sweep %llu started", (unsigned long long)sm->sweeps);

@@ -7,6 +7,10 @@
                                       print "slid dlid" pairs for ibtracert
                                       --ports-file: all CA port pairs when
                                       there are at most N, else N sampled
+  diag_check.py lftdiff ROUTES_A ROUTES_B
+                                      number of (switch, LID) entries that
+                                      differ between two ibroute dumps
+                                      (switches present in both)
   diag_check.py traces IBNETDISCOVER PAIRS IBTRACERT
                                       every traced pair ends at the CA port
                                       that owns the destination LID
@@ -135,10 +139,37 @@ def main(argv):
         return cmd_lids(argv[2])
     if len(argv) >= 5 and argv[1] == "pairs":
         return cmd_pairs(argv[2], int(argv[3]), int(argv[4]))
+    if len(argv) >= 4 and argv[1] == "lftdiff":
+        return cmd_lftdiff(argv[2], argv[3])
     if len(argv) >= 5 and argv[1] == "traces":
         return cmd_traces(argv[2], argv[3], argv[4])
     print(__doc__)
     return 2
+
+
+
+def read_routes(path):
+    """ibroute dumps, concatenated: {(switch guid, lid): port}."""
+    routes, sw = {}, None
+    for line in open(path):
+        m = re.match(r'^Unicast lids .* guid (0x[0-9a-fA-F]+)', line)
+        if m:
+            sw = int(m.group(1), 16)
+            continue
+        m = re.match(r'^(0x[0-9a-fA-F]+) (\d+) :', line)
+        if m and sw is not None:
+            routes[(sw, int(m.group(1), 16))] = int(m.group(2))
+    return routes
+
+
+def cmd_lftdiff(a, b):
+    """Entries that differ, on the switches present in both dumps."""
+    ra, rb = read_routes(a), read_routes(b)
+    both = {k[0] for k in ra} & {k[0] for k in rb}
+    keys = {k for k in set(ra) | set(rb) if k[0] in both}
+    changed = sum(1 for k in keys if ra.get(k) != rb.get(k))
+    print(changed)
+    return 0
 
 
 if __name__ == "__main__":

@@ -57,8 +57,8 @@ static void test_defaults(void **state)
 	conf_defaults(&c);
 	assert_string_equal(c.ca, "");
 	assert_int_equal(c.port, 0);
-	assert_int_equal(c.sweep_interval, 10);
-	assert_int_equal(c.light_sweep_interval, 0);
+	assert_int_equal(c.sweep_interval, 0);
+	assert_int_equal(c.light_sweep_interval, 10);
 	assert_int_equal(c.routing_engine, CONF_ROUTE_AUTO);
 	assert_int_equal(c.root_guids.n, 0);
 	assert_null(c.root_guids.v);
@@ -288,7 +288,7 @@ static void test_limits(void **state)
 	conf_free(&c);
 	assert_int_equal(conf_parse_buf(&c, "t.conf", buf, CONF_MAX_FILE + 1, &e), 1);
 	assert_string_equal(e.msg[0], "t.conf: file too large (more than 1048576 bytes)");
-	assert_int_equal(c.sweep_interval, 10);
+	assert_int_equal(c.light_sweep_interval, 10);   /* still the defaults */
 	conf_errors_free(&e);
 	conf_free(&c);
 	free(buf);

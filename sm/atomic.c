@@ -1,0 +1,67 @@
+/*
+ * DOC: crash-safe file replacement (see atomic.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sm/atomic.h"
+#include "sm/log.h"
+
+static int fsync_dir(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int fd, rc;
+
+	if (slash)
+		*slash = '\0';
+	fd = open(slash ? (*dir ? dir : "/") : ".", O_RDONLY | O_DIRECTORY);
+	free(dir);
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+static int write_tmp(const char *tmp, int (*fill)(FILE *, const void *), const void *arg)
+{
+	FILE *f = fopen(tmp, "w");
+	int rc;
+
+	if (!f)
+		return -1;
+	rc = fill(f, arg);
+	if (rc == 0 && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0))
+		rc = -1;
+	if (fclose(f) != 0)
+		rc = -1;
+	return rc;
+}
+
+int atomic_write(const char *path, int (*fill)(FILE *f, const void *arg), const void *arg,
+		 char *err, size_t errlen)
+{
+	size_t tlen = strlen(path) + 5;
+	char *tmp = xmalloc(tlen);
+	int rc;
+
+	snprintf(tmp, tlen, "%s.tmp", path);
+	errno = 0;
+	rc = write_tmp(tmp, fill, arg);
+	if (rc == 0)
+		rc = rename(tmp, path);
+	if (rc == 0)
+		rc = fsync_dir(path);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "write failed");
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}

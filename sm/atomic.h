@@ -1,0 +1,18 @@
+/*
+ * DOC: crash-safe file replacement for the state directory.
+ *
+ * The content goes to PATH.tmp, is flushed and fsync'ed, renamed over PATH,
+ * and the directory is fsync'ed: after kill -9 or a power cut at any moment
+ * PATH holds either the old or the new content, never a mix.
+ */
+#ifndef IBSM_SM_ATOMIC_H
+#define IBSM_SM_ATOMIC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* fill writes the content; it returns 0 or -1. 0, or -1 with err set. */
+int atomic_write(const char *path, int (*fill)(FILE *f, const void *arg), const void *arg,
+		 char *err, size_t errlen);
+
+#endif

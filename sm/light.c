@@ -1,0 +1,348 @@
+/*
+ * DOC: noticing changes: traps, light sweeps, flap damping.
+ *
+ * A switch reports a port state change with Trap 128 (IBA 14.2.5.1) and
+ * sets SwitchInfo.PortStateChange (IBA 14.2.5.4). Either way we read the
+ * PortInfo of that one switch's ports and compare with the model:
+ *   - a link went down: mark both ends down and reroute at once, without
+ *     rediscovery (only routes that used the link change, see program.c);
+ *   - a link came up, or the switch stopped answering: heavy sweep.
+ * ibsim sends each trap once (a real switch repeats it until TrapRepress),
+ * so the periodic light sweep -- SwitchInfo of every switch -- catches a
+ * lost trap. A port that went down less than flap_holddown_s ago is held
+ * out of routing and activation until it has been stable that long, so a
+ * flapping link cannot keep the SM rerouting.
+ */
+#include "config.h"
+
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/light.h"
+#include "sm/log.h"
+#include "sm/sm.h"
+
+struct scan_ctx {
+	struct sm *sm;
+	struct sm_node *n;
+	uint8_t port;
+};
+
+/* --- flap history: port -> when it last went down ---------------------- */
+
+static uint64_t port_key(const struct sm_port *p)
+{
+	return (p->node->guid << 8) | p->num;
+}
+
+/* Slot of key, or of the free entry where it would go; size must be > 0. */
+static size_t flap_index(const struct flap_tab *ft, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 24) & (ft->size - 1);
+
+	while (ft->v[i].key && ft->v[i].key != key)
+		i = (i + 1) & (ft->size - 1);
+	return i;
+}
+
+static struct flap_entry *flap_slot(struct flap_tab *ft, uint64_t key)
+{
+	if (!ft->size) {
+		ft->size = 256;
+		ft->v = xcalloc(ft->size, sizeof(*ft->v));
+	}
+	return &ft->v[flap_index(ft, key)];
+}
+
+static void flap_grow(struct flap_tab *ft)
+{
+	struct flap_entry *old = ft->v;
+	size_t n = ft->size;
+
+	ft->size *= 2;
+	ft->v = xcalloc(ft->size, sizeof(*ft->v));
+	for (size_t i = 0; i < n; i++)
+		if (old[i].key)
+			*flap_slot(ft, old[i].key) = old[i];
+	free(old);
+}
+
+static void flap_note_down(struct sm *sm, const struct sm_port *p)
+{
+	struct flap_entry *e;
+
+	if (sm->flaps.count * 2 >= sm->flaps.size && sm->flaps.size)
+		flap_grow(&sm->flaps);
+	e = flap_slot(&sm->flaps, port_key(p));
+	if (!e->key)
+		sm->flaps.count++;
+	e->key = port_key(p);
+	e->down_ms = sm_now_ms();
+	e->downs++;
+}
+
+/* Milliseconds until p may be used again, 0 if it is not held. */
+static uint64_t held_for(const struct sm *sm, const struct sm_port *p)
+{
+	uint64_t hold = (uint64_t)sm->conf.flap_holddown_s * 1000, now = sm_now_ms();
+	const struct flap_entry *e;
+
+	if (!hold || !sm->flaps.size)
+		return 0;
+	e = &sm->flaps.v[flap_index(&sm->flaps, port_key(p))];
+	if (!e->key || now >= e->down_ms + hold)
+		return 0;
+	return e->down_ms + hold - now;
+}
+
+static void holddown_expired(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	log_info("flap hold-down over: sweeping");
+	sm_sweep_start(sm);
+}
+
+static void arm_holddown(struct sm *sm, uint64_t ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 + 1000 };
+
+	if (!sm->ev_hold)
+		sm->ev_hold = evtimer_new(sm->base, holddown_expired, sm);
+	if (!evtimer_pending(sm->ev_hold, NULL))
+		evtimer_add(sm->ev_hold, &tv);
+}
+
+void sm_apply_holddown(struct sm *sm)
+{
+	uint64_t longest = 0;
+
+	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
+		struct sm_node *n = sm->fabric->nodes[i];
+
+		for (unsigned k = 1; k <= n->ni.num_ports; k++) {
+			uint64_t ms = held_for(sm, &n->ports[k]);
+
+			n->ports[k].held = ms > 0;
+			if (ms > longest)
+				longest = ms;
+		}
+	}
+	if (longest) {
+		log_notice("flapping ports held down for up to %llu ms", (unsigned long long)longest);
+		arm_holddown(sm, longest);
+	}
+}
+
+/* --- scanning one switch ------------------------------------------------ */
+
+static bool model_up(const struct sm_port *p)
+{
+	return p->peer && p->have_pi && p->pi.port_state > TOPO_PORT_DOWN && !p->held;
+}
+
+static void link_went_down(struct sm *sm, struct sm_port *p)
+{
+	struct sm_port *q = p->peer;
+
+	log_notice("link down: %016llx \"%s\" port %u <-> %016llx \"%s\" port %u",
+		   (unsigned long long)p->node->guid, p->node->desc, p->num,
+		   (unsigned long long)q->node->guid, q->node->desc, q->num);
+	q->pi.port_state = TOPO_PORT_DOWN;
+	flap_note_down(sm, p);
+	flap_note_down(sm, q);
+	sm->light.down = true;
+	sm_event(sm, "link_down", p);
+}
+
+static void port_seen(struct sm *sm, struct sm_port *p, const struct smp_port_info *pi)
+{
+	bool was_up = model_up(p);
+
+	if (was_up && pi->port_state == TOPO_PORT_DOWN) {
+		p->pi = *pi;
+		link_went_down(sm, p);
+		return;
+	}
+	if (!was_up && pi->port_state > TOPO_PORT_DOWN && !p->held) {
+		uint64_t ms = held_for(sm, p);
+
+		if (ms) {
+			arm_holddown(sm, ms);
+		} else {
+			log_notice("link up: %016llx \"%s\" port %u", (unsigned long long)p->node->guid,
+				   p->node->desc, p->num);
+			sm->light.up = true;
+			sm_event(sm, "link_up", p);
+		}
+	}
+	if (was_up || pi->port_state == TOPO_PORT_DOWN)
+		p->pi = *pi;
+}
+
+/* A link that came up needs discovery: heavy sweep. A link that went down
+ * is rerouted at once; a switch that did not answer may only have been
+ * addressed over that link, so it is looked at again after the reroute
+ * (new paths) and only a second failure costs a heavy sweep. */
+static void light_done(struct sm *sm)
+{
+	bool down = sm->light.down, up = sm->light.up, failed = sm->light.failed;
+	bool again = sm->light.again;
+
+	sm->light.running = false;
+	sm->light.down = sm->light.up = sm->light.failed = sm->light.again = false;
+	if (up || (failed && !down)) {
+		sm_sweep_start(sm);
+		return;
+	}
+	if (again || failed)
+		sm->light.pending_sweep = true;
+	if (down)
+		sm_reroute_start(sm);
+	if (sm->light.pending_sweep && !sm->sweeping)
+		sm_light_sweep(sm);
+}
+
+static void light_put(struct sm *sm)
+{
+	if (--sm->light.pending == 0)
+		light_done(sm);
+}
+
+static void scan_port_done(void *arg, int err, const struct smp *resp)
+{
+	struct scan_ctx *c = arg;
+	struct sm *sm = c->sm;
+	struct smp_port_info pi;
+
+	if (err == MAD_OK && smp_port_info_decode(resp->data, sizeof(resp->data), &pi) == 0)
+		port_seen(sm, &c->n->ports[c->port], &pi);
+	else
+		sm->light.failed = true;
+	free(c);
+	light_put(sm);
+}
+
+static void light_submit(struct sm *sm, struct sm_node *n, uint8_t port, uint8_t method,
+			 uint16_t attr, const uint8_t *data, mad_done_fn cb)
+{
+	struct scan_ctx *c = xcalloc(1, sizeof(*c));
+	struct mad_req r;
+
+	c->sm = sm;
+	c->n = n;
+	c->port = port;
+	sm_dr_req(sm, n, method, attr, attr == SMP_ATTR_PORT_INFO ? port : 0, &r);
+	if (data)
+		memcpy(r.data, data, SMP_DATA_SIZE);
+	if (mad_engine_submit(sm->eng, &r, cb, c) < 0) {
+		free(c);
+		sm->light.failed = true;
+		return;
+	}
+	sm->light.pending++;
+}
+
+static void ack_done(void *arg, int err, const struct smp *resp)
+{
+	struct scan_ctx *c = arg;
+	struct sm *sm = c->sm;
+
+	if (err == MAD_OK)
+		smp_switch_info_decode(resp->data, sizeof(resp->data), &c->n->si);
+	free(c);
+	light_put(sm);
+}
+
+/* Reads every port of n; clears its PortStateChange bit (written as 1). */
+static void scan_switch(struct sm *sm, struct sm_node *n)
+{
+	struct smp_switch_info si = n->si;
+	uint8_t data[SMP_DATA_SIZE] = { 0 };
+
+	si.port_state_change = 1;
+	smp_switch_info_encode(&si, data, sizeof(data));
+	light_submit(sm, n, 0, MAD_METHOD_SET, SMP_ATTR_SWITCH_INFO, data, ack_done);
+	for (unsigned p = 1; p <= n->ni.num_ports; p++)
+		light_submit(sm, n, (uint8_t)p, MAD_METHOD_GET, SMP_ATTR_PORT_INFO, NULL,
+			     scan_port_done);
+}
+
+static bool busy(struct sm *sm)
+{
+	if (!sm->fabric || sm->stopping)
+		return true;
+	if (sm->sweeping || sm->light.running) {
+		/* After the running operation, look again. */
+		sm->light.again = true;
+		sm->light.pending_sweep = true;
+		return true;
+	}
+	return false;
+}
+
+static void begin(struct sm *sm)
+{
+	sm->light.running = true;
+	sm->light.pending = 1;
+}
+
+void sm_trap_scan(struct sm *sm, uint16_t issuer_lid)
+{
+	struct sm_node *n = NULL;
+
+	if (busy(sm))
+		return;
+	for (uint32_t i = 0; i < sm->fabric->nnodes && !n; i++)
+		if (node_is_switch(sm->fabric->nodes[i]) && sm->fabric->nodes[i]->ports[0].lid == issuer_lid)
+			n = sm->fabric->nodes[i];
+	if (!n || !n->reachable) {
+		sm_sweep_start(sm);
+		return;
+	}
+	begin(sm);
+	scan_switch(sm, n);
+	light_put(sm);
+}
+
+static void si_done(void *arg, int err, const struct smp *resp)
+{
+	struct scan_ctx *c = arg;
+	struct sm *sm = c->sm;
+	struct smp_switch_info si;
+
+	if (err != MAD_OK || smp_switch_info_decode(resp->data, sizeof(resp->data), &si) < 0)
+		sm->light.failed = true;
+	else if (si.port_state_change) {
+		log_debug("%016llx \"%s\": PortStateChange set", (unsigned long long)c->n->guid,
+			  c->n->desc);
+		scan_switch(sm, c->n);
+	}
+	free(c);
+	light_put(sm);
+}
+
+void sm_light_sweep(struct sm *sm)
+{
+	if (busy(sm))
+		return;
+	sm->light.pending_sweep = false;
+	log_debug("light sweep");
+	begin(sm);
+	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
+		struct sm_node *n = sm->fabric->nodes[i];
+
+		if (node_is_switch(n) && n->reachable)
+			light_submit(sm, n, 0, MAD_METHOD_GET, SMP_ATTR_SWITCH_INFO, NULL, si_done);
+	}
+	light_put(sm);
+}
+
+void sm_light_free(struct sm *sm)
+{
+	if (sm->ev_hold)
+		event_free(sm->ev_hold);
+	free(sm->flaps.v);
+	memset(&sm->flaps, 0, sizeof(sm->flaps));
+}

@@ -1,0 +1,40 @@
+/*
+ * DOC: noticing changes: traps, light sweeps, flap damping (light.c).
+ */
+#ifndef IBSM_SM_LIGHT_H
+#define IBSM_SM_LIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sm;
+
+struct flap_entry {
+	uint64_t key;        /* node GUID << 8 | port; 0 = free */
+	uint64_t down_ms;    /* when it last went down */
+	uint32_t downs;
+};
+
+struct flap_tab {
+	struct flap_entry *v;
+	size_t size, count;
+};
+
+struct sm_light {
+	unsigned pending;
+	bool running;
+	bool down;     /* a link went down: reroute */
+	bool up;       /* a link came up: heavy sweep */
+	bool failed;   /* a switch did not answer: heavy sweep */
+	bool again;    /* a trap arrived while busy */
+	bool pending_sweep; /* run a light sweep when the SM is idle again */
+};
+
+void sm_light_sweep(struct sm *sm);
+void sm_trap_scan(struct sm *sm, uint16_t issuer_lid);
+/* After discovery: hold recently flapped ports out; re-sweep when due. */
+void sm_apply_holddown(struct sm *sm);
+void sm_light_free(struct sm *sm);
+
+#endif
