@@ -13,7 +13,7 @@ san="$top/build-san"
 rm -rf "$san" && mkdir -p "$san"
 (cd "$san" && "$top/configure" -q --enable-werror --enable-asan --enable-ubsan \
 	&& make -s -j"$jobs" \
-	&& IBSM_REQUIRE_SIM=1 ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	&& IBSM_REQUIRE_SIM=1 ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0:replace_intrin=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		make -s -j"$jobs" check) || { cat "$san"/tests/*/*.log "$san"/tests/*/*/*.log 2>/dev/null | tail -n 200; exit 1; }
 
 dist="$top/build-dist"
