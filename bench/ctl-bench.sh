@@ -64,3 +64,61 @@ for c in status nodes; do
 	"$CTL" -s "$SOCK" "$c" >/dev/null || fail "ibsmctl $c"
 	msg "ibsmctl $c (process start to exit, text output): $((($(date +%s%N) - t) / 1000000)) ms"
 done
+
+# A heavy sweep alone, then with 100 clients polling "status" as fast as
+# the daemon answers: the sweep's own duration_ms (target: < 10 % slower).
+python3 - "$SOCK" "${S:-5}" <<'EOF2'
+import json, selectors, socket, statistics, sys, threading, time
+path, runs = sys.argv[1], int(sys.argv[2])
+
+def sweep_ms():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    f = s.makefile("rwb")
+    f.readline()
+    f.write(b'{"id":1,"cmd":"sweep","args":{"wait":true}}\n')
+    f.flush()
+    while True:
+        r = json.loads(f.readline())
+        if r.get("id") == 1:
+            s.close()
+            return float(r["result"]["duration_ms"])
+
+stop = False
+polls = [0]
+
+def pollers(n):
+    sel = selectors.DefaultSelector()
+    for i in range(n):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(path)
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ, bytearray())
+        s.send(b'{"id":0,"cmd":"status"}\n')
+    while not stop:
+        for key, _ in sel.select(0.5):
+            buf = key.data
+            try:
+                buf += key.fileobj.recv(65536)
+            except BlockingIOError:
+                continue
+            while b"\n" in buf:
+                line, _, rest = buf.partition(b"\n")
+                buf[:] = rest
+                if b'"result"' in line:
+                    polls[0] += 1
+                    key.fileobj.send(b'{"id":0,"cmd":"status"}\n')
+
+idle = [sweep_ms() for _ in range(runs)]
+t = threading.Thread(target=pollers, args=(100,))
+t.start()
+time.sleep(0.5)
+p0, t0 = polls[0], time.time()
+busy = [sweep_ms() for _ in range(runs)]
+rate = (polls[0] - p0) / (time.time() - t0)
+stop = True
+t.join()
+mi, mb = statistics.median(idle), statistics.median(busy)
+print("heavy sweep median: alone %.1f ms, with 100 polling clients %.1f ms (%+.1f %%), "
+      "%.0f status replies/s meanwhile" % (mi, mb, (mb / mi - 1) * 100, rate))
+EOF2

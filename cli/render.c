@@ -151,11 +151,38 @@ static void r_path(json_object *r)
 	for (size_t i = 0; i < alen(a); i++) {
 		json_object *h = json_object_array_get_idx(a, i);
 
-		printf("%2zu  in %-4s out %-4s %-6s %s \"%s\"\n", i, str(h, "in_port"),
+		json_object *arp = get(h, "ar_ports");
+
+		printf("%2zu  in %-4s out %-4s %-6s %s \"%s\"", i, str(h, "in_port"),
 		       str(h, "out_port"), str(h, "type"), str(h, "guid"), str(h, "desc"));
+		for (size_t k = 0; k < alen(arp); k++)
+			printf("%s%s", k ? "," : "  AR ports ",
+			       json_object_get_string(json_object_array_get_idx(arp, k)));
+		printf("\n");
 	}
 	if (!json_object_get_boolean(get(r, "complete")))
 		printf("INCOMPLETE: %s\n", str(r, "problem"));
+}
+
+static void r_ar(json_object *r)
+{
+	json_object *ar = get(r, "ar"), *g = get(r, "groups");
+
+	printf("%s \"%s\": AR %s, %s", str(r, "guid"), str(r, "desc"),
+	       json_object_get_boolean(get(ar, "supported")) ? "supported" : "not supported",
+	       json_object_get_boolean(get(ar, "enabled")) ? "enabled" : "disabled");
+	if (get(ar, "reason"))
+		printf(" (%s)", str(ar, "reason"));
+	printf("; group_cap %s, groups %s, errors %s, last error %s\n", str(ar, "group_cap"),
+	       str(ar, "groups"), str(ar, "errors"), str(ar, "last_error"));
+	for (size_t i = 0; i < alen(g); i++) {
+		json_object *e = json_object_array_get_idx(g, i), *ports = get(e, "ports");
+
+		printf("  group %-5s leaf %s ports", str(e, "group"), str(e, "leaf"));
+		for (size_t k = 0; k < alen(ports); k++)
+			printf(" %s", json_object_get_string(json_object_array_get_idx(ports, k)));
+		printf("\n");
+	}
 }
 
 static void r_routing(json_object *r)
@@ -229,7 +256,7 @@ static const struct {
 } renderers[] = {
 	{ "status", r_status }, { "nodes", r_nodes }, { "switches", r_switches },
 	{ "ports", r_ports }, { "links", r_links }, { "lft", r_lft }, { "path", r_path },
-	{ "routing", r_routing }, { "reload", r_reload }, { "loglevel", r_loglevel },
+	{ "routing", r_routing }, { "ar", r_ar }, { "reload", r_reload }, { "loglevel", r_loglevel },
 	{ "sweep", r_sweep }, { "reroute", r_sweep }, { "commands", r_commands },
 };
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sm/ctl.h"
+#include "sm/ar.h"
 #include "sm/ctl_int.h"
 #include "sm/log.h"
 #include "sm/sm.h"
@@ -167,29 +168,6 @@ static const char *state_name(unsigned s)
 	return s < 5 ? names[s] : "unknown";
 }
 
-/* IBA 14.2.5.6 PortInfo:LinkWidthActive and LinkSpeedActive encodings. */
-static const char *width_name(unsigned w)
-{
-	switch (w) {
-	case 1: return "1x";
-	case 2: return "4x";
-	case 4: return "8x";
-	case 8: return "12x";
-	case 16: return "2x";
-	default: return "?";
-	}
-}
-
-static const char *speed_name(unsigned s)
-{
-	switch (s) {
-	case 1: return "SDR";
-	case 2: return "DDR";
-	case 4: return "QDR";
-	default: return "?";
-	}
-}
-
 static json_object *end_json(const struct sm_port *p)
 {
 	json_object *o = json_object_new_object();
@@ -208,8 +186,8 @@ static json_object *port_json(const struct sm_port *p)
 	ADD(o, "desc", JSTR(p->node->desc));
 	ADD(o, "port", JINT(p->num));
 	ADD(o, "state", JSTR(p->have_pi ? state_name(p->pi.port_state) : "unknown"));
-	ADD(o, "width", JSTR(p->have_pi ? width_name(p->pi.link_width_active) : "?"));
-	ADD(o, "speed", JSTR(p->have_pi ? speed_name(p->pi.link_speed_active) : "?"));
+	ADD(o, "width", JSTR(p->have_pi ? port_width_name(p->pi.link_width_active) : "?"));
+	ADD(o, "speed", JSTR(p->have_pi ? port_speed_name(&p->pi) : "?"));
 	ADD(o, "lid", JINT(port_lid(p)));
 	ADD(o, "peer", p->peer ? end_json(p->peer) : NULL);
 	return o;
@@ -411,6 +389,7 @@ static enum ctl_ret cmd_switches(struct ctl_call *c, json_object **res)
 		o = node_json(n);
 		ADD(o, "lin_top", n->have_si ? JINT(n->si.lin_top) : NULL);
 		ADD(o, "lin_cap", n->have_si ? JINT(n->si.lin_cap) : NULL);
+		ADD(o, "ar", sm_ar_switch_json(c->sm, n));
 		json_object_array_add(a, o);
 	}
 	*res = json_object_new_object();
@@ -461,8 +440,8 @@ static json_object *link_json(const struct sm_port *p)
 	ADD(o, "from", end_json(p));
 	ADD(o, "to", end_json(q));
 	ADD(o, "state", JSTR(state_name(st)));
-	ADD(o, "width", JSTR(p->have_pi ? width_name(p->pi.link_width_active) : "?"));
-	ADD(o, "speed", JSTR(p->have_pi ? speed_name(p->pi.link_speed_active) : "?"));
+	ADD(o, "width", JSTR(p->have_pi ? port_width_name(p->pi.link_width_active) : "?"));
+	ADD(o, "speed", JSTR(p->have_pi ? port_speed_name(&p->pi) : "?"));
 	return o;
 }
 
@@ -559,6 +538,22 @@ static json_object *hop_json(const struct sm_node *n, unsigned in, unsigned out)
 	return o;
 }
 
+/* Where adaptive routing is on, the ports the switch may choose from. */
+static void add_ar_choices(const struct sm *sm, const struct sm_node *n, unsigned dlid,
+			   json_object *hop)
+{
+	uint8_t ports[256];
+	int k = sm_ar_choices(sm, n, (uint16_t)dlid, ports, (int)sizeof(ports));
+	json_object *a;
+
+	if (k < 0)
+		return;
+	a = json_object_new_array();
+	for (int i = 0; i < k; i++)
+		json_object_array_add(a, JINT(ports[i]));
+	ADD(hop, "ar_ports", a);
+}
+
 /* A CA's first linked port (a multi-port CA is reached through it). */
 static const struct sm_port *ca_uplink(const struct sm_node *n)
 {
@@ -606,6 +601,8 @@ static const char *walk(const struct sm *sm, const struct sm_node *src, unsigned
 		}
 		out = lft[dlid];
 		json_object_array_add(hops, hop_json(n, in, out));
+		add_ar_choices(sm, n, dlid,
+			       json_object_array_get_idx(hops, json_object_array_length(hops) - 1));
 		if (out == 0)
 			return port_lid(&n->ports[0]) == dlid ? NULL : "routed to port 0 of the wrong switch";
 		if (out > n->ni.num_ports || !(p = n->ports[out].peer))
@@ -648,6 +645,27 @@ static enum ctl_ret cmd_path(struct ctl_call *c, json_object **res)
 	ADD(*res, "complete", json_object_new_boolean(!why));
 	ADD(*res, "problem", why ? JSTR(why) : NULL);
 	ADD(*res, "hops", hops);
+	return CTL_DONE;
+}
+
+static enum ctl_ret cmd_ar(struct ctl_call *c, json_object **res)
+{
+	const char *name = NULL, *what = NULL;
+	const struct sm_node *n;
+
+	if (need_fabric(c) != CTL_DONE || ctl_arg_str(c, "what", &what) < 0 ||
+	    ctl_arg_str(c, "switch", &name) < 0)
+		return CTL_ERROR;
+	if (strcmp(what, "status") != 0 && strcmp(what, "groups") != 0)
+		return ctl_fail(c, CTL_E_invalid_args, "what must be status or groups");
+	if (!(n = find_node(c, name)))
+		return CTL_ERROR;
+	if (!node_is_switch(n))
+		return ctl_fail(c, CTL_E_invalid_args, "\"%.64s\" is not a switch", name);
+	*res = node_json(n);
+	ADD(*res, "ar", sm_ar_switch_json(c->sm, n));
+	if (strcmp(what, "groups") == 0)
+		ADD(*res, "groups", sm_ar_groups_json(c->sm, n));
 	return CTL_DONE;
 }
 

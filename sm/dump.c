@@ -19,32 +19,6 @@
 #include "sm/fabric.h"
 #include "sm/log.h"
 
-static const char *width_str(uint8_t w)
-{
-	switch (w) {
-	case 1: return "1x";
-	case 2: return "4x";
-	case 4: return "8x";
-	case 8: return "12x";
-	case 16: return "2x";
-	default: return "?x";
-	}
-}
-
-static const char *speed_str(const struct smp_port_info *pi)
-{
-	static const char *const ext[] = { "", "FDR", "EDR", "HDR", "NDR", "XDR" };
-
-	if (pi->link_speed_ext_active >= 1 && pi->link_speed_ext_active <= 5)
-		return ext[pi->link_speed_ext_active];
-	switch (pi->link_speed_active) {
-	case 1: return "SDR";
-	case 2: return "DDR";
-	case 4: return "QDR";
-	default: return "?DR";
-	}
-}
-
 static const char *node_name_prefix(const struct sm_node *n)
 {
 	return node_is_switch(n) ? "S" : "H";
@@ -74,7 +48,7 @@ static void dump_port(FILE *out, const struct sm_node *n, const struct sm_port *
 	if (!node_is_switch(n))
 		fprintf(out, "lid %u lmc %u ", node_lid(n, p), p->have_pi ? p->pi.lmc : 0);
 	fprintf(out, "\"%s\" lid %u %s%s\n", m->desc, node_lid(m, q),
-		width_str(p->pi.link_width_active), speed_str(&p->pi));
+		port_width_name(p->pi.link_width_active), port_speed_name(&p->pi));
 }
 
 static void dump_node(FILE *out, const struct sm_node *n)

@@ -251,3 +251,31 @@ void fabric_topo_free(struct topo *t)
 	free(t->nodes);
 	free(t);
 }
+
+/* IBA 14.2.5.6 PortInfo:LinkWidthActive, LinkSpeedActive and
+ * LinkSpeedExtActive encodings, as the diags print them. */
+const char *port_width_name(uint8_t w)
+{
+	switch (w) {
+	case 1: return "1x";
+	case 2: return "4x";
+	case 4: return "8x";
+	case 8: return "12x";
+	case 16: return "2x";
+	default: return "?";
+	}
+}
+
+const char *port_speed_name(const struct smp_port_info *pi)
+{
+	static const char *const ext[] = { "", "FDR", "EDR", "HDR", "NDR", "XDR" };
+
+	if (pi->link_speed_ext_active >= 1 && pi->link_speed_ext_active <= 5)
+		return ext[pi->link_speed_ext_active];
+	switch (pi->link_speed_active) {
+	case 1: return "SDR";
+	case 2: return "DDR";
+	case 4: return "QDR";
+	default: return "?";
+	}
+}

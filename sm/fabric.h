@@ -87,6 +87,9 @@ struct sm_port *fabric_find_port(const struct sm_fabric *f, uint64_t port_guid);
 struct topo *fabric_to_topo(const struct sm_fabric *f);
 void fabric_topo_free(struct topo *t);
 
+const char *port_width_name(uint8_t w);     /* "4x" */
+const char *port_speed_name(const struct smp_port_info *pi);   /* "QDR", "EDR" */
+
 /* Writes the fabric in ibnetdiscover's text format. 0 or -errno. */
 int fabric_dump_ibnet(const struct sm_fabric *f, const char *path);
 struct route_tables;

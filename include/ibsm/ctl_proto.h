@@ -71,6 +71,8 @@ enum ctl_access {
 	  "hop-by-hop route from src to dst (GUID, LID or description)") \
 	X(routing, CTL_RO, "", \
 	  "routing engine, why it was chosen, verification summary") \
+	X(ar, CTL_RO, "what switch", \
+	  "adaptive routing of one switch (what: status or groups)") \
 	X(sweep, CTL_ADMIN, "!wait", \
 	  "start a heavy sweep; with wait, reply when it is done") \
 	X(reroute, CTL_ADMIN, "!wait", \

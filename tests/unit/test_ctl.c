@@ -244,7 +244,7 @@ static const struct cmd_row *row(const char *name)
 static void test_table_complete(void **state)
 {
 	static const char *const ro[] = { "status", "nodes", "switches", "ports", "links", "lft",
-					  "path", "routing", "subscribe", "commands" };
+					  "path", "routing", "ar", "subscribe", "commands" };
 	static const char *const admin[] = { "sweep", "reroute", "reload", "loglevel" };
 
 	assert_int_equal(NROWS, sizeof(ro) / sizeof(ro[0]) + sizeof(admin) / sizeof(admin[0]));
