@@ -6,7 +6,7 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 PKGS="build-essential autoconf automake libtool pkg-config
  libibumad-dev libibmad-dev libevent-dev libjson-c-dev libcmocka-dev libsystemd-dev
- ibsim-utils infiniband-diags opensm python3 clang libclang-rt-14-dev man-db
+ ibsim-utils infiniband-diags opensm python3 clang libclang-rt-14-dev man-db mandoc
  systemd procps"
 missing=
 for p in $PKGS; do
