@@ -24,7 +24,7 @@ topo_gen "$SIM_DIR/fabric.net" "$@"
 sim_start "$SIM_DIR/fabric.net"
 SOCK=$SIM_DIR/ctl.sock
 SIM_HOST=H00001 sim_bg "$IBSMD" -o socket_path="$SOCK" -o state_dir="$SIM_DIR" \
-	-o sweep_interval=0 -o log_level=warning 2>"$SIM_DIR/ibsmd.log"
+	-o sweep_interval=0 -o log_level=warning -o max_clients=128 2>"$SIM_DIR/ibsmd.log"
 t0=$(date +%s)
 until "$CTL" -s "$SOCK" --json status 2>/dev/null | grep -q '"subnet_up":true'; do
 	[ $(($(date +%s) - t0)) -gt 900 ] && { cat "$SIM_DIR/ibsmd.log"; fail "subnet not up"; }

@@ -350,9 +350,8 @@ static void client_new(struct ctl *ctl, int fd)
 	if (!cl->bev)
 		fatalx("cannot allocate a bufferevent");
 	bufferevent_setcb(cl->bev, on_read, NULL, on_bev_event, cl);
-	/* Priority 0 is served before the umad pump (default priority) when
-	 * main.c gives the base two priorities; otherwise it is the only one. */
-	bufferevent_priority_set(cl->bev, 0);
+	/* Clients share the loop's single priority with the umad pump: served
+	 * first, 100 clients polling "status" starved a heavy sweep 160-fold. */
 	bufferevent_setwatermark(cl->bev, EV_READ, 0, CTL_MAX_REQUEST);
 	bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
 	cl->next = ctl->clients;

@@ -9,10 +9,10 @@
  * Under ibsim's umad2sim preload the umad "fd" is a fake number (>= 1024)
  * that epoll rejects, and umad2sim's poll() wrapper only ever waits on that
  * one fake fd, ignoring any other fd in the set. So when the fd is not a
- * real descriptor we pump instead: a zero-delay timer that waits at most
- * PUMP_WAIT_MS in umad2sim's poll (it wakes as soon as a MAD arrives), drains
- * the engine and re-arms, letting libevent serve every other event between
- * two pumps. On hardware the fd is real and sits in epoll like any other.
+ * real descriptor we pump instead: a timer that drains the engine and
+ * re-arms, letting libevent serve every other event between two pumps
+ * (see on_pump). On hardware the fd is real and sits in epoll like any
+ * other.
  */
 #include "config.h"
 
@@ -37,6 +37,7 @@
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
 #define PUMP_WAIT_MS 1
+#define PUMP_BUSY_MS 20
 
 struct cli {
 	const char *conf_path;
@@ -231,16 +232,26 @@ static void on_engine_timer(evutil_socket_t fd, short what, void *arg)
 	after_event(sm);
 }
 
+/* With SMPs outstanding, keep draining for up to PUMP_BUSY_MS, waiting for
+ * answers inside umad2sim's poll (it wakes on arrival): a flood of control
+ * clients, served between two pumps, then slows a sweep by a few per cent.
+ * When idle, only look, and let libevent sleep up to PUMP_WAIT_MS, so a
+ * control request is answered at once. */
 static void on_pump(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
 	struct pollfd p = { .fd = sm->tp.fd(sm->tp.ctx), .events = POLLIN };
-	static const struct timeval now = { 0, 0 };
+	static const struct timeval now = { 0, 0 }, idle = { 0, PUMP_WAIT_MS * 1000 };
+	uint64_t until = sm_now_ms() + PUMP_BUSY_MS;
 
-	if (poll(&p, 1, PUMP_WAIT_MS) > 0)
-		mad_engine_on_readable(sm->eng);
-	mad_engine_on_timer(sm->eng);
-	evtimer_add(sm->ev_umad, &now);
+	do {
+		bool busy = !mad_engine_idle(sm->eng);
+
+		if (poll(&p, 1, busy ? PUMP_WAIT_MS : 0) > 0)
+			mad_engine_on_readable(sm->eng);
+		mad_engine_on_timer(sm->eng);
+	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until);
+	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) ? &idle : &now);
 }
 
 static bool fd_is_real(int fd)
@@ -346,9 +357,6 @@ static void events_setup(struct sm *sm)
 	sm->base = event_base_new();
 	if (!sm->base)
 		fatalx("cannot create the event loop");
-	/* Two priorities: control clients (0) before the umad pump (1), so a
-	 * status request is not queued behind a busy sweep under the simulator. */
-	event_base_priority_init(sm->base, 2);
 	static const struct timeval now = { 0, 0 };
 	int fd = sm->tp.fd(sm->tp.ctx);
 
