@@ -33,6 +33,7 @@
 #include "sm/ar.h"
 #include "sm/ctl.h"
 #include "sm/log.h"
+#include "sm/routejob.h"
 #include "sm/sm.h"
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
@@ -387,6 +388,8 @@ static void events_setup(struct sm *sm)
 
 static void teardown(struct sm *sm)
 {
+	route_job_abandon(sm);
+	linkset_free(&sm->pending_links);
 	ctl_fini(sm);   /* control socket */
 	sm_ar_free(sm);
 	if (sm->disc)

@@ -18,6 +18,7 @@
 #include "routing/repair.h"
 #include "sm/ar.h"
 #include "sm/linkset.h"
+#include "sm/routejob.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
@@ -225,7 +226,8 @@ static void route_opts_from_conf(const struct sm *sm, struct route_opts *o)
 	o->nroots = sm->conf.root_guids.n;
 }
 
-/* What the switches hold now, as route tables in topo order: a switch whose
+/* What the switches hold now, as route tables in topo order (copies: the
+ * routing worker must not share memory with the loop); a switch whose
  * blocks we do not all know counts as holding nothing. */
 static void tables_held(const struct sm *sm, uint16_t top, struct route_tables *prev)
 {
@@ -241,30 +243,11 @@ static void tables_held(const struct sm *sm, uint16_t top, struct route_tables *
 
 		for (unsigned b = 0; known && b < blocks; b++)
 			known = n->lft_known[b];
-		prev->lft[i].ports = known ? n->lft : NULL;
+		if (known) {
+			prev->lft[i].ports = xmalloc((size_t)top + 1);
+			memcpy(prev->lft[i].ports, n->lft, (size_t)top + 1);
+		}
 	}
-}
-
-/* Links only lost since the held tables were computed (or nothing changed):
- * repair them with minimal change; otherwise route afresh. */
-static int route_or_repair(struct sm *sm, const struct topo *t, uint16_t top, bool repair)
-{
-	struct route_opts o;
-	struct route_tables prev;
-	struct route_repair_stats rs;
-	int rc;
-
-	route_opts_from_conf(sm, &o);
-	if (!repair)
-		return route_compute(t, &o, &sm->routes);
-	tables_held(sm, top, &prev);
-	rc = route_repair(t, &o, &prev, &sm->routes, &rs);
-	free(prev.lft);
-	sm->st.entries_changed = rs.changed;
-	log_info("route repair: %llu entries broken, %llu changed, %llu kept%s",
-		 (unsigned long long)rs.broken, (unsigned long long)rs.changed,
-		 (unsigned long long)rs.kept, rs.used_fresh ? " (fresh tables used)" : "");
-	return rc;
 }
 
 static void remember_links(struct sm *sm, struct linkset *cur, enum linkset_change ch)
@@ -296,41 +279,54 @@ static uint16_t max_lid(const struct sm_fabric *f)
 	return (uint16_t)(top > TOPO_MAX_UCAST_LID ? TOPO_MAX_UCAST_LID : top);
 }
 
-static bool compute_routes(struct sm *sm)
+static void routes_computed(struct sm *sm, struct route_result *res)
 {
-	struct topo *t = fabric_to_topo(sm->fabric);
-	struct linkset cur;
-	enum linkset_change ch;
-	int rc;
+	struct linkset cur = sm->pending_links;
 
-	linkset_from_topo(&cur, t);
-	ch = linkset_compare(&sm->routed_links, &cur);
-	if (sm->have_routes)
-		route_tables_free(&sm->routes);
-	memset(&sm->routes, 0, sizeof(sm->routes));
-	rc = route_or_repair(sm, t, max_lid(sm->fabric), ch == LINKS_SAME || ch == LINKS_LOST_ONLY);
-	fabric_topo_free(t);
-	sm->have_routes = rc == 0;
-	if (rc < 0) {
+	memset(&sm->pending_links, 0, sizeof(sm->pending_links));
+	sm->routes = res->tables;
+	sm->have_routes = res->rc == 0;
+	if (res->repaired) {
+		sm->st.entries_changed = res->rs.changed;
+		log_info("route repair: %llu entries broken, %llu changed, %llu kept%s",
+			 (unsigned long long)res->rs.broken, (unsigned long long)res->rs.changed,
+			 (unsigned long long)res->rs.kept, res->rs.used_fresh ? " (fresh tables used)" : "");
+	}
+	if (res->rc < 0) {
 		linkset_free(&cur);
 		log_warnx("routing failed: %s", sm->routes.why);
-		return false;
-	}
-	remember_links(sm, &cur, ch);
-	log_info("routing: engine %s, %u LIDs: %s", sm->routes.engine, sm->routes.top,
-		 sm->routes.why);
-	return true;
-}
-
-static void routes_ready(struct sm *sm)
-{
-	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_routed);
-	if (!compute_routes(sm)) {
 		sm->sweep_clean = false;
 		sm_sweep_finished(sm);
 		return;
 	}
+	remember_links(sm, &cur, sm->pending_change);
+	log_info("routing: engine %s, %u LIDs: %s", sm->routes.engine, sm->routes.top,
+		 sm->routes.why);
 	write_tables(sm);
+}
+
+/* Links only lost since the held tables were computed (or nothing changed):
+ * repair them with minimal change; otherwise route afresh. Either way on
+ * the routing worker (routejob.c). */
+static void routes_ready(struct sm *sm)
+{
+	struct topo *t = fabric_to_topo(sm->fabric);
+	struct route_tables prev;
+	struct route_opts o;
+	bool repair;
+
+	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_routed);
+	linkset_from_topo(&sm->pending_links, t);
+	sm->pending_change = linkset_compare(&sm->routed_links, &sm->pending_links);
+	repair = sm->pending_change == LINKS_SAME || sm->pending_change == LINKS_LOST_ONLY;
+	if (sm->have_routes)
+		route_tables_free(&sm->routes);
+	memset(&sm->routes, 0, sizeof(sm->routes));
+	sm->have_routes = false;
+	route_opts_from_conf(sm, &o);
+	if (repair)
+		tables_held(sm, max_lid(sm->fabric), &prev);
+	route_job_start(sm, t, &o, repair ? &prev : NULL, routes_computed);
 }
 
 /* Learn what the switches hold before routing: a restarted daemon then

@@ -81,6 +81,9 @@ struct sm {
 	struct route_tables routes;
 	bool have_routes;
 	struct linkset routed_links;    /* the links `routes` were computed for */
+	struct linkset pending_links;   /* ... and those the running job routes */
+	int pending_change;             /* enum linkset_change of that job */
+	struct route_job *route_job;    /* routing running on the worker */
 	struct sm_light light;
 	struct flap_tab flaps;
 	uint16_t sm_lid;                /* our own LID */
