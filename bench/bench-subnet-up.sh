@@ -57,19 +57,8 @@ while [ "$i" -lt "$runs" ]; do
 	fi
 done
 
-# median SM METRIC: median over the runs of one SM, NA if never measured.
-median() {
-	awk -v sm="$1" -v key="$2" '
-	$1 == sm { for (i = 2; i <= NF; i++) { split($i, kv, "=");
-		if (kv[1] == key && kv[2] != "NA") v[n++] = kv[2] + 0 } }
-	END {
-		if (!n) { print "NA"; exit }
-		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
-			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		m = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
-		print m
-	}' "$work/runs"
-}
+# shellcheck source=bench/median.sh
+. "$here/median.sh"
 
 echo "fabric: $label; runs: $runs (medians)"
 printf '%-12s %12s %12s %14s\n' metric opensm ibsmd opensm/ibsmd
