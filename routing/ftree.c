@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/balance.h"
 #include "routing/engine.h"
 
 #define FT_COLS 64
@@ -849,7 +850,9 @@ static int even_leaves(const struct ft *f)
 	return 1;
 }
 
-static void route_hosts(struct ft *f, uint32_t *queue)
+/* Routes every CA LID; returns 1 if the tree is degraded (some leaf
+ * detours or splits its LIDs unevenly over its uplinks). */
+static int route_hosts(struct ft *f, uint32_t *queue)
 {
 	const struct rgraph *g = f->g;
 	uint32_t cap = 0;
@@ -886,6 +889,7 @@ static void route_hosts(struct ft *f, uint32_t *queue)
 	free(pport);
 	free(mp);
 	free(d);
+	return forecast;
 }
 
 /*
@@ -1097,6 +1101,19 @@ static void ft_free(struct ft *f)
 	free(f->comp);
 }
 
+/*
+ * 1 if some switch link carries more than the all-to-all bound. On a
+ * complete tree none does, and balance (whose first step alone costs a
+ * pass over every destination and switch) is skipped.
+ */
+static int over_cap(const struct ft *f)
+{
+	for (uint32_t i = 0; i < f->g->nlinks; i++)
+		if (f->peer[i] != RG_NONE && f->load[i] > f->gcap)
+			return 1;
+	return 0;
+}
+
 int route_ftree(struct rctx *c)
 {
 	struct ft f;
@@ -1106,7 +1123,8 @@ int route_ftree(struct rctx *c)
 		route_why(c, "; ftree ranks from the CA leaves, root GUIDs ignored");
 	ft_init(&f, c);
 	f.balance = 1;
-	route_hosts(&f, queue);
+	if ((route_hosts(&f, queue) || over_cap(&f)) && !f.cut)
+		route_balance_ctx(c, f.rank);
 	f.balance = 0;
 	uint64_t cut = f.cut;
 	if (!cut)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "routing/balance.h"
 #include "routing/engine.h"
 
 struct updn {
@@ -146,6 +147,34 @@ static void updn_cands(const struct updn *u, uint8_t *cn, uint8_t *cports)
 	}
 }
 
+/*
+ * On a bipartite fabric (fat trees, even tori) every link joins adjacent
+ * BFS ranks, so balance can even out the loads and keep every route
+ * up*\/down*: its ranks grow towards the roots.
+ */
+static void updn_balance(struct rctx *c, const struct updn *u)
+{
+	const struct rgraph *g = c->g;
+	uint32_t *rank = rg_xmalloc(g->nsw ? g->nsw : 1, sizeof(*rank)), top = 0;
+	int ok = 1;
+
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		rank[s] = u->key[s] / g->nsw;
+		if (rank[s] < g->nsw && rank[s] > top)
+			top = rank[s];
+	}
+	for (uint32_t s = 0; s < g->nsw && ok; s++)
+		for (uint32_t k = 0; k < g->sw[s].ngroups && ok; k++) {
+			uint32_t p = rg_group(g, s, k)->peer;
+			ok = rank[s] == g->nsw || rank[s] + 1 == rank[p] || rank[p] + 1 == rank[s];
+		}
+	for (uint32_t s = 0; s < g->nsw; s++)
+		rank[s] = rank[s] == g->nsw ? UINT32_MAX : top - rank[s];
+	if (ok)
+		route_balance_ctx(c, rank);
+	free(rank);
+}
+
 int route_updn(struct rctx *c)
 {
 	const struct rgraph *g = c->g;
@@ -178,6 +207,7 @@ int route_updn(struct rctx *c)
 		updn_cands(&u, cn, cports);
 		route_lids_at(c, d, cn, cports, use);
 	}
+	updn_balance(c, &u);
 	free(cn);
 	free(cports);
 	free(use);

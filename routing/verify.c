@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "routing/graph.h"
+#include "routing/pairbound.h"
 #include "routing/verify.h"
 
 enum { ST_INPROG = 1, ST_REACH, ST_UNREACH, ST_DEAD, ST_LOOP };
@@ -289,10 +290,13 @@ static void shifts(struct vctx *x, struct route_verify *v)
 	uint32_t n = x->g->nhosts, total = n > 1 ? n - 1 : 0;
 	uint32_t k = total > VERIFY_SHIFT_SAMPLES ? VERIFY_SHIFT_SAMPLES : total;
 
+	struct pair_bound pb;
+
 	memset(x->flow, 0, x->g->nsw * sizeof(*x->flow));
 	v->shifts_sampled = k < total;
 	v->shifts_tried = k;
-	v->shift_excess = k ? INT32_MIN : 0;
+	v->shift_excess = v->shift_pexcess = k ? INT32_MIN : 0;
+	pair_bound_init(&pb, x->g);
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t sh = 1 + (uint32_t)((uint64_t)i * total / k), c, b;
 		one_shift(x, sh, &c, &b);
@@ -306,7 +310,14 @@ static void shifts(struct vctx *x, struct route_verify *v)
 			v->shift_excess = (int32_t)(c - b);
 			link_name(x, x->maxid, &v->shift_worst_guid, &v->shift_worst_port);
 		}
+		uint32_t p = pair_bound_shift(&pb, sh);
+		p = p > b ? p : b;
+		if (p > v->shift_pbound)
+			v->shift_pbound = p;
+		if ((int32_t)(c - p) > v->shift_pexcess)
+			v->shift_pexcess = (int32_t)(c - p);
 	}
+	pair_bound_free(&pb);
 }
 
 static void a2a_bound(struct vctx *x, struct route_verify *v)
@@ -465,7 +476,8 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 		"all-to-all: busiest link %llu (0x%016llx port %u), lower bound %llu (x%.3f)\n"
 		"shift permutations: busiest link %u (shift %u), bound %u, worst excess %d, "
 		"%u of %u shifts%s\n"
-		"worst shift excess at 0x%016llx port %u\n",
+		"worst shift excess at 0x%016llx port %u\n"
+		"shifts against what shortest paths allow (pair bound): bound %u, worst excess %d\n",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
 		(unsigned long long)v->dead_port, v->max_hops,
@@ -476,7 +488,8 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 		(unsigned long long)v->a2a_bound, ratio, v->shift_max, v->shift_max_at,
 		v->shift_bound, v->shift_excess, v->shifts_tried,
 		v->nhosts > 1 ? v->nhosts - 1 : 0, v->shifts_sampled ? " (sampled)" : "",
-		(unsigned long long)v->shift_worst_guid, v->shift_worst_port);
+		(unsigned long long)v->shift_worst_guid, v->shift_worst_port,
+		v->shift_pbound, v->shift_pexcess);
 }
 
 static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
@@ -488,7 +501,7 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 		"\"cdg_edges\":%llu,\"a2a_max\":%llu,\"a2a_bound\":%llu,"
 		"\"a2a_max_link\":{\"guid\":\"0x%016llx\",\"port\":%u},\"shift_max\":%u,"
 		"\"shift_max_at\":%u,\"shift_bound\":%u,\"shift_excess\":%d,"
-		"\"shifts_tried\":%u,\"shifts_sampled\":%s,\"ok\":%s}",
+		"\"shift_pair_bound\":%u,\"shift_pair_excess\":%d,\"shifts_tried\":%u,\"shifts_sampled\":%s,\"ok\":%s}",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
 		(unsigned long long)v->dead_port, v->max_hops,
@@ -497,8 +510,9 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 		(unsigned long long)v->cdg_edges, (unsigned long long)v->a2a_max,
 		(unsigned long long)v->a2a_bound, (unsigned long long)v->a2a_max_guid,
 		v->a2a_max_port, v->shift_max, v->shift_max_at,
-		v->shift_bound, v->shift_excess, v->shifts_tried,
-		v->shifts_sampled ? "true" : "false", route_verify_ok(v) ? "true" : "false");
+		v->shift_bound, v->shift_excess, v->shift_pbound, v->shift_pexcess,
+		v->shifts_tried, v->shifts_sampled ? "true" : "false",
+		route_verify_ok(v) ? "true" : "false");
 }
 
 size_t route_verify_format(const struct route_verify *v, int json, char *buf, size_t len)

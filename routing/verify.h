@@ -7,7 +7,8 @@
  * Pairs are CA port -> CA port base LID, both attached to switches, source
  * != destination. Lower bounds are those of the routing issue: for every
  * switch, the routes that must leave it divided by its usable switch links,
- * rounded up; the bound is the largest of those.
+ * rounded up; the bound is the largest of those. Shifts also get the pair
+ * bound of pairbound.h, which every shortest-path routing must meet.
  */
 #ifndef IBSM_ROUTING_VERIFY_H
 #define IBSM_ROUTING_VERIFY_H
@@ -41,6 +42,8 @@ struct route_verify {
 	uint32_t shift_max_at;   /* the shift that produced it */
 	uint32_t shift_bound;    /* largest per-shift bound */
 	int32_t shift_excess;    /* largest (busiest - bound) over the shifts */
+	uint32_t shift_pbound;   /* largest per-shift max(bound, pair bound) */
+	int32_t shift_pexcess;   /* largest (busiest - that) over the shifts */
 	uint64_t shift_worst_guid; /* switch and port of that busiest link */
 	uint8_t shift_worst_port;
 	uint32_t shifts_tried;

@@ -1,0 +1,38 @@
+/*
+ * DOC: balance, a local search over finished up*\/down* tables.
+ *
+ * Used by ftree on degraded trees; see balance.c for the method.
+ */
+#ifndef IBSM_ROUTING_BALANCE_H
+#define IBSM_ROUTING_BALANCE_H
+
+#include <stdint.h>
+
+#include "routing/graph.h"
+
+struct balance_stats {
+	uint64_t a2a_before, a2a_after;     /* busiest switch link, all-to-all */
+	uint32_t a2a_moves;
+	int shifts_done;                    /* 0: fabric too big for shift counters */
+	uint32_t shift_over_before;         /* (shift, link) pairs above bound + 1 */
+	uint32_t shift_over_after;
+	uint32_t shift_moves;
+	int budget_hit;                     /* stopped by the work bound */
+	int too_big;                        /* not even tried: hosts x switches too large */
+};
+
+/*
+ * Re-points entries lft[s][base LID of a CA] (every switch s but the
+ * destination's own) to even out link loads. rank[] must make the tables
+ * up*\/down*: every switch link joins adjacent ranks, and every path goes
+ * up, then down. Deterministic: work is bounded by counts, not time.
+ */
+void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
+		   struct balance_stats *st);
+
+struct rctx;
+
+/* route_balance() on an engine's tables, the result appended to its why. */
+void route_balance_ctx(struct rctx *c, const uint32_t *rank);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * DOC: the pair bound of a shift permutation.
+ *
+ * The per-switch bound (routes leaving a switch over its switch links)
+ * ignores where the routes go. On a degraded tree two leaves may share
+ * few of their upper switches: all flows from leaf A to leaf B then
+ * squeeze through A's few ports that lie on a shortest path to B. For
+ * every run of sources on one switch A sending to hosts on one switch B,
+ * ceil(flows / those ports) is a lower bound on the busiest link of any
+ * routing whose paths are shortest (ftree's are: up to the nearest common
+ * ancestor and down). Pure, like the rest of routing/.
+ */
+#ifndef IBSM_ROUTING_PAIRBOUND_H
+#define IBSM_ROUTING_PAIRBOUND_H
+
+#include <stdint.h>
+
+#include "routing/graph.h"
+
+struct pair_bound {
+	const struct rgraph *g;
+	uint32_t *row;      /* per switch: its row in dist, RG_NONE without hosts */
+	uint16_t *dist;     /* [row * nsw + s]: hops from s to that switch */
+};
+
+void pair_bound_init(struct pair_bound *pb, const struct rgraph *g);
+void pair_bound_free(struct pair_bound *pb);
+
+/* The pair bound of shift sh (host i -> host i + sh mod N). */
+uint32_t pair_bound_shift(const struct pair_bound *pb, uint32_t sh);
+
+#endif
