@@ -13,7 +13,8 @@
 struct balance_stats {
 	uint64_t a2a_before, a2a_after;     /* busiest switch link, all-to-all */
 	uint32_t a2a_moves;
-	int shifts_done;                    /* 0: fabric too big for shift counters */
+	int shifts_done;                    /* 0: no shift phase */
+	uint32_t shifts_tracked;            /* shifts balanced: all of them or none */
 	uint32_t shift_over_before;         /* (shift, link) pairs above bound + 1 */
 	uint32_t shift_over_after;
 	uint32_t shift_moves;
