@@ -853,6 +853,7 @@ static void shift_phase(struct bal *b, struct balance_stats *st)
 	if (!shift_counts(b)) {
 		free(b->sc);
 		b->sc = NULL;
+		st->shift_overflow = 1;
 		return;
 	}
 	st->shifts_done = 1;
@@ -986,7 +987,7 @@ static void a2a_rounds(struct bal *b, struct balance_stats *st)
 }
 
 void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
-		   struct balance_stats *st)
+		   int shifts, struct balance_stats *st)
 {
 	struct bal b;
 
@@ -1007,7 +1008,8 @@ void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
 		/* shifts may spend all-to-all slack, up to 20 % over the bound... */
 		b.a2a_lim = a2a_bound(&b) + a2a_bound(&b) / 5;
 		b.a2a_lim = b.a2a_lim > st->a2a_after ? b.a2a_lim : st->a2a_after;
-		shift_phase(&b, st);
+		if (shifts)
+			shift_phase(&b, st);
 		if (b.sc) {
 			/* and win back what they spent, adding no shift excess */
 			a2a_rounds(&b, st);
@@ -1018,11 +1020,11 @@ void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
 	bal_free(&b);
 }
 
-void route_balance_ctx(struct rctx *c, const uint32_t *rank)
+void route_balance_ctx(struct rctx *c, const uint32_t *rank, int shifts)
 {
 	struct balance_stats st;
 
-	route_balance(c->g, c->lft, rank, &st);
+	route_balance(c->g, c->lft, rank, shifts, &st);
 	if (st.too_big) {
 		route_why(c, "; too big to balance");
 		return;
@@ -1035,7 +1037,9 @@ void route_balance_ctx(struct rctx *c, const uint32_t *rank)
 	if (st.shifts_done)
 		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves)",
 			  st.shift_over_before, st.shift_over_after, st.shift_moves);
-	else
+	else if (st.shift_overflow)
+		route_why(c, ", shifts not balanced (a link carries over 254 routes of one)");
+	else if (shifts)
 		route_why(c, ", shifts not balanced (too many hosts)");
 	if (st.budget_hit)
 		route_why(c, ", stopped at the work bound");

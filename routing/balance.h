@@ -14,6 +14,7 @@ struct balance_stats {
 	uint64_t a2a_before, a2a_after;     /* busiest switch link, all-to-all */
 	uint32_t a2a_moves;
 	int shifts_done;                    /* 0: no shift phase */
+	int shift_overflow;                 /* a shift put over 254 routes on a link */
 	uint32_t shifts_tracked;            /* shifts balanced: all of them or none */
 	uint32_t shift_over_before;         /* (shift, link) pairs above bound + 1 */
 	uint32_t shift_over_after;
@@ -29,11 +30,12 @@ struct balance_stats {
  * up, then down. Deterministic: work is bounded by counts, not time.
  */
 void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
-		   struct balance_stats *st);
+		   int shifts, struct balance_stats *st);
 
 struct rctx;
 
-/* route_balance() on an engine's tables, the result appended to its why. */
-void route_balance_ctx(struct rctx *c, const uint32_t *rank);
+/* route_balance() on an engine's tables, the result appended to its why;
+ * shifts: also balance shift permutations (fat trees). */
+void route_balance_ctx(struct rctx *c, const uint32_t *rank, int shifts);
 
 #endif

@@ -1124,7 +1124,7 @@ int route_ftree(struct rctx *c)
 	ft_init(&f, c);
 	f.balance = 1;
 	if ((route_hosts(&f, queue) || over_cap(&f)) && !f.cut)
-		route_balance_ctx(c, f.rank);
+		route_balance_ctx(c, f.rank, 1);
 	f.balance = 0;
 	uint64_t cut = f.cut;
 	if (!cut)

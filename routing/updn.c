@@ -170,8 +170,11 @@ static void updn_balance(struct rctx *c, const struct updn *u)
 		}
 	for (uint32_t s = 0; s < g->nsw; s++)
 		rank[s] = rank[s] == g->nsw ? UINT32_MAX : top - rank[s];
+	/* shifts only where they mean something: on fat trees (ftree fell
+	 * back to updn); on tori and the like updn's shifts are far off */
+	char why[160];
 	if (ok)
-		route_balance_ctx(c, rank);
+		route_balance_ctx(c, rank, ftree_detect(g, why, sizeof(why)));
 	free(rank);
 }
 
