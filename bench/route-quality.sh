@@ -30,8 +30,8 @@ for t in "ft2 16" "ft2 24" "ft2 36" "ft3 8" "ft3 12" "ft3 16"; do
 		done
 	done
 done | awk '
-	{ print; n++; r = substr($(NF - 8), 2) + 0; t += $(NF - 1)
-	  ex = $(NF - 5) + 0; pe = $(NF - 2); gsub(/\)/, "", pe); pe += 0
+	{ print; n++; r = substr($(NF - 10), 2) + 0; t += $(NF - 1)
+	  ex = $(NF - 7) + 0; pe = $(NF - 2); gsub(/\)/, "", pe); pe += 0
 	  if (r > maxr) maxr = r
 	  if (r <= 1.10 && pe <= 1) ok++
 	  if (r <= 1.10 && ex <= 1) okswitch++ }
