@@ -24,7 +24,7 @@ struct route_tables {
 	uint16_t top;           /* highest LID routed (SwitchInfo LinearFDBTop) */
 	struct route_lft *lft;  /* nnodes entries, same order as topo.nodes */
 	char engine[16];        /* engine that produced the tables */
-	char why[256];          /* why this engine (auto choice, fallback) */
+	char why[512];          /* why this engine (auto choice, fallback, balance) */
 };
 
 struct route_opts {
