@@ -49,6 +49,11 @@ struct path {
 	uint32_t n, id[BAL_PATH];
 };
 
+struct bal_move {
+	uint32_t dest, z;
+	uint8_t q;
+};
+
 struct bal {
 	const struct rgraph *g;
 	uint8_t **lft;
@@ -71,7 +76,7 @@ struct bal {
 	uint8_t *slim;      /* per shift: bound + 1 */
 	uint32_t *srow;     /* per shift: its row in sc, RG_NONE if not tracked */
 	uint32_t *trk, ntrk;/* the tracked shifts */
-	struct { uint32_t dest, z; uint8_t q; } log[BAL_LOG];
+	struct bal_move log[BAL_LOG];
 	uint32_t nlog;
 	int logging;        /* apply() records what it changes, for undo() */
 	uint64_t a2a_lim;
@@ -244,7 +249,7 @@ static void apply(struct bal *b, uint32_t z, uint8_t q, const struct path *op,
 		shift_add(b, nsub, &added, 1);
 	}
 	if (b->logging && b->nlog < BAL_LOG)
-		b->log[b->nlog++] = (typeof(b->log[0])){ b->dest, z, b->cur[z] };
+		b->log[b->nlog++] = (struct bal_move){ b->dest, z, b->cur[z] };
 	b->lft[z][b->lid] = q;
 	b->cur[z] = q;
 	tree(b, b->dest);
