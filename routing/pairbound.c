@@ -3,12 +3,25 @@
  *
  * One BFS per switch with hosts gives every switch's distance to it; a
  * shift's sources come in runs (hosts are sorted by switch, so the hosts
- * of A send to consecutive hosts), and each run is one (A, B) pair.
+ * of A send to consecutive hosts), and each run is one (A, B) pair. The
+ * runs that leave one switch, or enter one, are looked at together: two
+ * runs out of A whose shortest paths share A's only way up load it with
+ * both.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "routing/pairbound.h"
+
+#define PB_SETS 6 /* runs at one switch up to which every set of them is tried */
+
+struct pb_run {
+	uint32_t a, b, n;   /* n hosts on a send to hosts on b */
+};
+
+struct gset {
+	uint64_t w[4];      /* neighbour groups of one switch (< 256) */
+};
 
 void pair_bound_init(struct pair_bound *pb, const struct rgraph *g)
 {
@@ -16,6 +29,7 @@ void pair_bound_init(struct pair_bound *pb, const struct rgraph *g)
 	uint32_t *dist = rg_xmalloc(n, sizeof(*dist)), *queue = rg_xmalloc(n, sizeof(*queue));
 
 	pb->g = g;
+	pb->runs = rg_xmalloc(g->nhosts + 1, sizeof(*pb->runs));
 	pb->row = rg_xmalloc(n, sizeof(*pb->row));
 	for (uint32_t s = 0; s < g->nsw; s++)
 		pb->row[s] = g->sw[s].nhosts ? rows++ : RG_NONE;
@@ -36,45 +50,108 @@ void pair_bound_free(struct pair_bound *pb)
 {
 	free(pb->row);
 	free(pb->dist);
+	free(pb->runs);
 }
 
-/* Ports of a on a shortest path to b (parallel links count); 0: none. */
-static uint32_t short_ports(const struct pair_bound *pb, uint32_t a, uint32_t b)
+/* Groups of x whose peer is one hop closer to y (y has hosts): the ways
+ * out of x on a shortest path to y, or into x on one from y. */
+static void short_groups(const struct pair_bound *pb, uint32_t x, uint32_t y, struct gset *out)
 {
 	const struct rgraph *g = pb->g;
-	const uint16_t *d = pb->dist + (size_t)pb->row[b] * g->nsw;
+	const uint16_t *d = pb->dist + (size_t)pb->row[y] * g->nsw;
+
+	memset(out, 0, sizeof(*out));
+	if (d[x] == UINT16_MAX || !d[x])
+		return;
+	for (uint32_t k = 0; k < g->sw[x].ngroups && k < 256; k++)
+		if (d[rg_group(g, x, k)->peer] + 1 == d[x])
+			out->w[k >> 6] |= 1ull << (k & 63);
+}
+
+static uint32_t ports_of(const struct rgraph *g, uint32_t x, const struct gset *s)
+{
 	uint32_t n = 0;
 
-	if (d[a] == UINT16_MAX || !d[a])
-		return 0;
-	for (uint32_t k = 0; k < g->sw[a].ngroups; k++) {
-		const struct rg_group *gr = rg_group(g, a, k);
-		if (d[gr->peer] + 1 == d[a])
-			n += gr->n;
-	}
+	for (uint32_t k = 0; k < g->sw[x].ngroups && k < 256; k++)
+		if (s->w[k >> 6] >> (k & 63) & 1)
+			n += rg_group(g, x, k)->n;
 	return n;
+}
+
+/*
+ * Runs r[0..m) share switch x (as source, src, or as destination): every
+ * set of them squeezes its flows through the union of their shortest-path
+ * ways at x. The largest ceil(flows / ports) over the sets (singles and
+ * the whole lot when there are too many to try every set).
+ */
+static uint32_t at_switch(const struct pair_bound *pb, uint32_t x, const struct pb_run *r,
+			  uint32_t m, int src)
+{
+	struct gset set[PB_SETS], u;
+	uint32_t best = 0, all = m <= PB_SETS ? (1u << m) - 1 : 0;
+
+	for (uint32_t i = 0; i < m && i < PB_SETS; i++)
+		short_groups(pb, x, src ? r[i].b : r[i].a, &set[i]);
+	for (uint32_t mask = 1; mask <= all || (!all && mask <= 1); mask++) {
+		uint32_t flows = 0, ports;
+		memset(&u, 0, sizeof(u));
+		for (uint32_t i = 0; i < m && i < PB_SETS; i++)
+			if (!all || mask >> i & 1) {
+				flows += r[i].n;
+				for (int w = 0; w < 4; w++)
+					u.w[w] |= set[i].w[w];
+			}
+		ports = ports_of(pb->g, x, &u);
+		if (ports && (flows + ports - 1) / ports > best)
+			best = (flows + ports - 1) / ports;
+	}
+	for (uint32_t i = PB_SETS; !all && i < m; i++) {
+		struct gset one;
+		short_groups(pb, x, src ? r[i].b : r[i].a, &one);
+		uint32_t ports = ports_of(pb->g, x, &one);
+		if (ports && (r[i].n + ports - 1) / ports > best)
+			best = (r[i].n + ports - 1) / ports;
+	}
+	return best;
+}
+
+/* Runs of shift sh: (source switch, destination switch, flows), in host
+ * order, local traffic left out. */
+static uint32_t runs_of(const struct pair_bound *pb, uint32_t sh, struct pb_run *r)
+{
+	const struct rgraph *g = pb->g;
+	uint32_t n = g->nhosts, m = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t a = g->hosts[i].sw, b = g->hosts[(i + sh) % n].sw;
+		if (a == b)
+			continue;
+		if (m && r[m - 1].a == a && r[m - 1].b == b)
+			r[m - 1].n++;
+		else
+			r[m++] = (struct pb_run){ a, b, 1 };
+	}
+	return m;
 }
 
 uint32_t pair_bound_shift(const struct pair_bound *pb, uint32_t sh)
 {
-	const struct rgraph *g = pb->g;
-	uint32_t n = g->nhosts, best = 0, run = 0, a = RG_NONE, b = RG_NONE;
+	uint32_t m = runs_of(pb, sh, pb->runs), best = 0;
+	const struct pb_run *r = pb->runs;
 
-	for (uint32_t i = 0; i <= n; i++) {
-		uint32_t x = i < n ? g->hosts[i].sw : RG_NONE;
-		uint32_t y = i < n ? g->hosts[(i + sh) % n].sw : RG_NONE;
-		if (x == a && y == b) {
-			run++;
-			continue;
-		}
-		if (run && a != b) {
-			uint32_t m = short_ports(pb, a, b);
-			if (m && (run + m - 1) / m > best)
-				best = (run + m - 1) / m;
-		}
-		a = x;
-		b = y;
-		run = 1;
+	/* hosts are sorted by switch, so the runs of one source are adjacent,
+	 * and so are the runs into one destination (but for the wrap) */
+	for (uint32_t i = 0, j; i < m; i = j) {
+		for (j = i + 1; j < m && r[j].a == r[i].a; j++)
+			;
+		uint32_t x = at_switch(pb, r[i].a, r + i, j - i, 1);
+		best = x > best ? x : best;
+	}
+	for (uint32_t i = 0, j; i < m; i = j) {
+		for (j = i + 1; j < m && r[j].b == r[i].b; j++)
+			;
+		uint32_t x = at_switch(pb, r[i].b, r + i, j - i, 0);
+		best = x > best ? x : best;
 	}
 	return best;
 }

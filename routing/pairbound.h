@@ -4,11 +4,13 @@
  * The per-switch bound (routes leaving a switch over its switch links)
  * ignores where the routes go. On a degraded tree two leaves may share
  * few of their upper switches: all flows from leaf A to leaf B then
- * squeeze through A's few ports that lie on a shortest path to B. For
- * every run of sources on one switch A sending to hosts on one switch B,
- * ceil(flows / those ports) is a lower bound on the busiest link of any
- * routing whose paths are shortest (ftree's are: up to the nearest common
- * ancestor and down). Pure, like the rest of routing/.
+ * squeeze through A's few ports that lie on a shortest path to B, and
+ * into B through B's few ports that lie on one from A. For every set of
+ * (A, B) runs of a shift that leave one switch A (or enter one switch B),
+ * ceil(their flows / the ports of A (of B) on their shortest paths) is a
+ * lower bound on the busiest link of any routing whose paths are shortest
+ * (ftree's are: up to the nearest common ancestor and down). Pure, like
+ * the rest of routing/.
  */
 #ifndef IBSM_ROUTING_PAIRBOUND_H
 #define IBSM_ROUTING_PAIRBOUND_H
@@ -17,8 +19,11 @@
 
 #include "routing/graph.h"
 
+struct pb_run;
+
 struct pair_bound {
 	const struct rgraph *g;
+	struct pb_run *runs;  /* scratch: one shift's runs */
 	uint32_t *row;      /* per switch: its row in dist, RG_NONE without hosts */
 	uint16_t *dist;     /* [row * nsw + s]: hops from s to that switch */
 };

@@ -492,6 +492,39 @@ static void test_pair_bound(void **state)
 }
 
 /*
+ * The same tree where leaf 0 keeps S0, S1 and leaves 1 and 2 share only
+ * S0 with it (they keep S0, S2 and S0, S3): under shift 6 leaf 0 sends two
+ * hosts to each of them, every pair alone fits 2 on one link, but all
+ * four need S0. The runs leaving leaf 0 are bounded together: 4. (Only
+ * the bound is checked here; test_degraded_quality checks routes.)
+ */
+static void test_pair_bound_runs_together(void **state)
+{
+	struct tb b;
+	struct route_tables rt;
+	struct route_verify v;
+	uint32_t leaf[3];
+
+	(void)state;
+	tb_init(&b);
+	tb_ft2(&b, 8);
+	for (uint32_t i = 0; i < 3; i++)
+		leaf[i] = nth(&b.t, TOPO_SWITCH, i);
+	tb_unlink(&b, leaf[0], 7);   /* S2 */
+	tb_unlink(&b, leaf[0], 8);   /* S3 */
+	tb_unlink(&b, leaf[1], 6);   /* S1 */
+	tb_unlink(&b, leaf[1], 8);   /* S3 */
+	tb_unlink(&b, leaf[2], 6);   /* S1 */
+	tb_unlink(&b, leaf[2], 7);   /* S2 */
+	route_degraded(&b, &rt, &v);
+	assert_int_equal(v.shift_bound, 2);
+	assert_int_equal(v.shift_pbound, 4);
+	assert_true(v.shift_max >= 4);
+	route_tables_free(&rt);
+	topo_free_all(&b.t);
+}
+
+/*
  * Balance on a torus: updn's tables on a bipartite fabric are evened out
  * (moves keep them up*\/down*), so the busiest link drops and no credit
  * loop appears.
@@ -536,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_props_other_topologies),
 		cmocka_unit_test(test_degraded_quality),
 		cmocka_unit_test(test_pair_bound),
+		cmocka_unit_test(test_pair_bound_runs_together),
 		cmocka_unit_test(test_balance_updn_torus),
 	};
 
