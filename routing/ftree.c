@@ -419,6 +419,29 @@ static uint8_t first_up(const struct ft *f, uint32_t s)
 	return 0;
 }
 
+/*
+ * A deferred switch's stand-in route: the usable upper switches in turn,
+ * by destination. Step 4 may move sources onto a deferred switch without
+ * resolving it; turn by turn spreads those over its uplinks, where the
+ * first one would collect them all (one window of a shift then crowds a
+ * single link).
+ */
+static uint8_t turn_up(const struct ft *f, uint32_t s)
+{
+	const struct rgraph *g = f->g;
+	const uint8_t *up = f->upg + g->sw[s].gfirst;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->nup[s]; i++)
+		n += f->ok[rg_group(g, s, up[i])->peer] == f->stamp;
+	if (!n)
+		return 0;
+	for (uint32_t i = 0, m = f->curidx % n; i < f->nup[s]; i++)
+		if (f->ok[rg_group(g, s, up[i])->peer] == f->stamp && m-- == 0)
+			return g->gports[rg_group(g, s, up[i])->first];
+	return 0;
+}
+
 static void set_route(struct ft *f, uint32_t s, uint8_t p)
 {
 	f->route[s] = p;
@@ -429,7 +452,7 @@ static void set_route(struct ft *f, uint32_t s, uint8_t p)
 
 /*
  * A switch off the main path, outside D and the cone first gets a cheap
- * route (first_up) and is marked deferred: on a full tree nothing uses it.
+ * route (turn_up) and is marked deferred: on a full tree nothing uses it.
  * When a lower switch does pick it, it gets its balanced route then.
  */
 static void resolve(struct ft *f, uint32_t t)
@@ -454,7 +477,7 @@ static uint8_t route_switch(struct ft *f, uint32_t s, const uint8_t *cone)
 		return first_up(f, s);
 	if (!f->g->sw[s].nhosts) {
 		f->deferred[s] = f->stamp;
-		return first_up(f, s);
+		return turn_up(f, s);
 	}
 	uint8_t p = pick_up(f, s);
 	if (p)
@@ -620,6 +643,12 @@ static void divert_link(struct ft *f, uint32_t l, uint32_t a, uint64_t lim)
 		uint32_t w = better_up(f, z, a, l, &k);
 		if (w == RG_NONE)
 			continue;
+		/* a deferred w gets its balanced route before sources land on it */
+		if (f->deferred[w] == f->stamp && !f->flow[w]) {
+			resolve(f, w);
+			if (passes(f, w, a, l))
+				continue;
+		}
 		move_flow(f, z, w, k, l);
 		f->children_ok = 0;
 		moves++;

@@ -21,7 +21,7 @@
  * is what keeps the links into a leaf that lost an uplink near its bound.
  * A next switch that carries none of the column's traffic may move to a
  * better port of its own too: engines leave such latent entries
- * unbalanced (in ftree's tables most name the first uplink), and trusting
+ * unbalanced (ftree's take the uplinks in turn, blind to loads), and trusting
  * them piles the rerouted traffic up.
  * Switch LIDs (management traffic) skip the up/down rules: mostly only
  * the switches whose old entry leads nowhere re-pick, and the switches
