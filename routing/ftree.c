@@ -430,15 +430,13 @@ static uint8_t turn_up(const struct ft *f, uint32_t s)
 {
 	const struct rgraph *g = f->g;
 	const uint8_t *up = f->upg + g->sw[s].gfirst;
-	uint32_t n = 0;
+	uint32_t n = f->nup[s];
 
-	for (uint32_t i = 0; i < f->nup[s]; i++)
-		n += f->ok[rg_group(g, s, up[i])->peer] == f->stamp;
-	if (!n)
-		return 0;
-	for (uint32_t i = 0, m = f->curidx % n; i < f->nup[s]; i++)
-		if (f->ok[rg_group(g, s, up[i])->peer] == f->stamp && m-- == 0)
-			return g->gports[rg_group(g, s, up[i])->first];
+	/* from the destination's turn on, the first usable one: O(1) on a
+	 * full tree, where every switch of a large fabric passes here */
+	for (uint32_t i = 0, at = n ? f->curidx % n : 0; i < n; i++, at = at + 1 == n ? 0 : at + 1)
+		if (f->ok[rg_group(g, s, up[at])->peer] == f->stamp)
+			return g->gports[rg_group(g, s, up[at])->first];
 	return 0;
 }
 
