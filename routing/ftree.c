@@ -43,7 +43,7 @@
 
 #define FT_COLS 64
 #define FT_RECENT 8      /* uses remembered per leaf uplink, see recent() */
-#define FT_MAX_MOVES 64  /* per destination and link: bounds the work */
+#define FT_MAX_MOVES 256 /* per destination and link: bounds the work */
 #define FT_SCAN_BUDGET 256 /* candidate subtrees examined per link and destination */
 
 struct mp {
