@@ -74,6 +74,10 @@ struct ft {
 	uint32_t *nlstamp;  /* ... valid for this stamp */
 	uint8_t *usehead;   /* per link id: newest slot in lastuse (a ring) */
 	uint32_t *early;    /* per link id: first two uses (index + 1) if early */
+	uint32_t *below;    /* per switch: hosts that can climb through it */
+	uint32_t *bucket;   /* per link id: window (curidx / below + 1) counted */
+	uint32_t *bcnt;     /* per link id: uses in that window and the one before */
+	int midrec;         /* degraded tree: upper switches count uses too */
 	uint64_t nsrc;      /* hosts: sources of traffic */
 	uint64_t *cap;      /* per leaf: all-to-all share of one uplink port */
 	uint64_t gcap;      /* the largest of those: the all-to-all bound */
@@ -316,6 +320,10 @@ static uint8_t pick_down(const struct ft *f, uint32_t s)
  * before the current one (of the last FT_RECENT, and of the first ones
  * when the window wraps) leave x through port p: detours weigh this above
  * the loads so that they spread over x's uplinks within every window.
+ * An upper switch's window is the hosts below it: on a degraded tree its
+ * uses are counted per window of that many destinations (this one and the
+ * one before), so that the detours of a whole pod do not pile onto the one
+ * top switch that happens to be least loaded.
  */
 static uint64_t recent(const struct ft *f, uint32_t x, uint8_t p)
 {
@@ -323,7 +331,16 @@ static uint64_t recent(const struct ft *f, uint32_t x, uint8_t p)
 	const uint32_t *u = f->lastuse + FT_RECENT * id;
 	uint64_t n = 0;
 
-	if (!h || f->rank[x] != 0)
+	if (f->rank[x] != 0) {
+		/* upper switches: uses in the last window of the hosts below */
+		if (!f->midrec || !f->below[x])
+			return 0;
+		uint32_t b = f->curidx / f->below[x];
+		if (f->bucket[id] == b + 1)
+			return f->bcnt[2 * id] + f->bcnt[2 * id + 1];
+		return f->bucket[id] == b ? f->bcnt[2 * id] : 0;
+	}
+	if (!h)
 		return 0;
 	for (uint32_t i = 0; i < FT_RECENT; i++)
 		n += u[i] && u[i] + h > f->curidx + 1;
@@ -337,6 +354,19 @@ static void mark_use(struct ft *f, uint32_t x, uint8_t p)
 {
 	uint32_t id = f->g->sw[x].portbase + p;
 	uint32_t *u = f->lastuse + FT_RECENT * id;
+
+	if (f->rank[x] != 0) {
+		if (!f->midrec || !f->below[x])
+			return;
+		uint32_t b = f->curidx / f->below[x] + 1;
+		if (f->bucket[id] != b) {
+			f->bcnt[2 * id + 1] = f->bucket[id] + 1 == b ? f->bcnt[2 * id] : 0;
+			f->bcnt[2 * id] = 0;
+			f->bucket[id] = b;
+		}
+		f->bcnt[2 * id]++;
+		return;
+	}
 
 	if (u[f->usehead[id]] == f->curidx + 1)
 		return;
@@ -723,8 +753,7 @@ static void commit(struct ft *f, uint32_t l, uint32_t lid, int count)
 		if (!ok || !count || !f->flow[s])
 			continue;
 		f->load[f->g->sw[s].portbase + f->route[s]] += f->flow[s];
-		if (f->rank[s] == 0)
-			mark_use(f, s, f->route[s]);
+		mark_use(f, s, f->route[s]);
 	}
 	f->collid[j] = lid;
 	if (f->ncol == FT_COLS)
@@ -900,6 +929,7 @@ static int route_hosts(struct ft *f, uint32_t *queue)
 	int forecast = !even_leaves(f);
 	for (uint32_t i = 0; i < n && !forecast; i++)
 		forecast = !cone_covers_leaves(f, mp[i].top);
+	f->midrec = forecast;
 	for (uint32_t i = 0; i < n && forecast; i++)
 		predict(f, d[i].leaf, &mp[i], 1);
 	for (uint32_t i = 0; i < n; i++) {
@@ -1046,6 +1076,9 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->lastuse = rg_xcalloc(g->nlinks, FT_RECENT * sizeof(*f->lastuse));
 	f->usehead = rg_xcalloc(g->nlinks, 1);
 	f->early = rg_xcalloc(g->nlinks, 2 * sizeof(*f->early));
+	f->below = rg_xcalloc(n, sizeof(*f->below));
+	f->bucket = rg_xcalloc(g->nlinks, sizeof(*f->bucket));
+	f->bcnt = rg_xcalloc(g->nlinks, 2 * sizeof(*f->bcnt));
 	f->cstart = rg_xcalloc(n + 1, sizeof(*f->cstart));
 	f->cfill = rg_xcalloc(n, sizeof(*f->cfill));
 	f->clist = rg_xcalloc(n, sizeof(*f->clist));
@@ -1078,6 +1111,13 @@ static void ft_index(struct ft *f)
 				f->upg[g->sw[s].gfirst + f->nup[s]++] = (uint8_t)k;
 		if (f->rank[s] == 0)
 			f->leaves[f->nleaves++] = s;
+	}
+	for (uint32_t i = f->ndesc; i-- > 0;) {
+		uint32_t s = f->desc[i];
+		if (f->rank[s] == 0)
+			f->below[s] = g->sw[s].nhosts;
+		for (uint32_t j = 0; j < f->nup[s]; j++)
+			f->below[rg_group(g, s, f->upg[g->sw[s].gfirst + j])->peer] += f->below[s];
 	}
 	for (uint32_t s = 0; s < g->nsw; s++)
 		if (f->rank[s] == 0) {
@@ -1112,6 +1152,9 @@ static void ft_free(struct ft *f)
 	free(f->lastuse);
 	free(f->usehead);
 	free(f->early);
+	free(f->below);
+	free(f->bucket);
+	free(f->bcnt);
 	free(f->cstart);
 	free(f->cfill);
 	free(f->clist);
