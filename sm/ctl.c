@@ -47,6 +47,7 @@
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "routing/verify.h"
+#include "sm/verifyjob.h"
 
 struct ctl {
 	struct sm *sm;
@@ -63,14 +64,17 @@ struct ctl {
 	int seen_state;
 	double last_done_time;
 	struct ctl_snap *snap;
-	/* routing verification cache */
+	/* routing verification cache, filled by a worker (verifyjob.h) */
 	uint64_t verify_sweep;
 	json_object *verify;
+	struct verify_job *vjob;        /* running (started on request) */
 	bool ready_sent;
 	uint64_t events_sent;
 };
 
 static struct ctl *the_ctl;
+
+static void verify_start(struct ctl *ctl, const struct sm *sm);
 
 static double wall_now(void)
 {
@@ -664,37 +668,62 @@ bool ctl_routes_match(const struct sm *sm)
 	return true;
 }
 
+/* The worker's result: kept if it is still about the routes in place. */
+static void on_verified(void *arg, uint64_t tag, int rc, const struct route_verify *v,
+			const char *err)
+{
+	struct ctl *ctl = arg;
+	struct sm *sm = ctl->sm;
+	char *buf;
+	size_t need;
+
+	ctl->vjob = NULL;
+	if (rc < 0)
+		log_warnx("control: route_verify: %s", err);
+	if (rc == 0 && tag == sm->sweeps && ctl_routes_match(sm)) {
+		need = route_verify_format(v, 1, NULL, 0) + 1;
+		buf = xmalloc(need);
+		route_verify_format(v, 1, buf, need);
+		if (ctl->verify)
+			json_object_put(ctl->verify);
+		ctl->verify = json_tokener_parse(buf);
+		free(buf);
+		if (ctl->verify) {
+			json_object_object_add(ctl->verify, "ok",
+					       json_object_new_boolean(route_verify_ok(v)));
+			ctl->verify_sweep = tag;
+		}
+		return;
+	}
+	if (tag != sm->sweeps)
+		verify_start(ctl, sm);
+}
+
+/* Verifies the routes in place on a worker, unless one already runs (a
+ * job that finishes after a sweep gave new routes starts over). */
+static void verify_start(struct ctl *ctl, const struct sm *sm)
+{
+	if (ctl->vjob || !ctl_routes_match(sm))
+		return;
+	ctl->vjob = verify_job_start(sm->base, fabric_to_topo(sm->fabric), &sm->routes,
+				     sm->sweeps, on_verified, ctl);
+}
+
+bool ctl_verify_running(const struct ctl *ctl)
+{
+	return ctl->vjob != NULL;
+}
+
+/* The verification of the routes in place; NULL while a worker computes
+ * it (started by the first request after a sweep) or while no routes
+ * match the fabric. Never on the loop, where it would hold everything up
+ * for a second on 10k hosts. */
 json_object *ctl_routing_summary(struct ctl *ctl, struct sm *sm)
 {
-	struct route_verify v;
-	struct topo *t;
-	char err[256], *buf;
-	size_t need;
-	int rc;
-
 	if (ctl->verify && ctl->verify_sweep == sm->sweeps)
 		return ctl->verify;
-	if (!ctl_routes_match(sm))
-		return NULL;
-	t = fabric_to_topo(sm->fabric);
-	rc = route_verify(t, &sm->routes, &v, err, sizeof(err));
-	fabric_topo_free(t);
-	if (rc < 0) {
-		log_warnx("control: route_verify: %s", err);
-		return NULL;
-	}
-	need = route_verify_format(&v, 1, NULL, 0) + 1;
-	buf = xmalloc(need);
-	route_verify_format(&v, 1, buf, need);
-	if (ctl->verify)
-		json_object_put(ctl->verify);
-	ctl->verify = json_tokener_parse(buf);
-	free(buf);
-	if (!ctl->verify)
-		return NULL;
-	json_object_object_add(ctl->verify, "ok", json_object_new_boolean(route_verify_ok(&v)));
-	ctl->verify_sweep = sm->sweeps;
-	return ctl->verify;
+	verify_start(ctl, sm);
+	return NULL;
 }
 
 void ctl_reloaded(json_object *result)
@@ -777,6 +806,7 @@ void ctl_fini(struct sm *sm)
 		event_free(ctl->ev_reap);
 	if (ctl->ev_wd)
 		event_free(ctl->ev_wd);
+	verify_job_abandon(ctl->vjob);
 	if (ctl->verify)
 		json_object_put(ctl->verify);
 	ctl_snap_free(ctl->snap);

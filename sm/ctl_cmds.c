@@ -683,7 +683,9 @@ static enum ctl_ret cmd_routing(struct ctl_call *c, json_object **res)
 	ADD(*res, "top", JINT(sm->routes.top));
 	ADD(*res, "verify", v ? json_object_get(v) : NULL);
 	if (!v)
-		ADD(*res, "verify_note", JSTR("not available: a sweep is changing the fabric; retry"));
+		ADD(*res, "verify_note", JSTR(ctl_verify_running(c->ctl)
+			? "being computed on a worker thread; retry in a moment"
+			: "not available: a sweep is changing the fabric; retry"));
 	return CTL_DONE;
 }
 

@@ -91,6 +91,8 @@ void ctl_kick_engine(struct sm *sm);
 void ctl_broadcast(struct ctl *ctl, const char *event, json_object *data);
 /* The routing verification of the current sweep, cached (borrowed). */
 json_object *ctl_routing_summary(struct ctl *ctl, struct sm *sm);
+/* True while a worker verifies the routes (ctl_routing_summary() NULL). */
+bool ctl_verify_running(const struct ctl *ctl);
 double ctl_last_sweep_time(const struct ctl *ctl);
 bool ctl_routes_match(const struct sm *sm);
 
