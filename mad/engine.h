@@ -146,6 +146,10 @@ struct mad_port_info {
 };
 int mad_umad_open(const char *ca, int port, uint64_t port_guid, int want_issm,
 		  struct mad_transport *tp, struct mad_port_info *info, char *err, size_t errlen);
+/* The kernel's send timeout of a transport from mad_umad_open(): set it to
+ * the engine's per-attempt timeout (the kernel drops a response that comes
+ * after it). Default 200 ms. */
+void mad_umad_set_timeout(struct mad_transport *tp, unsigned ms);
 
 /* An in-memory transport for unit tests: see tests/unit/fake_transport.h. */
 

@@ -11,8 +11,9 @@
  * (umad2sim ignores the kernel's). We still pass a non-zero timeout to
  * umad_send with retries=0: on real hardware the kernel only delivers a
  * response if it still holds the matching send, so its timeout must be at
- * least the engine's per-attempt timeout; when it expires the send comes back
- * with status ETIMEDOUT and the engine counts that attempt as failed.
+ * least the engine's per-attempt timeout (the daemon sets it to that with
+ * mad_umad_set_timeout); when it expires the send comes back with status
+ * ETIMEDOUT and the engine counts that attempt as failed.
  */
 #include <endian.h>
 #include <errno.h>
@@ -27,7 +28,7 @@
 #include "mad/engine.h"
 #include "mad/smp.h"
 
-/* The engine's default per-attempt timeout; see the DOC comment. */
+/* The engine's default per-attempt timeout, until set; see the DOC comment. */
 #define UMAD_SEND_TIMEOUT_MS 200
 #define PORT_STATE_ACTIVE 4
 /* umad_size() grows from 56 to 64 bytes once umad_open_port has enabled the
@@ -40,6 +41,7 @@ struct umad_tp {
 	int agent_lid;          /* class 0x01 */
 	int agent_dr;           /* class 0x81 */
 	int issm_fd;
+	int send_timeout;       /* ms, umad_send's: the engine's per-attempt one */
 	void *umad;             /* UMAD_BUF_SIZE */
 };
 
@@ -55,7 +57,7 @@ static int tp_send(void *ctx, const uint8_t *mad, size_t len, const struct mad_a
 	umad_set_addr(u->umad, to->dlid, (int)to->qpn, to->sl, (int)to->qkey);
 	agent = mad[1] == MAD_CLASS_SMI_DR ? u->agent_dr : u->agent_lid;
 	/* Responses (GetResp, TrapRepress) expect nothing back: timeout 0. */
-	timeout = (mad[3] & 0x80) || mad[3] == MAD_METHOD_TRAP_REPRESS ? 0 : UMAD_SEND_TIMEOUT_MS;
+	timeout = (mad[3] & 0x80) || mad[3] == MAD_METHOD_TRAP_REPRESS ? 0 : u->send_timeout;
 	errno = 0;
 	if (umad_send(u->portid, agent, u->umad, (int)len, timeout, 0) < 0)
 		return errno ? -errno : -EIO;
@@ -305,6 +307,7 @@ int mad_umad_open(const char *ca, int port, uint64_t port_guid, int want_issm,
 		return -1;
 	}
 	u->agent_lid = u->agent_dr = u->issm_fd = -1;
+	u->send_timeout = UMAD_SEND_TIMEOUT_MS;
 	if (open_port(u, &pc, want_issm, err, errlen) < 0) {
 		tp_close(u);
 		return -1;
@@ -315,4 +318,11 @@ int mad_umad_open(const char *ca, int port, uint64_t port_guid, int want_issm,
 	tp->fd = tp_fd;
 	tp->close = tp_close;
 	return 0;
+}
+
+void mad_umad_set_timeout(struct mad_transport *tp, unsigned ms)
+{
+	struct umad_tp *u = tp->ctx;
+
+	u->send_timeout = ms < 1 ? 1 : ms > 60000 ? 60000 : (int)ms;
 }

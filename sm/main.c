@@ -344,6 +344,7 @@ static void engine_setup(struct sm *sm)
 	o.window = sm->conf.smp_window;
 	o.per_dest = sm->conf.smp_per_dest;
 	o.timeout_ms = sm->conf.smp_timeout_ms;
+	mad_umad_set_timeout(&sm->tp, sm->conf.smp_timeout_ms);
 	o.retries = sm->conf.smp_retries;
 	o.unsolicited = sm_unsolicited;
 	o.unsolicited_arg = sm;
