@@ -632,6 +632,23 @@ static int64_t move_to(struct bal *b, uint32_t d, uint32_t z, uint8_t q, int che
 	return dl;
 }
 
+/* The switches on source j's path (current tree) from its leaf up to link
+ * e's tail, whose entries could take j off e; their count. */
+static uint32_t movers(struct bal *b, uint32_t j, uint32_t e, uint32_t *zl)
+{
+	struct path op;
+	uint32_t nz = 0;
+
+	for (uint32_t z = b->g->hosts[j].sw; z != b->root && nz < BAL_PATH; z = b->nxt[z]) {
+		if (!path_from(b, z, &op) || !on_path(&op, e))
+			break;
+		zl[nz++] = z;
+		if (b->tail[e] == z)
+			break;
+	}
+	return nz;
+}
+
 /*
  * Where no single move helps: z (on source j's path up to link e) swaps
  * ports between the current destination and one nearby in host order
@@ -640,16 +657,9 @@ static int64_t move_to(struct bal *b, uint32_t d, uint32_t z, uint8_t q, int che
 static int shift_swap(struct bal *b, uint32_t j, uint32_t e)
 {
 	const struct rgraph *g = b->g;
-	uint32_t d1 = b->dest, zl[BAL_PATH], nz = 0, span = 2 * g->sw[g->hosts[j].sw].nhosts;
-	struct path op;
+	uint32_t d1 = b->dest, zl[BAL_PATH], nz = movers(b, j, e, zl);
+	uint32_t span = 2 * g->sw[g->hosts[j].sw].nhosts;
 
-	for (uint32_t z = g->hosts[j].sw; z != b->root && nz < BAL_PATH; z = b->nxt[z]) {
-		if (!path_from(b, z, &op) || !on_path(&op, e))
-			break;
-		zl[nz++] = z;
-		if (b->tail[e] == z)
-			break;
-	}
 	for (uint32_t i = 0; i < nz; i++) {
 		uint32_t z = zl[i];
 		for (uint32_t k = 0; k < g->sw[z].ngroups; k++) {
@@ -729,16 +739,9 @@ static uint32_t new_over(struct bal *b, uint32_t z, const struct path *added, ui
 static int shift_chain(struct bal *b, uint32_t j, uint32_t e)
 {
 	const struct rgraph *g = b->g;
-	uint32_t d1 = b->dest, zl[BAL_PATH], nz = 0, ks[4], cs[4];
+	uint32_t d1 = b->dest, zl[BAL_PATH], nz = movers(b, j, e, zl), ks[4], cs[4];
 	struct path op, np, added;
 
-	for (uint32_t z = g->hosts[j].sw; z != b->root && nz < BAL_PATH; z = b->nxt[z]) {
-		if (!path_from(b, z, &op) || !on_path(&op, e))
-			break;
-		zl[nz++] = z;
-		if (b->tail[e] == z)
-			break;
-	}
 	for (uint32_t i = 0; i < nz; i++) {
 		uint32_t z = zl[i];
 		for (uint32_t k = 0; k < g->sw[z].ngroups; k++) {

@@ -4,9 +4,8 @@
  * route_compute()/route_repair() take tens to hundreds of milliseconds on
  * large fabrics. They run on a worker thread over an immutable snapshot --
  * a struct topo, copies of the tables the switches hold and of the options
- * -- that shares nothing with the loop, so no lock is needed; the worker
- * posts completion through a pipe that the loop watches, and the loop then
- * takes the result. Meanwhile the loop keeps serving the control socket,
+ * -- that shares nothing with the loop, so no lock is needed (worker.h);
+ * the loop then takes the result. Meanwhile the loop keeps serving the control socket,
  * traps and the umad fd. While a job runs the SM is "sweeping", so nothing
  * changes the fabric model underneath it.
  */

@@ -3,16 +3,13 @@
  */
 #include "config.h"
 
-#include <event2/event.h> /* first, like routejob.c: its config sets _GNU_SOURCE (pipe2) */
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sm/fabric.h"
 #include "sm/log.h"
 #include "sm/verifyjob.h"
+#include "sm/worker.h"
 
 struct verify_job {
 	struct topo *t;
@@ -23,45 +20,27 @@ struct verify_job {
 	int rc;
 	struct route_verify v;
 	char err[256];
-	pthread_t th;
-	int pipefd[2];
-	struct event *ev;
+	struct worker *w;
 };
 
-static void *worker(void *arg)
+static void run(void *arg)
 {
 	struct verify_job *j = arg;
-	char c = 1;
 
 	j->rc = route_verify(j->t, &j->rt, &j->v, j->err, sizeof(j->err));
-	/* one byte per job: the pipe cannot be full */
-	if (write(j->pipefd[1], &c, 1) != 1)
-		abort();
-	return NULL;
 }
 
 static void job_free(struct verify_job *j)
 {
-	if (j->ev)
-		event_free(j->ev);
-	if (j->pipefd[0] >= 0)
-		close(j->pipefd[0]);
-	if (j->pipefd[1] >= 0)
-		close(j->pipefd[1]);
 	route_tables_free(&j->rt);
 	fabric_topo_free(j->t);
 	free(j);
 }
 
-static void job_ready(evutil_socket_t fd, short what, void *arg)
+static void finish(void *arg)
 {
 	struct verify_job *j = arg;
-	char c;
 
-	(void)what;
-	if (read(fd, &c, 1) != 1)
-		return;
-	pthread_join(j->th, NULL);
 	j->done(j->arg, j->tag, j->rc, &j->v, j->err);
 	job_free(j);
 }
@@ -89,16 +68,9 @@ struct verify_job *verify_job_start(struct event_base *base, struct topo *t,
 	j->done = done;
 	j->arg = arg;
 	copy_tables(rt, &j->rt);
-	if (pipe2(j->pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
-		j->pipefd[0] = j->pipefd[1] = -1;
-		goto fail;
-	}
-	j->ev = event_new(base, j->pipefd[0], EV_READ | EV_PERSIST, job_ready, j);
-	if (!j->ev || event_add(j->ev, NULL) < 0)
-		goto fail;
-	if (pthread_create(&j->th, NULL, worker, j) == 0)
+	j->w = worker_start(base, run, finish, j);
+	if (j->w)
 		return j;
-fail:
 	log_warnx("cannot start a verification thread");
 	job_free(j);
 	return NULL;
@@ -108,6 +80,6 @@ void verify_job_abandon(struct verify_job *j)
 {
 	if (!j)
 		return;
-	pthread_join(j->th, NULL);
+	worker_abandon(j->w);
 	job_free(j);
 }

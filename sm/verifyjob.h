@@ -5,8 +5,8 @@
  * permutations: about 0.2 s for 3456 hosts, over 1 s for 11 664. The
  * control socket's "routing" command reports it, so it runs on a worker
  * thread over its own snapshot (a struct topo and a copy of the tables),
- * like routing itself (routejob.h); the loop learns of completion through
- * a pipe and hands the result to a callback.
+ * like routing itself (routejob.h, both on worker.h); the loop then hands
+ * the result to a callback.
  */
 #ifndef IBSM_SM_VERIFYJOB_H
 #define IBSM_SM_VERIFYJOB_H

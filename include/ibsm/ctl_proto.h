@@ -70,7 +70,7 @@ enum ctl_access {
 	X(path, CTL_RO, "src dst", \
 	  "hop-by-hop route from src to dst (GUID, LID or description)") \
 	X(routing, CTL_RO, "", \
-	  "routing engine, why it was chosen, verification summary") \
+	  "routing engine, why it was chosen, verification (on a worker: repeat if pending)") \
 	X(ar, CTL_RO, "what switch", \
 	  "adaptive routing of one switch (what: status or groups)") \
 	X(sweep, CTL_ADMIN, "!wait", \
