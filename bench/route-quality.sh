@@ -1,10 +1,11 @@
 #!/bin/sh
 # DOC: degraded fat-tree quality sweep for the routing issue's targets.
 #
-# Usage: bench/route-quality.sh [BUILDDIR] [SEEDS]
+# Usage: bench/route-quality.sh [BUILDDIR] [SEEDS] ["ft2|ft3 RADIX" ...]
 # Routes 2-level trees of radix 16, 24, 36 and 3-level trees of radix 8,
-# 12, 16 with 5 % or 10 % of their switch links removed, or 2 or 4 upper
-# switches removed, SEEDS seeds each (default 5), with the default engine
+# 12, 16 (or the trees given, e.g. "ft3 36") with 5 % or 10 % of their
+# switch links removed, or 2 or 4 upper switches removed, SEEDS seeds
+# each (default 5), with the default engine
 # (auto: ftree, or updn where up*/down* from the leaves cannot reach every
 # destination), and prints one line per case and a summary: how many meet
 # all-to-all within 10 % of its bound and every shift within one of the
@@ -12,9 +13,10 @@
 set -eu
 b="${1:-.}/bench/route-bench"
 seeds="${2:-5}"
+[ $# -gt 2 ] && shift 2 || set -- "ft2 16" "ft2 24" "ft2 36" "ft3 8" "ft3 12" "ft3 16"
 [ -x "$b" ] || { echo "route-quality.sh: build bench/route-bench first ($b)" >&2; exit 2; }
 
-for t in "ft2 16" "ft2 24" "ft2 36" "ft3 8" "ft3 12" "ft3 16"; do
+for t in "$@"; do
 	for deg in "-d 5" "-d 10" "-x 2" "-x 4"; do
 		s=1
 		while [ "$s" -le "$seeds" ]; do

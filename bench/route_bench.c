@@ -5,8 +5,9 @@
  * runs one engine and prints wall time (CLOCK_MONOTONIC) and peak RSS
  * (getrusage). With -v it also runs the verifier and prints its summary
  * and time. Usage:
- *   route-bench [-e ENGINE] [-v] [-d PCT] [-s SEED] [-x NSWITCHES]
+ *   route-bench [-e ENGINE] [-v] [-d PCT] [-s SEED] [-x NSWITCHES] [-m MIB]
  *               ft2|ft3|torus|random|dragonfly SIZE
+ * -m: the most memory balance may give shift counters (route_opts). 
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,19 +92,20 @@ static int parse(int argc, char **argv, struct bopts *b)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "e:vd:s:x:")) != -1) {
+	while ((c = getopt(argc, argv, "e:vd:s:x:m:")) != -1) {
 		switch (c) {
 		case 'e': b->o.engine = optarg; break;
 		case 'v': b->verify = 1; break;
 		case 'd': b->pct = (unsigned)atoi(optarg); break;
 		case 's': b->seed = strtoull(optarg, NULL, 0); break;
 		case 'x': b->xsw = (unsigned)atoi(optarg); break;
+		case 'm': b->o.balance_bytes = strtoull(optarg, NULL, 0) << 20; break;
 		default: return -1;
 		}
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "usage: route-bench [-e engine] [-v] [-d pct] [-s seed] "
-			"[-x nswitches] ft2|ft3|torus|random|dragonfly SIZE\n");
+			"[-x nswitches] [-m MiB] ft2|ft3|torus|random|dragonfly SIZE\n");
 		return -1;
 	}
 	return 0;
@@ -111,7 +113,7 @@ static int parse(int argc, char **argv, struct bopts *b)
 
 int main(int argc, char **argv)
 {
-	struct bopts bo = { { "auto", NULL, 0 }, 0, 0, 1, 0 };
+	struct bopts bo = { .o = { .engine = "auto" }, .seed = 1 };
 	struct route_tables rt;
 	struct tb b;
 	char err[256];

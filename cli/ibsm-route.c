@@ -301,7 +301,7 @@ static int run(const struct args *a)
 		fprintf(stderr, "ibsm-route: %s: %s\n", a->file, err);
 		return 1;
 	}
-	struct route_opts o = { a->engine, a->roots, a->nroots };
+	struct route_opts o = { .engine = a->engine, .root_guids = a->roots, .nroots = a->nroots };
 	if (topo_fill_lids(&t, a->lmc, err, sizeof(err)) || route_compute(&t, &o, &rt)) {
 		fprintf(stderr, "ibsm-route: %s\n", err[0] ? err : rt.why);
 		topo_free(&t);

@@ -5,9 +5,7 @@
  * degraded tree that leaves some links above what the remaining links
  * allow. This pass works on the finished tables and measures what verify
  * measures: the all-to-all load of every directed switch link, and, where
- * the fabric is small enough for a counter per (shift, link), the
- * congestion of every shift permutation (host i -> i + k, hosts in
- * leaf/port order).
+ * every shift permutation (host i -> i + k, hosts in leaf/port order).
  *
  * A move re-points one switch z's entry for one CA base LID to another
  * neighbour, taking every source behind z with it. Moves keep routes
@@ -26,71 +24,24 @@
  *      followed by single moves that clear what it pushed over. The
  *      all-to-all load may rise to 20 % over its bound meanwhile...
  *   3. ...and step 1 runs again, now refusing moves that add shift excess.
+ * Step 2 needs a counter per (shift, link). Where those do not fit
+ * (balance_bytes, 64 MiB by default: about 5 000 hosts) it works by parts
+ * instead, with the all-to-all load held to 5 % over its bound (or where
+ * step 1 left it), as no step 3 follows: the leaves' links first, whose
+ * shift loads are cheap to compute as needed (balance_leaf.c), then each
+ * upper component in turn with counters for its links alone
+ * (balance_shift.c).
  * Work is bounded by counts, not time, so the result is deterministic.
+ * This file: the search's state, paths and moves, and step 1.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/balance.h"
+#include "routing/balance_int.h"
 #include "routing/engine.h"
-#include "routing/pairbound.h"
 #include "routing/routing.h"
 
-#define BAL_SHIFT_BYTES (64u << 20) /* largest shift counter array */
-#define BAL_WORK (1000ull << 20)    /* ~switch visits, all steps together */
-#define BAL_ROUNDS 12               /* max search, then smoothing, rounds */
-#define BAL_SWEEPS 4                /* shift phase sweeps */
-#define BAL_LOG 64                  /* moves one chain may make */
-#define BAL_ALL_PATHS 4096          /* hosts up to which smoothing tries every path */
-/* Largest hosts x switches balanced (the copy of the CA-LID entries): a
- * pass then stays within the work bound (on 39 366 hosts and 3 645 switches
- * the first smoothing pass ran out of it without lowering anything). */
-#define BAL_ROWS_BYTES (1ull << 25)
-#define BAL_WINDOW 256             /* largest leaf (hosts) window_ok() watches */
-#define BAL_WINDOW_SLACK 2         /* routes over a leaf's share one window may hold */
-#define BAL_PATH 64                 /* longest path considered */
-
-struct path {
-	uint32_t n, id[BAL_PATH];
-};
-
-struct bal_move {
-	uint32_t dest, z;
-	uint8_t q;
-};
-
-struct bal {
-	const struct rgraph *g;
-	uint8_t **lft;
-	uint8_t *rows;      /* [host * nsw + s]: lft[s][host's LID], kept in step */
-	uint8_t *cur;       /* the row of the destination being looked at */
-	const uint32_t *rank;
-	uint32_t n, nsw, nsl;
-	uint64_t *load;     /* per link id: all-to-all sources */
-	uint32_t *peer;     /* per link id: peer switch or RG_NONE */
-	uint32_t *tail;     /* per link id: switch */
-	uint32_t *ci;       /* per link id: compact switch link or RG_NONE */
-	uint32_t *cid;      /* per compact link: link id */
-	uint32_t *links;    /* per switch: switch ports (shift bounds) */
-	/* the in-tree of destination host dest */
-	uint32_t dest, lid, root, stamp;
-	uint32_t *nxt, *flow, *cstart, *cfill, *clist, *order, *intree, norder;
-	uint32_t *sub;      /* subtree scratch */
-	uint32_t *cand;     /* switches a2a_move tries */
-	uint8_t *sc;        /* [row * nsl + compact link] */
-	uint8_t *slim;      /* per shift: bound + 1 */
-	uint32_t *srow;     /* per shift: its row in sc, RG_NONE if not tracked */
-	uint32_t *trk, ntrk;/* the tracked shifts */
-	struct bal_move log[BAL_LOG];
-	uint32_t nlog;
-	int logging;        /* apply() records what it changes, for undo() */
-	int windows;        /* shifts wanted but not countable: window_ok() */
-	uint64_t a2a_lim;
-	uint64_t a2a_min;   /* the all-to-all bound */
-	uint64_t work;
-};
-
-static uint32_t hop(const struct bal *b, uint32_t s)
+uint32_t bal_hop(const struct bal *b, uint32_t s)
 {
 	uint8_t p = b->cur[s];
 
@@ -100,7 +51,7 @@ static uint32_t hop(const struct bal *b, uint32_t s)
 }
 
 /* Children lists, BFS order from the root and source counts of host h. */
-static void tree(struct bal *b, uint32_t h)
+void bal_tree(struct bal *b, uint32_t h)
 {
 	const struct rgraph *g = b->g;
 	uint32_t head = 0;
@@ -113,7 +64,7 @@ static void tree(struct bal *b, uint32_t h)
 	b->work += b->nsw;
 	memset(b->cstart, 0, (b->nsw + 1) * sizeof(*b->cstart));
 	for (uint32_t s = 0; s < b->nsw; s++) {
-		b->nxt[s] = s == b->root ? RG_NONE : hop(b, s);
+		b->nxt[s] = s == b->root ? RG_NONE : bal_hop(b, s);
 		if (b->nxt[s] != RG_NONE)
 			b->cstart[b->nxt[s] + 1]++;
 	}
@@ -139,7 +90,7 @@ static void tree(struct bal *b, uint32_t h)
 }
 
 /* Switches whose path goes through z (z first) into b->sub; their count. */
-static uint32_t subtree(struct bal *b, uint32_t z)
+uint32_t bal_subtree(struct bal *b, uint32_t z)
 {
 	uint32_t head = 0, tail = 0;
 
@@ -154,7 +105,7 @@ static uint32_t subtree(struct bal *b, uint32_t z)
 }
 
 /* Link ids from s to the root; 0 if too long. */
-static int path_from(const struct bal *b, uint32_t s, struct path *p)
+int bal_path_from(const struct bal *b, uint32_t s, struct path *p)
 {
 	p->n = 0;
 	for (; s != b->root; s = b->nxt[s]) {
@@ -165,7 +116,7 @@ static int path_from(const struct bal *b, uint32_t s, struct path *p)
 	return 1;
 }
 
-static int on_path(const struct path *p, uint32_t id)
+int bal_on_path(const struct path *p, uint32_t id)
 {
 	for (uint32_t i = 0; i < p->n; i++)
 		if (p->id[i] == id)
@@ -177,7 +128,7 @@ static int on_path(const struct path *p, uint32_t id)
  * The path z takes if its entry becomes port q, into np; 0 if q is not a
  * move that keeps the routes up*\/down* and loop-free.
  */
-static int new_path(const struct bal *b, uint32_t z, uint8_t q, struct path *np)
+int bal_new_path(const struct bal *b, uint32_t z, uint8_t q, struct path *np)
 {
 	uint32_t id = b->g->sw[z].portbase + q, w = b->peer[id], cur = b->nxt[z];
 
@@ -201,76 +152,47 @@ static int new_path(const struct bal *b, uint32_t z, uint8_t q, struct path *np)
 }
 
 /* Links of a not on c, into out. */
-static void minus(const struct path *a, const struct path *c, struct path *out)
+void bal_minus(const struct path *a, const struct path *c, struct path *out)
 {
 	out->n = 0;
 	for (uint32_t i = 0; i < a->n; i++)
-		if (!on_path(c, a->id[i]))
+		if (!bal_on_path(c, a->id[i]))
 			out->id[out->n++] = a->id[i];
 }
 
-/* Shift of source host j towards the current destination. */
-static uint32_t shift_of(const struct bal *b, uint32_t j)
-{
-	return (b->dest + b->n - j) % b->n;
-}
-
-/* Counters of shift sh, NULL if it is not tracked. */
-static uint8_t *row_of(const struct bal *b, uint32_t sh)
-{
-	return b->srow[sh] == RG_NONE ? NULL : b->sc + (size_t)b->srow[sh] * b->nsl;
-}
-
-/* Adds d (+1/-1) to the shift counters of every source behind z on links p. */
-static void shift_add(struct bal *b, uint32_t nsub, const struct path *p, int d)
-{
-	const struct rgraph *g = b->g;
-
-	for (uint32_t i = 0; i < nsub; i++) {
-		const struct rg_sw *sw = &g->sw[b->sub[i]];
-		for (uint32_t j = sw->hfirst; j < sw->hfirst + sw->nhosts; j++) {
-			uint8_t *row = row_of(b, shift_of(b, j));
-			for (uint32_t k = 0; row && k < p->n; k++)
-				row[b->ci[p->id[k]]] = (uint8_t)(row[b->ci[p->id[k]]] + d);
-		}
-	}
-}
-
 /* Moves z's entry to port q (op: its path now, np: then). */
-static void apply(struct bal *b, uint32_t z, uint8_t q, const struct path *op,
-		  const struct path *np)
+void bal_apply(struct bal *b, uint32_t z, uint8_t q, const struct path *op,
+	       const struct path *np)
 {
 	struct path gone, added;
 	uint64_t f = b->flow[z];
 
-	minus(op, np, &gone);
-	minus(np, op, &added);
+	bal_minus(op, np, &gone);
+	bal_minus(np, op, &added);
 	for (uint32_t i = 0; i < gone.n; i++)
 		b->load[gone.id[i]] -= f;
 	for (uint32_t i = 0; i < added.n; i++)
 		b->load[added.id[i]] += f;
 	if (b->sc) {
-		uint32_t nsub = subtree(b, z);
-		shift_add(b, nsub, &gone, -1);
-		shift_add(b, nsub, &added, 1);
+		uint32_t nsub = bal_subtree(b, z);
+		bal_shift_add(b, nsub, &gone, -1);
+		bal_shift_add(b, nsub, &added, 1);
 	}
 	if (b->logging && b->nlog < BAL_LOG)
 		b->log[b->nlog++] = (struct bal_move){ b->dest, z, b->cur[z] };
 	b->lft[z][b->lid] = q;
 	b->cur[z] = q;
-	tree(b, b->dest);
+	bal_tree(b, b->dest);
 }
 
-static int shift_ok(struct bal *b, uint32_t z, const struct path *op, const struct path *np);
-
 /* The largest all-to-all load on the links np adds to op, with f more. */
-static uint64_t added_max(const struct bal *b, const struct path *op, const struct path *np,
-			  uint64_t f)
+uint64_t bal_added_max(const struct bal *b, const struct path *op, const struct path *np,
+		       uint64_t f)
 {
 	uint64_t m = 0;
 
 	for (uint32_t i = 0; i < np->n; i++)
-		if (!on_path(op, np->id[i]) && b->load[np->id[i]] + f > m)
+		if (!bal_on_path(op, np->id[i]) && b->load[np->id[i]] + f > m)
 			m = b->load[np->id[i]] + f;
 	return m;
 }
@@ -283,7 +205,7 @@ static uint64_t added_max(const struct bal *b, const struct path *op, const stru
 static int a2a_move(struct bal *b, uint32_t e, uint64_t m)
 {
 	const struct rgraph *g = b->g;
-	uint32_t nsub = subtree(b, b->tail[e]), bz = RG_NONE;
+	uint32_t nsub = bal_subtree(b, b->tail[e]), bz = RG_NONE;
 	uint64_t bkey = m;
 	uint8_t bq = 0;
 	struct path op, np;
@@ -292,19 +214,19 @@ static int a2a_move(struct bal *b, uint32_t e, uint64_t m)
 	for (uint32_t i = 0; i < nsub; i++) {
 		uint32_t z = b->cand[i];
 		uint64_t f = b->flow[z];
-		if (!f || !path_from(b, z, &op))
+		if (!f || !bal_path_from(b, z, &op))
 			continue;
 		for (uint32_t k = 0; k < g->sw[z].ngroups; k++) {
 			const struct rg_group *gr = rg_group(g, z, k);
 			for (uint32_t j = 0; j < gr->n; j++) {
 				uint8_t q = g->gports[gr->first + j];
 				b->work += op.n;
-				if (q == b->cur[z] || !new_path(b, z, q, &np) ||
-				    on_path(&np, e))
+				if (q == b->cur[z] || !bal_new_path(b, z, q, &np) ||
+				    bal_on_path(&np, e))
 					continue;
-				uint64_t key = added_max(b, &op, &np, f);
+				uint64_t key = bal_added_max(b, &op, &np, f);
 				key = key > m - f ? key : m - f;
-				if (key < bkey && shift_ok(b, z, &op, &np)) {
+				if (key < bkey && bal_shift_ok(b, z, &op, &np)) {
 					bkey = key;
 					bz = z;
 					bq = q;
@@ -314,9 +236,9 @@ static int a2a_move(struct bal *b, uint32_t e, uint64_t m)
 	}
 	if (bz == RG_NONE)
 		return 0;
-	path_from(b, bz, &op);
-	new_path(b, bz, bq, &np);
-	apply(b, bz, bq, &op, &np);
+	bal_path_from(b, bz, &op);
+	bal_new_path(b, bz, bq, &np);
+	bal_apply(b, bz, bq, &op, &np);
 	return 1;
 }
 
@@ -358,7 +280,7 @@ static uint32_t a2a_step(struct bal *b, uint32_t *cursor, struct balance_stats *
 			st->budget_hit = 1;
 			return moves;
 		}
-		tree(b, h);
+		bal_tree(b, h);
 		while (b->lft[a][lid] == port && a2a_move(b, e, b->load[e])) {
 			moves++;
 			*cursor = h;
@@ -410,7 +332,7 @@ static int smooth_switch(struct bal *b, uint32_t z, uint64_t lim)
 	int64_t best = 0;
 	uint8_t bq = 0;
 
-	if (!b->flow[z] || !path_from(b, z, &op))
+	if (!b->flow[z] || !bal_path_from(b, z, &op))
 		return 0;
 	b->work += op.n;
 	if (!hot(b, &op))
@@ -419,12 +341,12 @@ static int smooth_switch(struct bal *b, uint32_t z, uint64_t lim)
 		const struct rg_group *gr = rg_group(g, z, k);
 		for (uint32_t j = 0; j < gr->n; j++) {
 			uint8_t q = g->gports[gr->first + j];
-			if (q == b->cur[z] || !new_path(b, z, q, &np))
+			if (q == b->cur[z] || !bal_new_path(b, z, q, &np))
 				continue;
-			minus(&op, &np, &gone);
-			minus(&np, &op, &added);
+			bal_minus(&op, &np, &gone);
+			bal_minus(&np, &op, &added);
 			int64_t d = sq_delta(b, &gone, &added, b->flow[z], lim);
-			if (d < best && shift_ok(b, z, &op, &np)) {
+			if (d < best && bal_shift_ok(b, z, &op, &np)) {
 				best = d;
 				bq = q;
 			}
@@ -433,8 +355,8 @@ static int smooth_switch(struct bal *b, uint32_t z, uint64_t lim)
 	b->work += (uint64_t)g->sw[z].nports * op.n;
 	if (!bq)
 		return 0;
-	new_path(b, z, bq, &np);
-	apply(b, z, bq, &op, &np);
+	bal_new_path(b, z, bq, &np);
+	bal_apply(b, z, bq, &op, &np);
 	return 1;
 }
 
@@ -454,7 +376,7 @@ static uint32_t smooth_pass(struct bal *b, uint32_t *zs, struct balance_stats *s
 			st->budget_hit = 1;
 			break;
 		}
-		tree(b, h);
+		bal_tree(b, h);
 		uint32_t nz = b->norder;
 		memcpy(zs, b->order, nz * sizeof(*zs));
 		for (uint32_t i = 1; i < nz; i++)
@@ -467,460 +389,12 @@ static uint32_t smooth_pass(struct bal *b, uint32_t *zs, struct balance_stats *s
 static void loads(struct bal *b)
 {
 	for (uint32_t h = 0; h < b->n; h++) {
-		tree(b, h);
+		bal_tree(b, h);
 		for (uint32_t i = 1; i < b->norder; i++) {
 			uint32_t s = b->order[i];
 			b->load[b->g->sw[s].portbase + b->cur[s]] += b->flow[s];
 		}
 	}
-}
-
-/* Per shift: the verifier's bounds (sources leaving each switch over its
- * switch ports, rounded up, largest over switches; the pair bound) + 1. */
-static void shift_limits(struct bal *b)
-{
-	const struct rgraph *g = b->g;
-	uint32_t *cnt = rg_xcalloc(b->nsw, sizeof(*cnt));
-	struct pair_bound pb;
-
-	pair_bound_init(&pb, g);
-	for (uint32_t t = 0; t < b->ntrk; t++) {
-		uint32_t bound = 0, k = b->trk[t];
-		for (uint32_t j = 0; j < b->n; j++)
-			if (g->hosts[j].sw != g->hosts[(j + k) % b->n].sw)
-				cnt[g->hosts[j].sw]++;
-		for (uint32_t s = 0; s < b->nsw; s++) {
-			if (cnt[s] && b->links[s]) {
-				uint32_t need = (cnt[s] + b->links[s] - 1) / b->links[s];
-				bound = need > bound ? need : bound;
-			}
-			cnt[s] = 0;
-		}
-		uint32_t p = pair_bound_shift(&pb, k);
-		bound = p > bound ? p : bound;
-		b->slim[k] = (uint8_t)(bound + 1 > 250 ? 250 : bound + 1);
-	}
-	b->work += (uint64_t)b->ntrk * (b->n + b->nsw);
-	pair_bound_free(&pb);
-	free(cnt);
-}
-
-/* Shift counters of the current tables; 0 if one would overflow. */
-static int shift_counts(struct bal *b)
-{
-	const struct rgraph *g = b->g;
-
-	b->dest = RG_NONE; /* rows are walked directly, no tree is kept */
-	for (uint32_t t = 0; t < b->ntrk; t++) {
-		uint8_t *row = b->sc + (size_t)t * b->nsl;
-		for (uint32_t j = 0; j < b->n; j++) {
-			uint32_t d = (j + b->trk[t]) % b->n;
-			b->cur = b->rows + (size_t)d * b->nsw;
-			b->root = g->hosts[d].sw;
-			for (uint32_t s = g->hosts[j].sw, h = 0; s != b->root && h < BAL_PATH; h++) {
-				uint32_t next = hop(b, s);
-				if (next == RG_NONE)
-					break; /* unrouted: verify reports it, nothing to balance */
-				if (++row[b->ci[g->sw[s].portbase + b->cur[s]]] == 255)
-					return 0;
-				s = next;
-			}
-			b->work += 4;
-		}
-	}
-	return 1;
-}
-
-/*
- * Change of the total excess over bound + 1, summed over (shift, link),
- * if the sources behind z (in sub, f of them) leave links gone and join
- * links added; INT64_MAX if a link would pass the all-to-all limit.
- */
-static int64_t shift_delta(struct bal *b, uint32_t nsub, const struct path *gone,
-			   const struct path *added, uint64_t f)
-{
-	const struct rgraph *g = b->g;
-	int64_t d = 0;
-
-	for (uint32_t k = 0; k < added->n; k++)
-		if (b->load[added->id[k]] + f > b->a2a_lim)
-			return INT64_MAX;
-	for (uint32_t i = 0; i < nsub; i++) {
-		const struct rg_sw *sw = &g->sw[b->sub[i]];
-		for (uint32_t j = sw->hfirst; j < sw->hfirst + sw->nhosts; j++) {
-			uint32_t sh = shift_of(b, j);
-			const uint8_t *row = row_of(b, sh);
-			if (!row)
-				continue;
-			for (uint32_t k = 0; k < gone->n; k++)
-				d -= row[b->ci[gone->id[k]]] > b->slim[sh];
-			for (uint32_t k = 0; k < added->n; k++) {
-				if (row[b->ci[added->id[k]]] >= 254)
-					return INT64_MAX;
-				d += row[b->ci[added->id[k]]] >= b->slim[sh];
-			}
-		}
-	}
-	b->work += (uint64_t)nsub * 4 + f * (gone->n + added->n);
-	return d;
-}
-
-/*
- * Where shifts cannot be counted (too many hosts), a leaf's own uplinks
- * are still watched: under a shift the hosts of leaf z send to nhosts(z)
- * consecutive destinations, so a move of z's entry onto port q must leave
- * every such window that holds the destination with at most the leaf's
- * share + BAL_WINDOW_SLACK routes on q. (Tighter, the all-to-all search
- * loses too much; on ft3-36 this takes the worst shift from 9-10 to 7.)
- */
-static int window_ok(struct bal *b, uint32_t z, uint32_t q)
-{
-	uint32_t h = b->g->sw[z].nhosts, n = b->n, run = 0, top = 0;
-	uint8_t on[2 * BAL_WINDOW];
-
-	if (b->rank[z] != 0 || !h || h > BAL_WINDOW || 2 * h > n || !b->links[z])
-		return 1;
-	for (uint32_t i = 0; i < 2 * h - 1; i++) {
-		uint32_t d = (b->dest + n - h + 1 + i) % n;
-		on[i] = d != b->dest && b->rows[(size_t)d * b->nsw + z] == q;
-		run += on[i];
-		if (i >= h)
-			run -= on[i - h];
-		if (i + 1 >= h && run > top)
-			top = run;
-	}
-	b->work += 2 * h;
-	return top + 1 <= (h + b->links[z] - 1) / b->links[z] + BAL_WINDOW_SLACK;
-}
-
-/* Once shifts are counted, all-to-all moves must not add shift excess;
- * without counters, window_ok() stands in for leaves. */
-static int shift_ok(struct bal *b, uint32_t z, const struct path *op, const struct path *np)
-{
-	struct path gone, added;
-
-	if (!b->sc)
-		return !b->windows || window_ok(b, z, np->id[0] - b->g->sw[z].portbase);
-	minus(op, np, &gone);
-	minus(np, op, &added);
-	return shift_delta(b, subtree(b, z), &gone, &added, 0) <= 0;
-}
-
-/*
- * Re-points z's entry for destination host d to port q and returns the
- * change of the shift excess; INT64_MAX (nothing done) if that is not a
- * legal move or, when check is set, passes the all-to-all limit.
- */
-static int64_t move_to(struct bal *b, uint32_t d, uint32_t z, uint8_t q, int check)
-{
-	struct path op, np, gone, added;
-	int64_t dl = 0;
-
-	if (b->dest != d)
-		tree(b, d);
-	if (z == b->root || b->intree[z] != b->stamp || q == b->cur[z] ||
-	    !path_from(b, z, &op) || !new_path(b, z, q, &np))
-		return INT64_MAX;
-	if (check) {
-		minus(&op, &np, &gone);
-		minus(&np, &op, &added);
-		dl = shift_delta(b, subtree(b, z), &gone, &added, b->flow[z]);
-		if (dl == INT64_MAX)
-			return dl;
-	}
-	apply(b, z, q, &op, &np);
-	return dl;
-}
-
-/* The switches on source j's path (current tree) from its leaf up to link
- * e's tail, whose entries could take j off e; their count. */
-static uint32_t movers(struct bal *b, uint32_t j, uint32_t e, uint32_t *zl)
-{
-	struct path op;
-	uint32_t nz = 0;
-
-	for (uint32_t z = b->g->hosts[j].sw; z != b->root && nz < BAL_PATH; z = b->nxt[z]) {
-		if (!path_from(b, z, &op) || !on_path(&op, e))
-			break;
-		zl[nz++] = z;
-		if (b->tail[e] == z)
-			break;
-	}
-	return nz;
-}
-
-/*
- * Where no single move helps: z (on source j's path up to link e) swaps
- * ports between the current destination and one nearby in host order
- * (shift windows overlap there), if that lowers the total excess.
- */
-static int shift_swap(struct bal *b, uint32_t j, uint32_t e)
-{
-	const struct rgraph *g = b->g;
-	uint32_t d1 = b->dest, zl[BAL_PATH], nz = movers(b, j, e, zl);
-	uint32_t span = 2 * g->sw[g->hosts[j].sw].nhosts;
-
-	for (uint32_t i = 0; i < nz; i++) {
-		uint32_t z = zl[i];
-		for (uint32_t k = 0; k < g->sw[z].ngroups; k++) {
-			const struct rg_group *gr = rg_group(g, z, k);
-			for (uint32_t x = 0; x < gr->n; x++) {
-				uint8_t q = g->gports[gr->first + x];
-				for (uint32_t off = 1; off <= 2 * span && off < b->n; off++) {
-					uint32_t d2 = (d1 + b->n + (off & 1 ? off / 2 + 1 : -(off / 2))) % b->n;
-					uint32_t lid2 = g->hosts[d2].lid;
-					if (b->lft[z][lid2] != q || g->hosts[d2].sw == z)
-						continue;
-					if (b->work > BAL_WORK)
-						return 0;
-					uint8_t p1 = b->lft[z][g->hosts[d1].lid];
-					int64_t a = move_to(b, d1, z, q, 1);
-					if (a == INT64_MAX)
-						continue;
-					int64_t c = move_to(b, d2, z, p1, 1);
-					if (c != INT64_MAX && a + c < 0)
-						return 1;
-					if (c != INT64_MAX)
-						move_to(b, d2, z, q, 0);
-					move_to(b, d1, z, p1, 0);
-				}
-			}
-		}
-	}
-	return 0;
-}
-
-static int shift_fix(struct bal *b, uint32_t k, uint32_t c, int depth);
-
-/* Undoes the logged moves, newest first. */
-static void undo(struct bal *b)
-{
-	b->logging = 0;
-	while (b->nlog) {
-		b->nlog--;
-		move_to(b, b->log[b->nlog].dest, b->log[b->nlog].z, b->log[b->nlog].q, 0);
-	}
-}
-
-/*
- * (shift, link) pairs above bound + 1 on the links added by z's last move
- * for the current tree, at most max of them, into ks/cs.
- */
-static uint32_t new_over(struct bal *b, uint32_t z, const struct path *added, uint32_t *ks,
-			 uint32_t *cs, uint32_t max)
-{
-	const struct rgraph *g = b->g;
-	uint32_t nsub = subtree(b, z), n = 0;
-
-	for (uint32_t i = 0; i < nsub; i++) {
-		const struct rg_sw *sw = &g->sw[b->sub[i]];
-		for (uint32_t j = sw->hfirst; j < sw->hfirst + sw->nhosts; j++) {
-			uint32_t sh = shift_of(b, j);
-			const uint8_t *row = row_of(b, sh);
-			for (uint32_t k = 0; row && k < added->n; k++) {
-				uint32_t c = b->ci[added->id[k]];
-				if (row[c] <= b->slim[sh])
-					continue;
-				if (n == max)
-					return max + 1;
-				ks[n] = sh;
-				cs[n++] = c;
-			}
-		}
-	}
-	return n;
-}
-
-/*
- * Where no single move or swap helps: a move that adds no excess by
- * itself, followed by single moves that clear what it pushed over.
- * Kept if all of that succeeds (the total excess then fell), else undone.
- */
-static int shift_chain(struct bal *b, uint32_t j, uint32_t e)
-{
-	const struct rgraph *g = b->g;
-	uint32_t d1 = b->dest, zl[BAL_PATH], nz = movers(b, j, e, zl), ks[4], cs[4];
-	struct path op, np, added;
-
-	for (uint32_t i = 0; i < nz; i++) {
-		uint32_t z = zl[i];
-		for (uint32_t k = 0; k < g->sw[z].ngroups; k++) {
-			const struct rg_group *gr = rg_group(g, z, k);
-			for (uint32_t x = 0; x < gr->n; x++) {
-				uint8_t q = g->gports[gr->first + x];
-				if (b->work > BAL_WORK)
-					return 0;
-				if (b->dest != d1)
-					tree(b, d1);
-				if (!path_from(b, z, &op) || !new_path(b, z, q, &np) || on_path(&np, e))
-					continue;
-				minus(&np, &op, &added);
-				b->nlog = 0;
-				b->logging = 1;
-				if (move_to(b, d1, z, q, 1) > 0) {
-					undo(b);
-					continue;
-				}
-				uint32_t n = new_over(b, z, &added, ks, cs, 4), ok = n <= 4;
-				for (uint32_t y = 0; ok && y < n; y++)
-					while (ok && row_of(b, ks[y])[cs[y]] > b->slim[ks[y]])
-						ok = b->nlog < BAL_LOG - 1 && shift_fix(b, ks[y], cs[y], 1);
-				if (ok) {
-					b->logging = 0;
-					b->nlog = 0;
-					return 1;
-				}
-				undo(b);
-			}
-		}
-	}
-	return 0;
-}
-
-/* Moves the flow of source j (current tree) off link e: the move of a
- * switch on its path, from j's leaf up to e, that lowers the total excess
- * most. */
-static int shift_move(struct bal *b, uint32_t j, uint32_t e, int depth)
-{
-	const struct rgraph *g = b->g;
-	struct path op, np, gone, added;
-	uint32_t bz = RG_NONE;
-	int64_t best = 0;
-	uint8_t bq = 0;
-
-	for (uint32_t z = g->hosts[j].sw; z != b->root && z != RG_NONE; z = b->nxt[z]) {
-		uint32_t nsub = 0;
-		if (!path_from(b, z, &op) || !on_path(&op, e))
-			break;
-		for (uint32_t k = 0; k < g->sw[z].ngroups; k++) {
-			const struct rg_group *gr = rg_group(g, z, k);
-			for (uint32_t i = 0; i < gr->n; i++) {
-				uint8_t q = g->gports[gr->first + i];
-				if (q == b->cur[z] || !new_path(b, z, q, &np) ||
-				    on_path(&np, e))
-					continue;
-				if (!nsub)
-					nsub = subtree(b, z);
-				minus(&op, &np, &gone);
-				minus(&np, &op, &added);
-				int64_t d = shift_delta(b, nsub, &gone, &added, b->flow[z]);
-				if (d < best) {
-					best = d;
-					bz = z;
-					bq = q;
-				}
-			}
-		}
-		if (b->tail[e] == z)
-			break;
-	}
-	if (bz == RG_NONE)
-		return !depth && (shift_swap(b, j, e) || shift_chain(b, j, e));
-	path_from(b, bz, &op);
-	new_path(b, bz, bq, &np);
-	apply(b, bz, bq, &op, &np);
-	return 1;
-}
-
-/* One flow off (shift k, compact link c); 0 if none can move. */
-static int shift_fix(struct bal *b, uint32_t k, uint32_t c, int depth)
-{
-	const struct rgraph *g = b->g;
-	uint32_t e = b->cid[c];
-
-	for (uint32_t j = 0; j < b->n; j++) {
-		uint32_t d = (j + k) % b->n;
-		if (g->hosts[j].sw == g->hosts[d].sw)
-			continue;
-		b->dest = RG_NONE; /* the tree is not d's: probe d's path only */
-		b->cur = b->rows + (size_t)d * b->nsw;
-		b->lid = g->hosts[d].lid;
-		b->root = g->hosts[d].sw;
-		int uses = 0;
-		b->work += 8;
-		for (uint32_t s = g->hosts[j].sw, n = 0; s != b->root && s != RG_NONE && n < BAL_PATH;
-		     s = hop(b, s), n++)
-			if (b->g->sw[s].portbase + b->cur[s] == e) {
-				uses = 1;
-				break;
-			}
-		if (!uses)
-			continue;
-		tree(b, d);
-		if (shift_move(b, j, e, depth))
-			return 1;
-	}
-	return 0;
-}
-
-static uint32_t shift_over(const struct bal *b)
-{
-	uint32_t over = 0;
-
-	for (uint32_t t = 0; t < b->ntrk; t++)
-		for (uint32_t c = 0; c < b->nsl; c++)
-			over += b->sc[(size_t)t * b->nsl + c] > b->slim[b->trk[t]];
-	return over;
-}
-
-/*
- * Every shift, if a counter per (shift, link) fits in BAL_SHIFT_BYTES; 0
- * if not. (Tuning a sample of the shifts was tried on 11 664 hosts: with
- * the base routes that far off it hardly moved and cost seconds.)
- */
-static int track_shifts(struct bal *b, struct balance_stats *st)
-{
-	uint32_t total = b->n - 1;
-
-	if ((uint64_t)total * b->nsl > BAL_SHIFT_BYTES)
-		return 0;
-	b->ntrk = total;
-	b->trk = rg_xmalloc(total, sizeof(*b->trk));
-	b->srow = rg_xmalloc(b->n, sizeof(*b->srow));
-	b->srow[0] = RG_NONE;
-	for (uint32_t t = 0; t < total; t++) {
-		b->trk[t] = t + 1;
-		b->srow[t + 1] = t;
-	}
-	st->shifts_tracked = total;
-	return 1;
-}
-
-static void shift_phase(struct bal *b, struct balance_stats *st)
-{
-	if (b->n < 3 || !track_shifts(b, st))
-		return;
-	b->sc = rg_xcalloc((size_t)b->ntrk * b->nsl, 1);
-	b->slim = rg_xcalloc(b->n, 1);
-	shift_limits(b);
-	if (!shift_counts(b)) {
-		free(b->sc);
-		b->sc = NULL;
-		st->shift_overflow = 1;
-		return;
-	}
-	st->shifts_done = 1;
-	uint32_t over = st->shift_over_before = shift_over(b);
-	/* a fix may push an earlier (shift, link) over: sweep again */
-	for (int sweep = 0; sweep < BAL_SWEEPS && over; sweep++) {
-		for (uint32_t t = 0; t < b->ntrk; t++)
-			for (uint32_t c = 0, k = b->trk[t]; c < b->nsl; c++)
-				while (b->sc[(size_t)t * b->nsl + c] > b->slim[k]) {
-					if (b->work > BAL_WORK) {
-						st->budget_hit = 1;
-						goto out;
-					}
-					if (!shift_fix(b, k, c, 0))
-						break;
-					st->shift_moves++;
-				}
-		uint32_t now = shift_over(b);
-		if (now >= over)
-			break;
-		over = now;
-	}
-out:
-	st->shift_over_after = shift_over(b);
 }
 
 static void bal_init(struct bal *b, const struct rgraph *g, uint8_t **lft, const uint32_t *rank)
@@ -959,13 +433,24 @@ static void bal_init(struct bal *b, const struct rgraph *g, uint8_t **lft, const
 	b->order = rg_xcalloc(n, sizeof(*b->order));
 	b->intree = rg_xcalloc(n, sizeof(*b->intree));
 	b->sub = rg_xcalloc(n, sizeof(*b->sub));
-	/* tree() reads one LFT entry per switch: a row per destination keeps
+	/* bal_tree() reads one LFT entry per switch: a row per destination keeps
 	 * those in one cache line run instead of one miss per switch */
 	b->rows = rg_xmalloc((size_t)g->nhosts * n, 1);
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t h = 0; h < g->nhosts; h++)
 			b->rows[(size_t)h * n + s] = lft[s][g->hosts[h].lid];
 	b->cand = rg_xcalloc(n, sizeof(*b->cand));
+	b->sci = rg_xmalloc(g->nlinks, sizeof(*b->sci));
+	b->scid = rg_xmalloc(g->nlinks, sizeof(*b->scid));
+	for (uint32_t i = 0; i < g->nlinks; i++)
+		b->sci[i] = RG_NONE;
+	b->comp = rg_xmalloc(n, sizeof(*b->comp));
+	b->cone = rg_xmalloc(n, sizeof(*b->cone));
+	b->cmark = rg_xcalloc(n, sizeof(*b->cmark));
+	b->js = rg_xmalloc(g->nhosts, sizeof(*b->js));
+	b->lidx = rg_xmalloc(n, sizeof(*b->lidx));
+	b->ccur = RG_NONE;
+	b->ecnt = rg_xcalloc(g->nlinks, sizeof(*b->ecnt));
 }
 
 static void bal_free(struct bal *b)
@@ -990,6 +475,15 @@ static void bal_free(struct bal *b)
 	free(b->slim);
 	free(b->srow);
 	free(b->trk);
+	free(b->nover);
+	free(b->sci);
+	free(b->scid);
+	free(b->comp);
+	free(b->cone);
+	free(b->cmark);
+	free(b->js);
+	free(b->lidx);
+	free(b->ecnt);
 }
 
 /* The verifier's all-to-all bound: sources leaving a switch over its
@@ -1030,7 +524,7 @@ static void a2a_rounds(struct bal *b, struct balance_stats *st)
 }
 
 void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
-		   int shifts, struct balance_stats *st)
+		   int shifts, uint64_t shift_bytes, struct balance_stats *st)
 {
 	struct bal b;
 
@@ -1042,50 +536,72 @@ void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
 		return;
 	}
 	bal_init(&b, g, lft, rank);
+	b.shift_bytes = shift_bytes ? shift_bytes : BAL_SHIFT_BYTES;
 	if (b.nsl) {
 		loads(&b);
 		b.a2a_min = a2a_bound(&b);
-		b.windows = shifts && (uint64_t)(b.n - 1) * b.nsl > BAL_SHIFT_BYTES;
+		b.windows = shifts && (uint64_t)(b.n - 1) * b.nsl > b.shift_bytes;
 		st->a2a_before = b.load[busiest(&b)];
 		a2a_rounds(&b, st);
 		st->a2a_after = b.load[busiest(&b)];
 		/* shifts may spend all-to-all slack, up to 20 % over the bound... */
 		b.a2a_lim = a2a_bound(&b) + a2a_bound(&b) / 5;
 		b.a2a_lim = b.a2a_lim > st->a2a_after ? b.a2a_lim : st->a2a_after;
+		/* no pass after the components wins back what they spend: 5 % */
+		if (b.windows)
+			b.a2a_lim = st->a2a_after > a2a_bound(&b) + a2a_bound(&b) / 20 ?
+				st->a2a_after : a2a_bound(&b) + a2a_bound(&b) / 20;
 		if (shifts)
-			shift_phase(&b, st);
+			bal_shift_phase(&b, st);
 		if (b.sc) {
 			/* and win back what they spent, adding no shift excess */
 			a2a_rounds(&b, st);
 			st->a2a_after = b.load[busiest(&b)];
-			st->shift_over_after = shift_over(&b);
+			st->shift_over_after = bal_shift_over(&b);
 		}
 	}
 	bal_free(&b);
+}
+
+/* The shift part of route_balance_ctx()'s report. */
+static void why_shifts(struct rctx *c, const struct balance_stats *st, int shifts)
+{
+	uint32_t rounds = st->shift_rounds ? (uint32_t)st->shift_rounds : 1;
+
+	if (st->leaf_done)
+		route_why(c, ", shifts by parts: on leaf links %u moves, %u (shift, link) pairs "
+			  "left above bound + 1; above the leaves %u -> %u (%u moves, %u via a "
+			  "leaf; %u of %u upper components counted, rounds: %u)",
+			  st->leaf_moves, st->leaf_over, st->shift_over_before,
+			  st->shift_over_after, st->shift_moves, st->shift_escapes,
+			  st->shift_parts / rounds, st->shift_parts / rounds +
+			  st->shift_parts_skipped / rounds, rounds);
+	else if (st->shifts_done)
+		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves)",
+			  st->shift_over_before, st->shift_over_after, st->shift_moves);
+	else if (st->shift_overflow)
+		route_why(c, ", shifts not balanced (a link carries over 254 routes of one)");
+	else if (shifts)
+		route_why(c, ", shifts not balanced (too many hosts)");
 }
 
 void route_balance_ctx(struct rctx *c, const uint32_t *rank, int shifts)
 {
 	struct balance_stats st;
 
-	route_balance(c->g, c->lft, rank, shifts, &st);
+	route_balance(c->g, c->lft, rank, shifts, c->o->balance_bytes, &st);
 	if (st.too_big) {
 		route_why(c, "; too big to balance (hosts x switches over %llu)",
 			  (unsigned long long)BAL_ROWS_BYTES);
 		return;
 	}
-	if (!st.a2a_moves && !st.shift_moves && !st.shift_over_before && !st.budget_hit)
+	if (!st.a2a_moves && !st.shift_moves && !st.shift_over_before && !st.budget_hit &&
+	    !st.leaf_moves && !st.leaf_over)
 		return;
 	route_why(c, "; balanced: all-to-all %llu -> %llu (%u moves)",
 		  (unsigned long long)st.a2a_before, (unsigned long long)st.a2a_after,
 		  st.a2a_moves);
-	if (st.shifts_done)
-		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves)",
-			  st.shift_over_before, st.shift_over_after, st.shift_moves);
-	else if (st.shift_overflow)
-		route_why(c, ", shifts not balanced (a link carries over 254 routes of one)");
-	else if (shifts)
-		route_why(c, ", shifts not balanced (too many hosts)");
+	why_shifts(c, &st, shifts);
 	if (st.budget_hit)
 		route_why(c, ", stopped at the work bound");
 }

@@ -19,6 +19,13 @@ struct balance_stats {
 	uint32_t shift_over_before;         /* (shift, link) pairs above bound + 1 */
 	uint32_t shift_over_after;
 	uint32_t shift_moves;
+	uint32_t shift_parts;               /* upper components balanced one by one */
+	uint32_t shift_parts_skipped;       /* components too big to count */
+	int leaf_done;                      /* leaf links, then upper components */
+	uint32_t leaf_moves;                /* moves of leaf entries for leaf links */
+	uint32_t leaf_over;                 /* (shift, leaf link) found above bound + 1 */
+	uint32_t shift_escapes;             /* leaf moves out of an upper component */
+	int shift_rounds;                   /* rounds over the upper components */
 	int budget_hit;                     /* stopped by the work bound */
 	int too_big;                        /* not even tried: hosts x switches too large */
 };
@@ -30,7 +37,7 @@ struct balance_stats {
  * up, then down. Deterministic: work is bounded by counts, not time.
  */
 void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
-		   int shifts, struct balance_stats *st);
+		   int shifts, uint64_t shift_bytes, struct balance_stats *st);
 
 struct rctx;
 

@@ -23,6 +23,13 @@ struct gset {
 	uint64_t w[4];      /* neighbour groups of one switch (< 256) */
 };
 
+/* short_groups() of two switches with hosts, kept once computed: every
+ * shift asks for the same pairs again. */
+struct pb_memo {
+	struct gset set;
+	uint8_t known;
+};
+
 void pair_bound_init(struct pair_bound *pb, const struct rgraph *g)
 {
 	uint32_t n = g->nsw ? g->nsw : 1, rows = 0;
@@ -34,6 +41,15 @@ void pair_bound_init(struct pair_bound *pb, const struct rgraph *g)
 	for (uint32_t s = 0; s < g->nsw; s++)
 		pb->row[s] = g->sw[s].nhosts ? rows++ : RG_NONE;
 	pb->dist = rg_xmalloc((size_t)(rows ? rows : 1) * n, sizeof(*pb->dist));
+	pb->nrows = rows;
+	pb->single = rg_xmalloc(n, sizeof(*pb->single));
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		pb->single[s] = 1;
+		for (uint32_t k = 0; k < g->sw[s].ngroups; k++)
+			pb->single[s] &= rg_group(g, s, k)->n == 1;
+	}
+	pb->memo = (uint64_t)rows * rows <= PB_MEMO ?
+		rg_xcalloc((size_t)rows * rows + 1, sizeof(*pb->memo)) : NULL;
 	for (uint32_t s = 0; s < g->nsw; s++) {
 		if (pb->row[s] == RG_NONE)
 			continue;
@@ -51,6 +67,8 @@ void pair_bound_free(struct pair_bound *pb)
 	free(pb->row);
 	free(pb->dist);
 	free(pb->runs);
+	free(pb->memo);
+	free(pb->single);
 }
 
 /* Groups of x whose peer is one hop closer to y (y has hosts): the ways
@@ -59,22 +77,38 @@ static void short_groups(const struct pair_bound *pb, uint32_t x, uint32_t y, st
 {
 	const struct rgraph *g = pb->g;
 	const uint16_t *d = pb->dist + (size_t)pb->row[y] * g->nsw;
+	struct pb_memo *m = NULL;
 
+	if (pb->memo && pb->row[x] != RG_NONE) {
+		m = &pb->memo[(size_t)pb->row[x] * pb->nrows + pb->row[y]];
+		if (m->known) {
+			*out = m->set;
+			return;
+		}
+	}
 	memset(out, 0, sizeof(*out));
-	if (d[x] == UINT16_MAX || !d[x])
-		return;
-	for (uint32_t k = 0; k < g->sw[x].ngroups && k < 256; k++)
+	for (uint32_t k = 0; d[x] != UINT16_MAX && d[x] && k < g->sw[x].ngroups && k < 256; k++)
 		if (d[rg_group(g, x, k)->peer] + 1 == d[x])
 			out->w[k >> 6] |= 1ull << (k & 63);
+	if (m) {
+		m->set = *out;
+		m->known = 1;
+	}
 }
 
-static uint32_t ports_of(const struct rgraph *g, uint32_t x, const struct gset *s)
+static uint32_t ports_of(const struct pair_bound *pb, uint32_t x, const struct gset *s)
 {
+	const struct rgraph *g = pb->g;
 	uint32_t n = 0;
 
-	for (uint32_t k = 0; k < g->sw[x].ngroups && k < 256; k++)
-		if (s->w[k >> 6] >> (k & 63) & 1)
+	if (pb->single[x])
+		return (uint32_t)(__builtin_popcountll(s->w[0]) + __builtin_popcountll(s->w[1]) +
+				  __builtin_popcountll(s->w[2]) + __builtin_popcountll(s->w[3]));
+	for (int w = 0; w < 4; w++)
+		for (uint64_t bits = s->w[w]; bits; bits &= bits - 1) {
+			uint32_t k = (uint32_t)w * 64 + (uint32_t)__builtin_ctzll(bits);
 			n += rg_group(g, x, k)->n;
+		}
 	return n;
 }
 
@@ -101,14 +135,14 @@ static uint32_t at_switch(const struct pair_bound *pb, uint32_t x, const struct 
 				for (int w = 0; w < 4; w++)
 					u.w[w] |= set[i].w[w];
 			}
-		ports = ports_of(pb->g, x, &u);
+		ports = ports_of(pb, x, &u);
 		if (ports && (flows + ports - 1) / ports > best)
 			best = (flows + ports - 1) / ports;
 	}
 	for (uint32_t i = PB_SETS; !all && i < m; i++) {
 		struct gset one;
 		short_groups(pb, x, src ? r[i].b : r[i].a, &one);
-		uint32_t ports = ports_of(pb->g, x, &one);
+		uint32_t ports = ports_of(pb, x, &one);
 		if (ports && (r[i].n + ports - 1) / ports > best)
 			best = (r[i].n + ports - 1) / ports;
 	}

@@ -20,12 +20,18 @@
 #include "routing/graph.h"
 
 struct pb_run;
+struct pb_memo;
+
+#define PB_MEMO (1u << 20) /* largest (leaf, leaf) memo, in pairs */
 
 struct pair_bound {
 	const struct rgraph *g;
 	struct pb_run *runs;  /* scratch: one shift's runs */
 	uint32_t *row;      /* per switch: its row in dist, RG_NONE without hosts */
 	uint16_t *dist;     /* [row * nsw + s]: hops from s to that switch */
+	uint32_t nrows;
+	struct pb_memo *memo; /* [row x * nrows + row y], NULL if too many */
+	uint8_t *single;    /* per switch: no parallel links (a port per group) */
 };
 
 void pair_bound_init(struct pair_bound *pb, const struct rgraph *g);

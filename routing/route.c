@@ -129,7 +129,7 @@ static int check_lid_clash(const struct rgraph *g, char *why, size_t len)
 
 int route_compute(const struct topo *t, const struct route_opts *o, struct route_tables *out)
 {
-	static const struct route_opts defaults = { NULL, NULL, 0 };
+	static const struct route_opts defaults = { .engine = NULL };
 	struct rgraph g;
 	char err[200];
 

@@ -31,6 +31,10 @@ struct route_opts {
 	const char *engine;          /* "auto" (default when NULL), "minhop", "updn", "ftree" */
 	const uint64_t *root_guids;  /* updn/ftree root override, may be NULL */
 	size_t nroots;
+	/* Largest array of shift counters (a byte per shift and link) balance
+	 * may use on a degraded fat tree; 0: 64 MiB. Above it, it counts one
+	 * upper component of the tree at a time. */
+	uint64_t balance_bytes;
 };
 
 /* Returns 0, or -1 with out->why saying what went wrong. */

@@ -24,7 +24,7 @@ static void route_all_engines(struct topo *t)
 	char err[256];
 
 	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
-		struct route_opts o = { engines[i], NULL, 0 };
+		struct route_opts o = { .engine = engines[i] };
 		struct route_tables rt;
 		if (route_compute(t, &o, &rt))
 			continue;

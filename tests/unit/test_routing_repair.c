@@ -487,7 +487,7 @@ static void test_props_random_graphs(void **state)
 static void test_credit_loop_detected(void **state)
 {
 	static const unsigned dims[2] = { 4, 4 };
-	struct route_opts mh = { "minhop", NULL, 0 };
+	struct route_opts mh = { .engine = "minhop" };
 	struct route_tables prev, rep;
 	struct route_repair_stats st;
 	struct route_verify v;

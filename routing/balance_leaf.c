@@ -1,0 +1,315 @@
+/*
+ * DOC: balance on the leaves' links, where not every shift is counted.
+ *
+ * Under shift k the hosts of leaf L send to the nhosts(L) destinations
+ * from hfirst(L) + k on, so its uplinks' loads are counts over a sliding
+ * window of its entries, and the load of a link into a leaf is a walk
+ * from each of its hosts' k-th predecessors. Both are computed when
+ * needed instead of counted. Every window above the limit on an uplink
+ * moves (or swaps) entries of the leaf; every link into a leaf above it
+ * moves a source leaf's entry. A move adds no excess on the leaves' links
+ * of any shift; what it does above them the upper components sort out.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/balance_int.h"
+#include "routing/routing.h"
+
+/* Link id of the last hop from leaf l to destination host d; RG_NONE if
+ * the route does not get there. */
+static uint32_t last_link(const struct bal *b, uint32_t l, uint32_t d)
+{
+	const uint8_t *row = b->rows + (size_t)d * b->nsw;
+	uint32_t root = b->g->hosts[d].sw, id = RG_NONE;
+
+	for (uint32_t h = 0; l != root && h < BAL_PATH; h++) {
+		if (row[l] == LFT_NO_PORT || !row[l] || row[l] > b->g->sw[l].nports)
+			return RG_NONE;
+		id = b->g->sw[l].portbase + row[l];
+		if ((l = b->peer[id]) == RG_NONE)
+			return RG_NONE;
+	}
+	return l == root ? id : RG_NONE;
+}
+
+/* Routes of shift k on leaf l's uplink port q. */
+static uint32_t up_load(const struct bal *b, uint32_t l, uint8_t q, uint32_t k)
+{
+	const struct rg_sw *sw = &b->g->sw[l];
+	uint32_t c = 0;
+
+	for (uint32_t i = 0; i < sw->nhosts; i++) {
+		uint32_t d = (sw->hfirst + k + i) % b->n;
+		c += b->g->hosts[d].sw != l && b->rows[(size_t)d * b->nsw + l] == q;
+	}
+	return c;
+}
+
+/* Routes of shift k on link e into leaf l. */
+static uint32_t down_load(const struct bal *b, uint32_t e, uint32_t l, uint32_t k)
+{
+	const struct rg_sw *sw = &b->g->sw[l];
+	uint32_t c = 0;
+
+	for (uint32_t d = sw->hfirst; d < sw->hfirst + sw->nhosts; d++) {
+		uint32_t src = b->g->hosts[(d + b->n - k) % b->n].sw;
+		c += src != l && last_link(b, src, d) == e;
+	}
+	return c;
+}
+
+/*
+ * Moves leaf l's entry for host d to the uplink that adds no excess on
+ * l's uplinks or on the link into d's leaf under any of the shifts it
+ * serves, keeps the all-to-all limit, and (if avoid is a link) stops
+ * using avoid; the one adding least all-to-all load. 1 if moved.
+ */
+int bal_leaf_move(struct bal *b, uint32_t l, uint32_t d, uint32_t avoid)
+{
+	const struct rgraph *g = b->g;
+	const struct rg_sw *sw = &g->sw[l];
+	struct path op, np;
+	uint64_t best = UINT64_MAX;
+	uint8_t bq = 0;
+
+	bal_tree(b, d);
+	if (b->intree[l] != b->stamp || !bal_path_from(b, l, &op))
+		return 0;
+	for (uint32_t k = 0; k < sw->ngroups; k++) {
+		const struct rg_group *gr = rg_group(g, l, k);
+		for (uint32_t x = 0; x < gr->n; x++) {
+			uint8_t q = g->gports[gr->first + x];
+			if (q == b->cur[l] || !bal_new_path(b, l, q, &np))
+				continue;
+			uint32_t e = np.id[np.n - 1], keep = e == op.id[op.n - 1];
+			uint64_t m = bal_added_max(b, &op, &np, b->flow[l]);
+			if (m > b->a2a_lim || m >= best || bal_on_path(&np, avoid))
+				continue;
+			int ok = 1;
+			b->work += (uint64_t)sw->nhosts * sw->nhosts * 5;
+			for (uint32_t j = sw->hfirst; ok && j < sw->hfirst + sw->nhosts; j++) {
+				uint32_t sh = (d + b->n - j) % b->n;
+				ok = up_load(b, l, q, sh) < b->slim[sh] &&
+				     (keep || down_load(b, e, g->hosts[d].sw, sh) < b->slim[sh]);
+			}
+			if (ok) {
+				best = m;
+				bq = q;
+			}
+		}
+	}
+	if (!bq)
+		return 0;
+	bal_new_path(b, l, bq, &np);
+	bal_apply(b, l, bq, &op, &np);
+	return 1;
+}
+
+static uint32_t over_by(uint32_t load, uint8_t lim)
+{
+	return load > lim ? load - lim : 0;
+}
+
+/* Excess over the limits, on leaf l's uplinks p and q and on links e[],
+ * under the shifts that carry l's flows to dd[0] or dd[1]. */
+static uint32_t leaf_excess(const struct bal *b, uint32_t l, const uint32_t *dd, uint8_t p,
+			    uint8_t q, const uint32_t *e, uint32_t ne)
+{
+	const struct rg_sw *sw = &b->g->sw[l];
+	uint32_t x = 0;
+
+	for (int i = 0; i < 2; i++)
+		for (uint32_t j = sw->hfirst; j < sw->hfirst + sw->nhosts; j++) {
+			uint32_t sh = (dd[i] + b->n - j) % b->n;
+			x += over_by(up_load(b, l, p, sh), b->slim[sh]);
+			x += over_by(up_load(b, l, q, sh), b->slim[sh]);
+			for (uint32_t k = 0; k < ne; k++)
+				x += over_by(down_load(b, e[k], b->peer[e[k]], sh), b->slim[sh]);
+		}
+	return x;
+}
+
+/* Last links of d's route from l now and via port q, into e[0], e[1]; 0
+ * if q is no legal move or passes the all-to-all limit. */
+static int swap_links(struct bal *b, uint32_t l, uint32_t d, uint8_t q, uint32_t *e)
+{
+	struct path op, np;
+
+	bal_tree(b, d);
+	if (b->intree[l] != b->stamp || !bal_path_from(b, l, &op) || !op.n ||
+	    !bal_new_path(b, l, q, &np) || bal_added_max(b, &op, &np, b->flow[l]) > b->a2a_lim)
+		return 0;
+	e[0] = op.id[op.n - 1];
+	e[1] = np.id[np.n - 1];
+	return 1;
+}
+
+/*
+ * Where no single move of leaf l's entry for d1 helps: d1 takes uplink q
+ * and a destination d2 near it (their shift windows overlap) takes d1's
+ * uplink p, if that lowers the excess on the links concerned. 1 if done.
+ */
+static int leaf_swap(struct bal *b, uint32_t l, uint32_t d1)
+{
+	const struct rgraph *g = b->g;
+	uint32_t nh = g->sw[l].nhosts, e[4], dd[2] = { d1, 0 };
+	uint8_t p = b->rows[(size_t)d1 * b->nsw + l];
+
+	for (uint32_t k = 0; k < g->sw[l].ngroups; k++) {
+		const struct rg_group *gr = rg_group(g, l, k);
+		for (uint32_t x = 0; x < gr->n; x++) {
+			uint8_t q = g->gports[gr->first + x];
+			if (q == p || !swap_links(b, l, d1, q, e))
+				continue;
+			for (uint32_t off = 1; off <= 4 * nh && off < b->n; off++) {
+				uint32_t d2 = (d1 + b->n + (off & 1 ? off / 2 + 1 : -(off / 2))) % b->n;
+				if (g->hosts[d2].sw == l || b->rows[(size_t)d2 * b->nsw + l] != q ||
+				    b->work > BAL_WORK || !swap_links(b, l, d2, p, e + 2))
+					continue;
+				dd[1] = d2;
+				b->work += 16ull * nh * nh;
+				uint32_t before = leaf_excess(b, l, dd, p, q, e, 4);
+				if (bal_move_to(b, d2, l, p, 0) == INT64_MAX)
+					continue;
+				if (bal_move_to(b, d1, l, q, 0) != INT64_MAX) {
+					if (leaf_excess(b, l, dd, p, q, e, 4) < before)
+						return 1;
+					bal_move_to(b, d1, l, p, 0);
+				}
+				bal_move_to(b, d2, l, q, 0);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Leaf l's routes per uplink under shift k, into cnt. */
+static void window(const struct bal *b, uint32_t l, uint32_t k, uint32_t *cnt)
+{
+	const struct rg_sw *sw = &b->g->sw[l];
+
+	memset(cnt, 0, 256 * sizeof(*cnt));
+	for (uint32_t i = 0; i < sw->nhosts; i++) {
+		uint32_t d = (sw->hfirst + k + i) % b->n;
+		if (b->g->hosts[d].sw != l)
+			cnt[b->rows[(size_t)d * b->nsw + l]]++;
+	}
+}
+
+/* Moves, or failing that swaps, entries of leaf l off uplink p until
+ * shift k's window holds no more than the limit on it. */
+static void leaf_up_fix(struct bal *b, uint32_t l, uint32_t k, uint8_t p, uint32_t *cnt,
+			struct balance_stats *st)
+{
+	const struct rg_sw *sw = &b->g->sw[l];
+
+	for (int swap = 0; swap < 2; swap++)
+		for (uint32_t i = 0; i < sw->nhosts && cnt[p] > b->slim[k]; i++) {
+			uint32_t d = (sw->hfirst + k + i) % b->n;
+			if (b->g->hosts[d].sw == l || b->rows[(size_t)d * b->nsw + l] != p ||
+			    b->work > BAL_WORK)
+				continue;
+			if (swap ? leaf_swap(b, l, d) : bal_leaf_move(b, l, d, RG_NONE)) {
+				window(b, l, k, cnt);
+				st->leaf_moves++;
+			}
+		}
+}
+
+static void leaf_ups(struct bal *b, uint32_t l, uint32_t *cnt, struct balance_stats *st)
+{
+	const struct rgraph *g = b->g;
+	const struct rg_sw *sw = &g->sw[l];
+	uint32_t n = b->n, nh = sw->nhosts;
+
+	window(b, l, 1, cnt);
+	for (uint32_t k = 1; k < n; k++) {
+		if (k > 1) {
+			uint32_t out = (sw->hfirst + k - 1) % n, in = (sw->hfirst + k - 1 + nh) % n;
+			if (g->hosts[out].sw != l)
+				cnt[b->rows[(size_t)out * b->nsw + l]]--;
+			if (g->hosts[in].sw != l)
+				cnt[b->rows[(size_t)in * b->nsw + l]]++;
+		}
+		b->work += sw->nports;
+		for (uint8_t p = 1; p <= sw->nports; p++) {
+			if (cnt[p] > b->slim[k])
+				leaf_up_fix(b, l, k, p, cnt, st);
+			st->leaf_over += cnt[p] > b->slim[k];
+		}
+	}
+}
+
+/* Links into leaf l over the limit under some shift: a source leaf's
+ * entry moves its flow off. es: a link per host of l; ll: per host of l
+ * and source leaf, the link a flow takes into l (a route depends on its
+ * source leaf, not its shift). */
+static void leaf_downs(struct bal *b, uint32_t l, uint32_t *es, uint32_t *ll,
+		       const uint32_t *leaves, uint32_t nl, struct balance_stats *st)
+{
+	const struct rgraph *g = b->g;
+	const struct rg_sw *sw = &g->sw[l];
+	uint32_t nh = sw->nhosts;
+
+	for (uint32_t i = 0; i < nh; i++)
+		for (uint32_t x = 0; x < nl; x++)
+			ll[i * nl + x] = leaves[x] == l ? RG_NONE :
+				last_link(b, leaves[x], sw->hfirst + i);
+	b->work += (uint64_t)nh * nl * 5;
+	for (uint32_t k = 1; k < b->n; k++) {
+		for (uint32_t i = 0; i < nh; i++) {
+			uint32_t d = sw->hfirst + i, src = g->hosts[(d + b->n - k) % b->n].sw;
+			es[i] = ll[i * nl + b->lidx[src]];
+		}
+		b->work += nh;
+		for (uint32_t i = 0; i < nh; i++)
+			if (es[i] != RG_NONE)
+				b->ecnt[es[i]]++;
+		for (uint32_t i = 0; i < nh; i++) {
+			uint32_t e = es[i], c;
+			if (e == RG_NONE || (c = b->ecnt[e]) <= b->slim[k])
+				continue;
+			for (uint32_t x = i; x < nh && c > b->slim[k] && b->work <= BAL_WORK; x++) {
+				uint32_t d = sw->hfirst + x, src = g->hosts[(d + b->n - k) % b->n].sw;
+				if (es[x] != e || !bal_leaf_move(b, src, d, e))
+					continue;
+				es[x] = ll[x * nl + b->lidx[src]] = last_link(b, src, d);
+				b->ecnt[e]--;
+				if (es[x] != RG_NONE)
+					b->ecnt[es[x]]++;
+				st->leaf_moves++;
+				c--;
+			}
+			st->leaf_over += c > b->slim[k];
+		}
+		for (uint32_t i = 0; i < nh; i++)
+			if (es[i] != RG_NONE)
+				b->ecnt[es[i]] = 0;
+	}
+}
+
+/* Every leaf's uplinks, then every link into a leaf. */
+void bal_leaf_phase(struct bal *b, struct balance_stats *st)
+{
+	uint32_t *cnt = rg_xmalloc(BAL_WINDOW > 256 ? BAL_WINDOW : 256, sizeof(*cnt)), nl = 0;
+	uint32_t *leaves = rg_xmalloc(b->nsw, sizeof(*leaves)), *ll;
+
+	for (uint32_t l = 0; l < b->nsw; l++) {
+		b->lidx[l] = RG_NONE;
+		if (b->g->sw[l].nhosts) {
+			b->lidx[l] = nl;
+			leaves[nl++] = l;
+		}
+	}
+	ll = rg_xmalloc((size_t)nl * BAL_WINDOW, sizeof(*ll));
+	for (uint32_t x = 0; x < nl; x++)
+		if (!b->rank[leaves[x]] && b->g->sw[leaves[x]].nhosts <= BAL_WINDOW)
+			leaf_ups(b, leaves[x], cnt, st);
+	for (uint32_t x = 0; x < nl; x++)
+		if (!b->rank[leaves[x]] && b->g->sw[leaves[x]].nhosts <= BAL_WINDOW)
+			leaf_downs(b, leaves[x], cnt, ll, leaves, nl, st);
+	free(ll);
+	free(leaves);
+	free(cnt);
+}
