@@ -508,9 +508,7 @@ static void a2a_rounds(struct bal *b, struct balance_stats *st)
 	for (int round = 0; round < BAL_ROUNDS; round++) {
 		uint64_t before = b->load[busiest(b)];
 		uint32_t m;
-		/* on big fabrics the targeted search costs a tree per destination
-		 * tried for every move: smoothing alone does more per work */
-		while (b->n <= BAL_ALL_PATHS && (m = a2a_step(b, &cursor, st)))
+		while ((m = a2a_step(b, &cursor, st)))
 			st->a2a_moves += m;
 		/* within 1 % of the bound is as good as it needs to get */
 		if (b->load[busiest(b)] <= a2a_bound(b) + a2a_bound(b) / 100)

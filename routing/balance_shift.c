@@ -44,6 +44,8 @@ void bal_shift_add(struct bal *b, uint32_t nsub, const struct path *p, int d)
 				if (c == RG_NONE)
 					continue;
 				uint8_t *x = at(b, sh, c), old = *x;
+				if (d < 0 && !old)
+					continue; /* a flow the counts missed: never wrap */
 				*x = (uint8_t)(old + d);
 				if (d > 0 && old == b->slim[sh])
 					b->nover[b->srow[sh]]++;
@@ -660,7 +662,6 @@ static uint32_t shift_links(struct bal *b, uint32_t cc)
 static int comp_counts(struct bal *b)
 {
 	const struct rgraph *g = b->g;
-
 	uint32_t nl = 0;
 
 	for (uint32_t l = 0; l < b->nsw; l++)
@@ -672,7 +673,8 @@ static int comp_counts(struct bal *b)
 		b->root = g->hosts[d].sw;
 		for (uint32_t i = 0; i < nl; i++) {
 			uint32_t l = b->cone[i], s = l, next = bal_hop(b, l);
-			if (l == b->root || next == RG_NONE || b->comp[next] != b->ccur)
+			if (l == b->root || next == RG_NONE ||
+			    (b->comp[next] != b->ccur && b->comp[l] != b->ccur))
 				continue;
 			for (uint32_t h = 0; s != b->root && h < BAL_PATH; h++) {
 				uint32_t c = b->sci[g->sw[s].portbase + b->cur[s]];
