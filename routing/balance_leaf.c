@@ -163,7 +163,8 @@ static int leaf_swap(struct bal *b, uint32_t l, uint32_t d1)
 			if (q == p || !swap_links(b, l, d1, q, e))
 				continue;
 			for (uint32_t off = 1; off <= 4 * nh && off < b->n; off++) {
-				uint32_t d2 = (d1 + b->n + (off & 1 ? off / 2 + 1 : -(off / 2))) % b->n;
+				uint32_t step = off & 1 ? off / 2 + 1 : b->n - off / 2;
+				uint32_t d2 = (d1 + step) % b->n;
 				if (g->hosts[d2].sw == l || b->rows[(size_t)d2 * b->nsw + l] != q ||
 				    b->work > BAL_WORK || !swap_links(b, l, d2, p, e + 2))
 					continue;
@@ -271,7 +272,8 @@ static void leaf_downs(struct bal *b, uint32_t l, uint32_t *es, uint32_t *ll,
 			if (e == RG_NONE || (c = b->ecnt[e]) <= b->slim[k])
 				continue;
 			for (uint32_t x = i; x < nh && c > b->slim[k] && b->work <= BAL_WORK; x++) {
-				uint32_t d = sw->hfirst + x, src = g->hosts[(d + b->n - k) % b->n].sw;
+				uint32_t d = sw->hfirst + x;
+				uint32_t src = g->hosts[(d + b->n - k) % b->n].sw;
 				if (es[x] != e || !bal_leaf_move(b, src, d, e))
 					continue;
 				es[x] = ll[x * nl + b->lidx[src]] = last_link(b, src, d);

@@ -101,7 +101,8 @@ static int shift_counts(struct bal *b)
 				uint32_t next = bal_hop(b, s);
 				if (next == RG_NONE)
 					break; /* unrouted: verify reports it, nothing to balance */
-				if (++*at(b, b->trk[t], b->sci[g->sw[s].portbase + b->cur[s]]) == 255)
+				uint32_t c = b->sci[g->sw[s].portbase + b->cur[s]];
+				if (++*at(b, b->trk[t], c) == 255)
 					return 0;
 				s = next;
 			}
@@ -334,7 +335,8 @@ static int shift_chain(struct bal *b, uint32_t j, uint32_t e)
 					return 0;
 				if (b->dest != d1)
 					bal_tree(b, d1);
-				if (!bal_path_from(b, z, &op) || !bal_new_path(b, z, q, &np) || bal_on_path(&np, e))
+				if (!bal_path_from(b, z, &op) || !bal_new_path(b, z, q, &np) ||
+				    bal_on_path(&np, e))
 					continue;
 				bal_minus(&np, &op, &added);
 				b->nlog = 0;
@@ -629,7 +631,8 @@ static uint32_t components(struct bal *b)
 			uint32_t y = b->order[head++];
 			for (uint32_t k = 0; k < g->sw[y].ngroups; k++) {
 				uint32_t w = rg_group(g, y, k)->peer;
-				if (b->comp[w] == RG_NONE && b->rank[w] != UINT32_MAX && b->rank[w]) {
+				uint32_t r = b->rank[w];
+				if (b->comp[w] == RG_NONE && r != UINT32_MAX && r) {
 					b->comp[w] = nc;
 					b->order[tail++] = w;
 				}
