@@ -37,6 +37,7 @@
 #define GEN_SHIFT (SLOT_BITS + ATT_BITS)
 #define GEN_MASK ((1u << GEN_BITS) - 1)
 #define MAX_WINDOW SLOT_MASK
+#define SLOTS_MIN 1024        /* slots made at start, whatever the window */
 
 #define STATUS_BUSY 0x0001   /* IBA 13.4.7: bit 0 of MAD status */
 #define MAD_HDR_LEN 24
@@ -228,15 +229,24 @@ static void dest_update(struct mad_engine *e, struct dest *d)
 
 /* --- in-flight list --- */
 
+/* Deadlines grow with the send time, so r goes at the tail; only after a
+ * reload shortened the timeout does it pass a few older attempts. */
 static void tlist_append(struct mad_engine *e, struct req *r)
 {
-	r->tnext = NULL;
-	r->tprev = e->ttail;
-	if (e->ttail)
-		e->ttail->tnext = r;
+	struct req *after = e->ttail;
+
+	while (after && after->deadline > r->deadline)
+		after = after->tprev;
+	r->tprev = after;
+	r->tnext = after ? after->tnext : e->thead;
+	if (r->tnext)
+		r->tnext->tprev = r;
+	else
+		e->ttail = r;
+	if (after)
+		after->tnext = r;
 	else
 		e->thead = r;
-	e->ttail = r;
 	r->on_tlist = 1;
 }
 
@@ -380,6 +390,8 @@ static void pump(struct mad_engine *e)
 		struct dest *d = ready_pop(e);
 		struct req *r = d->qhead;
 
+		if (d->inflight >= e->o.per_dest)
+			continue; /* per_dest was lowered: back on the list when one ends */
 		d->qhead = r->qnext;
 		if (!d->qhead)
 			d->qtail = NULL;
@@ -439,7 +451,8 @@ struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct m
 
 	e->tp = *tp;
 	opts_fill(&e->o, o);
-	e->nslots = e->o.window;
+	/* room for the largest window a reload may set */
+	e->nslots = e->o.window > SLOTS_MIN ? e->o.window : SLOTS_MIN;
 	e->slots = xcalloc(e->nslots, sizeof(*e->slots));
 	e->gen = xcalloc(e->nslots, sizeof(*e->gen));
 	e->free_slots = xcalloc(e->nslots, sizeof(*e->free_slots));
@@ -450,6 +463,24 @@ struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct m
 	e->nbuckets = 64;
 	e->buckets = xcalloc(e->nbuckets, sizeof(*e->buckets));
 	return e;
+}
+
+void mad_engine_set_limits(struct mad_engine *e, const struct mad_engine_opts *o)
+{
+	struct mad_engine_opts n;
+
+	opts_fill(&n, o);
+	e->o.window = n.window < e->nslots ? n.window : e->nslots;
+	e->o.per_dest = n.per_dest;
+	e->o.timeout_ms = n.timeout_ms;
+	e->o.retries = n.retries;
+	/* a destination held back by the old cap may send now */
+	for (size_t b = 0; b < e->nbuckets; b++)
+		for (struct dest *d = e->buckets[b], *next; d; d = next) {
+			next = d->hnext; /* dest_update() may free d */
+			dest_update(e, d);
+		}
+	pump(e);
 }
 
 static void cancel(struct mad_engine *e, struct req *r)

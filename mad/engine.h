@@ -110,6 +110,12 @@ struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct m
  * nothing: the transport belongs to the caller. */
 void mad_engine_free(struct mad_engine *e);
 
+/* Takes window (up to 1024, or the window at creation if larger),
+ * per_dest, timeout_ms and retries from o (zero: the default), the rest
+ * stays. Requests on the wire keep their deadline and count; the new caps
+ * hold for what is sent from now on. */
+void mad_engine_set_limits(struct mad_engine *e, const struct mad_engine_opts *o);
+
 /* Queue a request; it is sent as soon as the window and the destination cap
  * allow. 0, or -ENOBUFS when the queue is full (no completion then). */
 int mad_engine_submit(struct mad_engine *e, const struct mad_req *req, mad_done_fn done, void *arg);

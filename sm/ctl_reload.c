@@ -5,7 +5,8 @@
  * validated; on any error the running configuration stays as it is and the
  * errors go back to whoever asked. Otherwise conf_diff() lists the changed
  * options: reloadable ones are copied into the running configuration and
- * their side effects applied (log level, sweep timers), the others are
+ * their side effects applied (log level, sweep timers, the MAD engine's
+ * window, caps, timeout and retries), the others are
  * reported as needing a restart and left alone.
  *
  * Options given with -o on the command line win over the file: at start we
@@ -175,8 +176,8 @@ static bool apply_live(struct sm *sm, const struct conf_opt *o)
 		rearm(sm, sm->ev_sweep, &rs.ev_sweep, on_sweep, sm->conf.sweep_interval);
 	else if (strcmp(o->name, "light_sweep_interval") == 0)
 		rearm(sm, sm->ev_light, &rs.ev_light, on_light, sm->conf.light_sweep_interval);
-	else if (strncmp(o->name, "smp_", 4) == 0)
-		return false;   /* the MAD engine has no setter yet */
+	else if (strncmp(o->name, "smp_", 4) == 0 && sm->eng)
+		sm_smp_limits_apply(sm);
 	return true;
 }
 

@@ -336,16 +336,32 @@ static int open_port(struct sm *sm)
 	return 0;
 }
 
+/* The smp_* options into o. */
+static void smp_limits(const struct sm *sm, struct mad_engine_opts *o)
+{
+	o->window = sm->conf.smp_window;
+	o->per_dest = sm->conf.smp_per_dest;
+	o->timeout_ms = sm->conf.smp_timeout_ms;
+	o->retries = sm->conf.smp_retries;
+}
+
+void sm_smp_limits_apply(struct sm *sm)
+{
+	struct mad_engine_opts o;
+
+	mad_engine_opts_default(&o);
+	smp_limits(sm, &o);
+	mad_engine_set_limits(sm->eng, &o);
+	mad_umad_set_timeout(&sm->tp, sm->conf.smp_timeout_ms);
+}
+
 static void engine_setup(struct sm *sm)
 {
 	struct mad_engine_opts o;
 
 	mad_engine_opts_default(&o);
-	o.window = sm->conf.smp_window;
-	o.per_dest = sm->conf.smp_per_dest;
-	o.timeout_ms = sm->conf.smp_timeout_ms;
+	smp_limits(sm, &o);
 	mad_umad_set_timeout(&sm->tp, sm->conf.smp_timeout_ms);
-	o.retries = sm->conf.smp_retries;
 	o.unsolicited = sm_unsolicited;
 	o.unsolicited_arg = sm;
 	sm->eng = mad_engine_new(&sm->tp, &o);

@@ -133,6 +133,9 @@ void sm_route_phase(struct sm *sm);      /* program.c */
 void sm_activate_phase(struct sm *sm);   /* portcfg.c */
 void sm_sweep_finished(struct sm *sm);   /* sweep.c */
 
+/* The smp_* options into the running MAD engine (a reload). */
+void sm_smp_limits_apply(struct sm *sm);           /* main.c */
+
 /* Answers MADs nobody asked for: Get SMInfo, traps. */
 void sm_unsolicited(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from);
 

@@ -250,11 +250,17 @@ msg "events: $(grep -c event "$SIM_DIR/events") received"
 # ---- reload ----
 sed -i 's/^log_level .*/log_level debug/; s/^max_clients .*/max_clients 90/' "$CONF"
 echo "lmc 1" >>"$CONF"
+echo "smp_timeout_ms 300" >>"$CONF"
 ctl --json reload >"$SIM_DIR/out" || die "reload: $(cat "$SIM_DIR/out")"
 jget '"log_level" in r["result"]["applied"] and "max_clients" in r["result"]["applied"]' \
 	<"$SIM_DIR/out" | grep -q True || die "reload: not applied: $(cat "$SIM_DIR/out")"
+jget '"smp_timeout_ms" in r["result"]["applied"] and not r["result"]["applied_at_restart"]' \
+	<"$SIM_DIR/out" | grep -q True || die "reload: smp_timeout_ms not applied: $(cat "$SIM_DIR/out")"
 jget '"lmc" in r["result"]["restart_needed"]' <"$SIM_DIR/out" | grep -q True ||
 	die "reload: lmc not reported as restart-needed"
+ctl --json sweep --wait >"$SIM_DIR/out" || true # the relinked port may still be held down
+jget '"subnet_up" in r["result"]' <"$SIM_DIR/out" | grep -q True ||
+	die "no sweep after reloading the MAD engine's options: $(cat "$SIM_DIR/out")"
 ctl loglevel | grep -q 'level debug' || die "reload: log level not applied"
 echo "bogus_option 1" >>"$CONF"
 ctl reload 2>"$SIM_DIR/err"; [ $? = 1 ] && grep -q 'failed.*bogus_option' "$SIM_DIR/err" ||
@@ -268,7 +274,7 @@ until ctl loglevel | grep -q 'level warning'; do
 	[ $i -gt 50 ] && die "SIGHUP did not reload"
 	sleep 0.1
 done
-msg "reload: command, rejection and SIGHUP"
+msg "reload: command (the MAD engine's options too), rejection and SIGHUP"
 
 # ---- documentation covers what the daemon reports ----
 ctl --json commands >"$SIM_DIR/cmds"

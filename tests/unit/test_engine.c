@@ -204,6 +204,76 @@ static void test_per_dest_cap(void **state)
 	fx_free(f);
 }
 
+/* A reload's new limits: a wider window sends at once, a shorter timeout
+ * and fewer retries hold for what is sent from then on, and the in-flight
+ * list stays in deadline order. */
+static void test_set_limits_window_timeout(void **state)
+{
+	struct fx *f = fx_new(4, 2);
+	struct mad_engine_opts o = f->o;
+	struct rec r[10];
+
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 10; i++) {
+		struct mad_req q = lid_req((uint16_t)(i + 1));
+
+		assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r[i]), 0);
+	}
+	assert_int_equal(f->ft.nsent, 4);
+	assert_true(mad_engine_next_deadline(f->e) == 1100);
+	o.window = 8;
+	o.timeout_ms = 50;
+	o.retries = 0;
+	mad_engine_set_limits(f->e, &o);
+	assert_int_equal(f->ft.nsent, 8);
+	assert_int_equal(stats(f).outstanding, 8);
+	/* the four sent now expire first, without a retry */
+	assert_true(mad_engine_next_deadline(f->e) == 1050);
+	advance(f, 50);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(r[i].calls, i >= 4 && i < 8);
+	assert_int_equal(r[4].err, MAD_ERR_TIMEOUT);
+	assert_int_equal(stats(f).retries, 0);
+	/* the two left in the queue went out when those ended */
+	assert_int_equal(f->ft.nsent, 10);
+	advance(f, 50);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(r[i].calls, 1);
+	assert_int_equal(stats(f).retries, 0);
+	fx_free(f);
+}
+
+/* A lower per-destination cap holds once the node's SMPs in flight drop
+ * below it; a higher one lets its queue go at once. */
+static void test_set_limits_per_dest(void **state)
+{
+	struct fx *f = fx_new(64, 4);
+	struct mad_engine_opts o = f->o;
+	struct rec r[6];
+
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 6; i++) {
+		struct mad_req q = lid_req(7);
+
+		assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r[i]), 0);
+	}
+	assert_int_equal(count_to(f, 7), 4);
+	o.per_dest = 2;
+	mad_engine_set_limits(f->e, &o);
+	assert_int_equal(count_to(f, 7), 4);
+	fake_tp_respond(&f->ft, 0, 0);
+	fake_tp_respond(&f->ft, 1, 0);
+	mad_engine_on_readable(f->e);
+	assert_int_equal(count_to(f, 7), 4); /* 2 in flight: at the new cap */
+	fake_tp_respond(&f->ft, 2, 0);
+	mad_engine_on_readable(f->e);
+	assert_int_equal(count_to(f, 7), 5);
+	o.per_dest = 4;
+	mad_engine_set_limits(f->e, &o);
+	assert_int_equal(count_to(f, 7), 6);
+	fx_free(f);
+}
+
 /* 200k queued behind one slow destination: the rest still flow, fast. */
 static void test_many_queued(void **state)
 {
@@ -671,6 +741,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_cap),
 		cmocka_unit_test(test_per_dest_cap),
+		cmocka_unit_test(test_set_limits_window_timeout),
+		cmocka_unit_test(test_set_limits_per_dest),
 		cmocka_unit_test(test_many_queued),
 		cmocka_unit_test(test_timeout_retries),
 		cmocka_unit_test(test_late_response_after_slot_reuse),
