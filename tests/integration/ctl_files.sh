@@ -30,11 +30,23 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	out=$(systemd-analyze verify --man=no "$tmp/ibsmd.service" 2>&1) ||
 		bad "systemd-analyze verify: $out"
 	echo "$out" | grep -v '^$' | grep -iv 'is not executable\|No such file' >&2
+	# ibsmd@.service, one SM per fabric, as an instance
+	sed -f "$top_srcdir/systemd/instance.sed" "$top_srcdir/systemd/ibsmd.service.in" |
+		sed -e "s|@sbindir@|$top_builddir/sm|g" -e "s|@sysconfdir@|/etc|g" \
+		>"$tmp/ibsmd@fab1.service"
+	out=$(systemd-analyze verify --man=no "$tmp/ibsmd@fab1.service" 2>&1) ||
+		bad "systemd-analyze verify ibsmd@: $out"
+	echo "$out" | grep -v '^$' | grep -iv 'is not executable\|No such file' >&2
 else
 	echo "systemd-analyze not installed: unit not verified"
 fi
 grep -q '^Type=notify' "$top_srcdir/systemd/ibsmd.service.in" || bad "unit: not Type=notify"
 ! grep -q '^PrivateDevices=yes' "$top_srcdir/systemd/ibsmd.service.in" || bad "unit hides /dev/infiniband"
+inst=$(sed -f "$top_srcdir/systemd/instance.sed" "$top_srcdir/systemd/ibsmd.service.in")
+for want in '^ExecStart=.* -c @sysconfdir@/ibsmd/%i.conf -o state_dir=/var/lib/ibsmd/%i -o socket_path=/run/ibsmd/%i/ibsmd.sock$' \
+	'^StateDirectory=ibsmd/%i$' '^RuntimeDirectory=ibsmd/%i$' '^AssertPathExists=@sysconfdir@/ibsmd/%i.conf$' '^Type=notify$'; do
+	echo "$inst" | grep -q "$want" || bad "ibsmd@.service: no line $want"
+done
 
 "$CTL" completion bash >"$tmp/compl" || bad "completion bash failed"
 if command -v bash >/dev/null 2>&1; then
