@@ -43,8 +43,8 @@
 
 #define FT_COLS 64
 #define FT_RECENT 8      /* uses remembered per leaf uplink, see recent() */
-#define FT_MAX_MOVES 256 /* per destination and link: bounds the work */
-#define FT_SCAN_BUDGET 256 /* candidate subtrees examined per link and destination */
+#define FT_MAX_MOVES 1024 /* per destination and link: bounds the work */
+#define FT_SCAN_BUDGET 1024 /* candidate subtrees examined per link and destination */
 
 struct mp {
 	uint32_t top, n;
