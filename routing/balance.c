@@ -577,6 +577,10 @@ static void why_shifts(struct rctx *c, const struct balance_stats *st, int shift
 	else if (st->shifts_done)
 		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves)",
 			  st->shift_over_before, st->shift_over_after, st->shift_moves);
+	else if (st->parts_too_big)
+		route_why(c, ", shifts not balanced (counters for one upper component would "
+			  "pass %llu MiB)", (unsigned long long)(c->o->balance_bytes ?
+			  c->o->balance_bytes : BAL_SHIFT_BYTES) >> 20);
 	else if (st->shift_overflow)
 		route_why(c, ", shifts not balanced (a link carries over 254 routes of one)");
 	else if (shifts)

@@ -22,6 +22,7 @@ struct balance_stats {
 	uint32_t shift_parts;               /* upper components balanced one by one */
 	uint32_t shift_parts_skipped;       /* components too big to count */
 	int leaf_done;                      /* leaf links, then upper components */
+	int parts_too_big;                  /* not even one upper component fits */
 	uint32_t leaf_moves;                /* moves of leaf entries for leaf links */
 	uint32_t leaf_over;                 /* (shift, leaf link) found above bound + 1 */
 	uint32_t shift_escapes;             /* leaf moves out of an upper component */
