@@ -572,8 +572,7 @@ static void why_shifts(struct rctx *c, const struct balance_stats *st, int shift
 			  "leaf; %u of %u upper components counted, rounds: %u)",
 			  st->leaf_moves, st->leaf_over, st->shift_over_before,
 			  st->shift_over_after, st->shift_moves, st->shift_escapes,
-			  st->shift_parts / rounds, st->shift_parts / rounds +
-			  st->shift_parts_skipped / rounds, rounds);
+			  st->shift_parts / rounds, st->shift_comps, rounds);
 	else if (st->shifts_done)
 		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves)",
 			  st->shift_over_before, st->shift_over_after, st->shift_moves);

@@ -20,7 +20,7 @@ struct balance_stats {
 	uint32_t shift_over_after;
 	uint32_t shift_moves;
 	uint32_t shift_parts;               /* upper components balanced one by one */
-	uint32_t shift_parts_skipped;       /* components too big to count */
+	uint32_t shift_comps;               /* upper components in all */
 	int leaf_done;                      /* leaf links, then upper components */
 	int parts_too_big;                  /* not even one upper component fits */
 	uint32_t leaf_moves;                /* moves of leaf entries for leaf links */

@@ -706,10 +706,8 @@ static int comp_round(struct bal *b, uint32_t nc, uint32_t *before, uint32_t *af
 	for (uint32_t cc = 0; cc < nc; cc++) {
 		uint32_t nsc = shift_links(b, cc);
 		int more = 1;
-		if (!nsc || (uint64_t)b->ntrk * nsc > b->shift_bytes) {
-			st->shift_parts_skipped++;
-			continue;
-		}
+		if (!nsc || (uint64_t)b->ntrk * nsc > b->shift_bytes)
+			continue; /* parts_fit() said all fit: only a part without links */
 		b->sc = rg_xcalloc((size_t)b->ntrk * nsc, 1);
 		if (comp_counts(b)) {
 			count_over(b);
@@ -739,6 +737,7 @@ static void shift_components(struct bal *b, struct balance_stats *st)
 {
 	uint32_t nc = components(b), before, after;
 
+	st->shift_comps = nc;
 	st->shift_rounds = 1;
 	if (comp_round(b, nc, &before, &after, st) && b->escapes) {
 		uint32_t ignored;
