@@ -15,8 +15,9 @@
  * returned by the transport must also match the attempt, so a kernel
  * timeout that races with our own timer is not counted twice.
  *
- * All attempts use the same timeout, so the in-flight list ordered by send
- * time is also ordered by deadline: expiry looks only at its head.
+ * The in-flight list is kept in deadline order, so expiry looks only at its
+ * head. Attempts share one timeout, so a new one goes at the tail; only
+ * after a reload shortened the timeout does it pass a few older ones.
  */
 #include <assert.h>
 #include <errno.h>

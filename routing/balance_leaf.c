@@ -33,6 +33,21 @@ static uint32_t last_link(const struct bal *b, uint32_t l, uint32_t d)
 	return l == root ? id : RG_NONE;
 }
 
+/* 1 if np adds to op a link whose shift counters are kept (an upper
+ * component's, while it is counted): a leaf move must leave those alone. */
+static int adds_counted(const struct bal *b, const struct path *op, const struct path *np)
+{
+	struct path added;
+
+	if (!b->sc)
+		return 0;
+	bal_minus(np, op, &added);
+	for (uint32_t i = 0; i < added.n; i++)
+		if (b->sci[added.id[i]] != RG_NONE)
+			return 1;
+	return 0;
+}
+
 /* Routes of shift k on leaf l's uplink port q. */
 static uint32_t up_load(const struct bal *b, uint32_t l, uint8_t q, uint32_t k)
 {
@@ -84,7 +99,8 @@ int bal_leaf_move(struct bal *b, uint32_t l, uint32_t d, uint32_t avoid)
 				continue;
 			uint32_t e = np.id[np.n - 1], keep = e == op.id[op.n - 1];
 			uint64_t m = bal_added_max(b, &op, &np, b->flow[l]);
-			if (m > b->a2a_lim || m >= best || bal_on_path(&np, avoid))
+			if (m > b->a2a_lim || m >= best || bal_on_path(&np, avoid) ||
+			    adds_counted(b, &op, &np))
 				continue;
 			int ok = 1;
 			b->work += (uint64_t)sw->nhosts * sw->nhosts * 5;
@@ -242,6 +258,15 @@ static void leaf_ups(struct bal *b, uint32_t l, uint32_t *cnt, struct balance_st
 	}
 }
 
+/* 1 if e is among es[0..i). */
+static int seen(const uint32_t *es, uint32_t i, uint32_t e)
+{
+	while (i--)
+		if (es[i] == e)
+			return 1;
+	return 0;
+}
+
 /* Links into leaf l over the limit under some shift: a source leaf's
  * entry moves its flow off. es: a link per host of l; ll: per host of l
  * and source leaf, the link a flow takes into l (a route depends on its
@@ -269,7 +294,7 @@ static void leaf_downs(struct bal *b, uint32_t l, uint32_t *es, uint32_t *ll,
 				b->ecnt[es[i]]++;
 		for (uint32_t i = 0; i < nh; i++) {
 			uint32_t e = es[i], c;
-			if (e == RG_NONE || (c = b->ecnt[e]) <= b->slim[k])
+			if (e == RG_NONE || (c = b->ecnt[e]) <= b->slim[k] || seen(es, i, e))
 				continue;
 			for (uint32_t x = i; x < nh && c > b->slim[k] && b->work <= BAL_WORK; x++) {
 				uint32_t d = sw->hfirst + x;

@@ -44,8 +44,8 @@ void bal_shift_add(struct bal *b, uint32_t nsub, const struct path *p, int d)
 				if (c == RG_NONE)
 					continue;
 				uint8_t *x = at(b, sh, c), old = *x;
-				if (d < 0 && !old)
-					continue; /* a flow the counts missed: never wrap */
+				if ((d < 0 && !old) || (d > 0 && old == 255))
+					continue; /* never wrap: 255 counts as too many */
 				*x = (uint8_t)(old + d);
 				if (d > 0 && old == b->slim[sh])
 					b->nover[b->srow[sh]]++;
@@ -371,6 +371,7 @@ static int shift_escape(struct bal *b, uint32_t j, uint32_t e)
 {
 	uint32_t d = b->dest;
 
+	/* (bal_leaf_move() takes no path that adds a counted link) */
 	if (!bal_leaf_move(b, b->g->hosts[j].sw, d, e))
 		return 0;
 	b->escapes++;
@@ -680,6 +681,8 @@ static int comp_counts(struct bal *b)
 			    (b->comp[next] != b->ccur && b->comp[l] != b->ccur))
 				continue;
 			for (uint32_t h = 0; s != b->root && h < BAL_PATH; h++) {
+				if ((next = bal_hop(b, s)) == RG_NONE)
+					break; /* unrouted: verify reports it */
 				uint32_t c = b->sci[g->sw[s].portbase + b->cur[s]];
 				for (uint32_t j = g->sw[l].hfirst; c != RG_NONE &&
 				     j < g->sw[l].hfirst + g->sw[l].nhosts; j++) {
@@ -687,8 +690,7 @@ static int comp_counts(struct bal *b)
 					if (++*x == 255)
 						return 0;
 				}
-				if ((s = bal_hop(b, s)) == RG_NONE)
-					break;
+				s = next;
 			}
 		}
 		b->work += nl;

@@ -353,6 +353,8 @@ void sm_smp_limits_apply(struct sm *sm)
 	smp_limits(sm, &o);
 	mad_engine_set_limits(sm->eng, &o);
 	mad_umad_set_timeout(&sm->tp, sm->conf.smp_timeout_ms);
+	if (sm->ev_timer)
+		arm_engine_timer(sm); /* it may have sent, with earlier deadlines */
 }
 
 static void engine_setup(struct sm *sm)
