@@ -7,7 +7,9 @@
  * and time. Usage:
  *   route-bench [-e ENGINE] [-v] [-d PCT] [-s SEED] [-x NSWITCHES] [-m MIB]
  *               ft2|ft3|torus|random|dragonfly SIZE
- * -m: the most memory balance may give shift counters (route_opts). 
+ * -m: the most memory balance may give shift counters (route_opts).
+ * -A: also every shift permutation (verify samples 1000 above 1000 hosts)
+ *     against its pair bound: how many pass it by more than one. 
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "routing/graph.h"
 #include "routing/lids.h"
+#include "routing/pairbound.h"
 #include "routing/routing.h"
 #include "routing/verify.h"
 #include "tests/unit/test_routing_topo.h"
@@ -86,13 +90,14 @@ struct bopts {
 	unsigned pct, xsw;
 	uint64_t seed;
 	int verify;
+	int all_shifts;
 };
 
 static int parse(int argc, char **argv, struct bopts *b)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "e:vd:s:x:m:")) != -1) {
+	while ((c = getopt(argc, argv, "e:vd:s:x:m:A")) != -1) {
 		switch (c) {
 		case 'e': b->o.engine = optarg; break;
 		case 'v': b->verify = 1; break;
@@ -100,15 +105,79 @@ static int parse(int argc, char **argv, struct bopts *b)
 		case 's': b->seed = strtoull(optarg, NULL, 0); break;
 		case 'x': b->xsw = (unsigned)atoi(optarg); break;
 		case 'm': b->o.balance_bytes = strtoull(optarg, NULL, 0) << 20; break;
+		case 'A': b->all_shifts = 1; break;
 		default: return -1;
 		}
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "usage: route-bench [-e engine] [-v] [-d pct] [-s seed] "
-			"[-x nswitches] [-m MiB] ft2|ft3|torus|random|dragonfly SIZE\n");
+			"[-x nswitches] [-m MiB] [-A] ft2|ft3|torus|random|dragonfly SIZE\n");
 		return -1;
 	}
 	return 0;
+}
+
+/* Busiest link of shift sh (host i -> i + sh); load is zero on entry and
+ * on return. */
+static uint32_t shift_max(const struct rgraph *g, const struct route_tables *rt, uint32_t sh,
+			  uint32_t *load, uint32_t *touched)
+{
+	uint32_t n = g->nhosts, nt = 0, mx = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rg_host *d = &g->hosts[(i + sh) % n];
+		uint32_t s = g->hosts[i].sw;
+		for (int h = 0; h < 64 && s != d->sw && s != RG_NONE; h++) {
+			uint8_t p = rt->lft[g->sw[s].node].ports[d->lid];
+			if (p == LFT_NO_PORT || !p || p > g->sw[s].nports)
+				break;
+			uint32_t id = g->sw[s].portbase + p;
+			if (!load[id]++)
+				touched[nt++] = id;
+			mx = load[id] > mx ? load[id] : mx;
+			s = rg_port_peer_sw(g, s, p);
+		}
+	}
+	for (uint32_t j = 0; j < nt; j++)
+		load[touched[j]] = 0;
+	return mx;
+}
+
+/* -A: every shift against its pair bound. */
+static void all_shifts(const struct topo *t, const struct route_tables *rt)
+{
+	struct rgraph g;
+	struct pair_bound pb;
+	char err[256];
+	uint32_t over = 0, worst = 0, worst_at = 0;
+
+	if (rg_build(&g, t, err, sizeof(err))) {
+		fprintf(stderr, "route-bench: %s\n", err);
+		return;
+	}
+	uint32_t *load = calloc(g.nlinks, sizeof(*load));
+	uint32_t *touched = malloc((size_t)g.nhosts * 64 * sizeof(*touched));
+	if (!load || !touched) {
+		fprintf(stderr, "route-bench: out of memory\n");
+		exit(1);
+	}
+	pair_bound_init(&pb, &g);
+	double t0 = now();
+	for (uint32_t sh = 1; sh < g.nhosts; sh++) {
+		uint32_t m = shift_max(&g, rt, sh, load, touched), b = pair_bound_shift(&pb, sh);
+		over += m > b + 1;
+		if (m > b && m - b > worst) {
+			worst = m - b;
+			worst_at = sh;
+		}
+	}
+	printf("every shift (%u): %u more than one over the pair bound; worst excess %u "
+	       "(shift %u); %.1f s\n", g.nhosts ? g.nhosts - 1 : 0, over, worst, worst_at,
+	       now() - t0);
+	pair_bound_free(&pb);
+	free(load);
+	free(touched);
+	rg_free(&g);
 }
 
 int main(int argc, char **argv)
@@ -145,6 +214,8 @@ int main(int argc, char **argv)
 	       peak_rss_kib() / 1024.0);
 	if (bo.verify)
 		verify(&b.t, &rt);
+	if (bo.all_shifts)
+		all_shifts(&b.t, &rt);
 	route_tables_free(&rt);
 	topo_free_all(&b.t);
 	return 0;
