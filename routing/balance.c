@@ -451,6 +451,7 @@ static void bal_init(struct bal *b, const struct rgraph *g, uint8_t **lft, const
 	b->lidx = rg_xmalloc(n, sizeof(*b->lidx));
 	b->ccur = RG_NONE;
 	b->ecnt = rg_xcalloc(g->nlinks, sizeof(*b->ecnt));
+	b->swap_reach = 2;
 }
 
 static void bal_free(struct bal *b)
@@ -471,11 +472,7 @@ static void bal_free(struct bal *b)
 	free(b->sub);
 	free(b->rows);
 	free(b->cand);
-	free(b->sc);
-	free(b->slim);
-	free(b->srow);
-	free(b->trk);
-	free(b->nover);
+	bal_shift_reset(b);
 	free(b->sci);
 	free(b->scid);
 	free(b->comp);
@@ -521,6 +518,81 @@ static void a2a_rounds(struct bal *b, struct balance_stats *st)
 	free(zs);
 }
 
+/* The current tables (CA-LID entries) and loads into rows and load. */
+static void save(const struct bal *b, uint8_t *rows, uint64_t *load)
+{
+	memcpy(rows, b->rows, (size_t)b->n * b->nsw);
+	memcpy(load, b->load, b->g->nlinks * sizeof(*load));
+}
+
+/* Tables and loads back from save(); load NULL: leave the loads. */
+static void restore(struct bal *b, const uint8_t *rows, const uint64_t *load)
+{
+	memcpy(b->rows, rows, (size_t)b->n * b->nsw);
+	if (load)
+		memcpy(b->load, load, b->g->nlinks * sizeof(*load));
+	for (uint32_t h = 0; h < b->n; h++)
+		for (uint32_t s = 0; s < b->nsw; s++)
+			if (s != b->g->hosts[h].sw)
+				b->lft[s][b->g->hosts[h].lid] = rows[(size_t)h * b->nsw + s];
+	b->dest = RG_NONE;
+}
+
+/* The shift phase, then (with every shift counted) all-to-all again,
+ * adding no shift excess. */
+static void shift_run(struct bal *b, struct balance_stats *st)
+{
+	bal_shift_phase(b, st);
+	if (b->sc) {
+		a2a_rounds(b, st);
+		st->a2a_after = b->load[busiest(b)];
+		st->shift_over_after = bal_shift_over(b);
+	}
+}
+
+/*
+ * shift_run(); where every shift is counted, the fabric is small and some
+ * (shift, link) stays over its limit, again from the same tables with the
+ * sweeps starting elsewhere and swaps looking further, up to BAL_RESTARTS
+ * runs in all: the search ends in a local optimum that depends on its
+ * order. The best run's tables are kept.
+ */
+static void shifts_and_back(struct bal *b, struct balance_stats *st)
+{
+	size_t nr = (size_t)b->n * b->nsw;
+	uint8_t *rows0 = NULL, *best = NULL;
+	uint64_t *load0 = NULL;
+	struct balance_stats st0 = *st, bst = *st;
+
+	if (b->n <= BAL_RESTART_HOSTS) {
+		rows0 = rg_xmalloc(nr, 1);
+		load0 = rg_xmalloc(b->g->nlinks, sizeof(*load0));
+		save(b, rows0, load0);
+	}
+	shift_run(b, st);
+	for (uint32_t v = 1; rows0 && b->sc && st->shift_over_after && v < BAL_RESTARTS &&
+	     b->work <= BAL_WORK; v++) {
+		if (!best || st->shift_over_after < bst.shift_over_after) {
+			best = best ? best : rg_xmalloc(nr, 1);
+			memcpy(best, b->rows, nr);
+			bst = *st;
+		}
+		bal_shift_reset(b);
+		restore(b, rows0, load0);
+		*st = st0;
+		b->sweep_from = v / 2;
+		b->swap_reach = v % 2 ? 32 : 2;
+		shift_run(b, st);
+	}
+	if (best && st->shift_over_after > bst.shift_over_after) {
+		restore(b, best, NULL); /* the loads are not used after this */
+		*st = bst;
+	}
+	free(rows0);
+	free(load0);
+	free(best);
+}
+
 void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
 		   int shifts, uint64_t shift_bytes, struct balance_stats *st)
 {
@@ -550,13 +622,7 @@ void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
 			b.a2a_lim = st->a2a_after > a2a_bound(&b) + a2a_bound(&b) / 20 ?
 				st->a2a_after : a2a_bound(&b) + a2a_bound(&b) / 20;
 		if (shifts)
-			bal_shift_phase(&b, st);
-		if (b.sc) {
-			/* and win back what they spent, adding no shift excess */
-			a2a_rounds(&b, st);
-			st->a2a_after = b.load[busiest(&b)];
-			st->shift_over_after = bal_shift_over(&b);
-		}
+			shifts_and_back(&b, st);
 	}
 	bal_free(&b);
 }

@@ -23,6 +23,8 @@
 #define BAL_WINDOW 256             /* largest leaf (hosts) window_ok() watches */
 #define BAL_WINDOW_SLACK 2         /* routes over a leaf's share one window may hold */
 #define BAL_PATH 64                 /* longest path considered */
+#define BAL_RESTARTS 16             /* shift phase runs at most, see shifts_and_back() */
+#define BAL_RESTART_HOSTS 2048      /* hosts up to which it runs more than once */
 
 struct path {
 	uint32_t n, id[BAL_PATH];
@@ -63,6 +65,8 @@ struct bal {
 	uint32_t *ecnt;     /* per link id: leaf_downs() scratch, kept zero */
 	uint32_t escapes;   /* leaf moves out of the component counted */
 	uint64_t shift_bytes; /* largest shift counter array */
+	uint32_t sweep_from;  /* sweeps start at shift ntrk * sweep_from / 8 */
+	uint32_t swap_reach;  /* swaps look this many leaf spans either way */
 	uint8_t *slim;      /* per shift: bound + 1 */
 	uint32_t *srow;     /* per shift: its row in sc, RG_NONE if not tracked */
 	uint32_t *trk, ntrk;/* the tracked shifts */
@@ -105,6 +109,8 @@ void bal_shift_add(struct bal *b, uint32_t nsub, const struct path *p, int d);
 int bal_shift_ok(struct bal *b, uint32_t z, const struct path *op, const struct path *np);
 uint32_t bal_shift_over(const struct bal *b);
 void bal_shift_phase(struct bal *b, struct balance_stats *st);
+/* Frees the shift phase's counters and limits (before it runs again). */
+void bal_shift_reset(struct bal *b);
 
 /* balance_leaf.c */
 /* Moves leaf l's entry for host d to an uplink that adds no excess on the

@@ -250,7 +250,8 @@ static int shift_swap(struct bal *b, uint32_t j, uint32_t e)
 			const struct rg_group *gr = rg_group(g, z, k);
 			for (uint32_t x = 0; x < gr->n; x++) {
 				uint8_t q = g->gports[gr->first + x];
-				for (uint32_t off = 1; off <= 2 * span && off < b->n; off++) {
+				for (uint32_t off = 1; off <= b->swap_reach * span && off < b->n;
+				     off++) {
 					uint32_t d2 = (d1 + b->n + (off & 1 ? off / 2 + 1 : -(off / 2))) % b->n;
 					uint32_t lid2 = g->hosts[d2].lid;
 					if (b->lft[z][lid2] != q || g->hosts[d2].sw == z)
@@ -590,8 +591,10 @@ static int shift_sweeps(struct bal *b, int singles, struct balance_stats *st)
 
 	/* a fix may push an earlier (shift, link) over: sweep again */
 	for (int sweep = 0; sweep < BAL_SWEEPS && over; sweep++) {
-		for (uint32_t t = 0; t < b->ntrk; t++)
-			for (uint32_t c = 0, k = b->trk[t]; b->nover[t] && c < b->nsc; c++)
+		uint32_t off = (uint32_t)((uint64_t)b->ntrk * b->sweep_from / 8);
+		for (uint32_t i = 0; i < b->ntrk; i++)
+			for (uint32_t t = (i + off) % b->ntrk, c = 0, k = b->trk[t];
+			     b->nover[t] && c < b->nsc; c++)
 				while (*at(b, k, c) > b->slim[k]) {
 					if (b->work > BAL_WORK) {
 						st->budget_hit = 1;
@@ -764,6 +767,18 @@ static int parts_fit(struct bal *b)
 		b->sci[b->cid[c]] = RG_NONE;
 	b->ccur = RG_NONE;
 	return fit;
+}
+
+void bal_shift_reset(struct bal *b)
+{
+	free(b->sc);
+	free(b->slim);
+	free(b->srow);
+	free(b->trk);
+	free(b->nover);
+	b->sc = b->slim = NULL;
+	b->srow = b->trk = b->nover = NULL;
+	b->ntrk = 0;
 }
 
 void bal_shift_phase(struct bal *b, struct balance_stats *st)

@@ -417,7 +417,9 @@ static void route_degraded(struct tb *b, struct route_tables *rt, struct route_v
 {
 	fill(&b->t, 0);
 	route(&b->t, "auto", rt);
-	assert_string_equal(rt->engine, "ftree");
+	/* ftree, or updn where up*\/down* from the leaves cannot reach a LID */
+	if (strcmp(rt->engine, "ftree"))
+		assert_non_null(strstr(rt->why, "using updn"));
 	verify(&b->t, rt, v);
 	assert_true(route_verify_ok(v));
 }
@@ -425,8 +427,8 @@ static void route_degraded(struct tb *b, struct route_tables *rt, struct route_v
 /*
  * Degraded-tree targets of the routing issue: all-to-all within 10 % of
  * its bound, every shift at most one above what shortest paths allow.
- * 2-level trees of three radixes and 3-level radix 12, with 5 % or 10 % of
- * the links or 2 or 4 upper switches removed, three seeds each.
+ * 2-level trees of three radixes and 3-level radix 8, 12 and 16, with 5 %
+ * or 10 % of the links or 2 or 4 upper switches removed, three seeds each.
  */
 static void test_degraded_quality(void **state)
 {
@@ -434,6 +436,8 @@ static void test_degraded_quality(void **state)
 		{ 2, 16, 5, 0 }, { 2, 16, 10, 0 }, { 2, 16, 0, 2 }, { 2, 24, 5, 0 },
 		{ 2, 24, 10, 0 }, { 2, 24, 0, 4 }, { 2, 36, 5, 0 }, { 2, 36, 10, 0 },
 		{ 2, 36, 0, 4 }, { 3, 12, 5, 0 }, { 3, 12, 0, 2 }, { 3, 12, 0, 4 },
+		/* these three needed the restarts of the shift phase */
+		{ 3, 8, 5, 0 }, { 3, 8, 10, 0 }, { 3, 16, 10, 0 },
 	};
 
 	(void)state;
