@@ -23,12 +23,44 @@ struct gset {
 	uint64_t w[4];      /* neighbour groups of one switch (< 256) */
 };
 
-/* short_groups() of two switches with hosts, kept once computed: every
- * shift asks for the same pairs again. */
-struct pb_memo {
-	struct gset set;
-	uint8_t known;
+/* short_groups() of two switches with hosts, kept once computed (every
+ * shift asks for the same pairs again): a pair keeps the index of its set
+ * among the distinct sets met, which are few (on a fat tree, a leaf's
+ * ways towards the other leaves differ only where links are missing). */
+#define PB_NSETS 65535u     /* distinct sets kept at most (uint16_t index) */
+#define PB_HASH (1u << 17)  /* open addressing slots, over twice PB_NSETS */
+
+struct pb_sets {
+	struct gset set[PB_NSETS + 1]; /* [1..n] */
+	uint32_t n;
+	uint16_t slot[PB_HASH];        /* 0 empty, else an index into set */
 };
+
+static uint32_t gset_hash(const struct gset *s)
+{
+	uint64_t h = s->w[0] * 0x9e3779b97f4a7c15ull;
+
+	for (int i = 1; i < 4; i++)
+		h = (h ^ s->w[i]) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 40) & (PB_HASH - 1);
+}
+
+/* s's index among the sets kept, adding it; 0 if the table is full. */
+static uint16_t intern(struct pb_sets *ps, const struct gset *s)
+{
+	for (uint32_t i = gset_hash(s);; i = (i + 1) & (PB_HASH - 1)) {
+		uint16_t x = ps->slot[i];
+		if (!x) {
+			if (ps->n == PB_NSETS)
+				return 0;
+			ps->set[++ps->n] = *s;
+			ps->slot[i] = (uint16_t)ps->n;
+			return (uint16_t)ps->n;
+		}
+		if (!memcmp(&ps->set[x], s, sizeof(*s)))
+			return x;
+	}
+}
 
 void pair_bound_init(struct pair_bound *pb, const struct rgraph *g)
 {
@@ -48,8 +80,12 @@ void pair_bound_init(struct pair_bound *pb, const struct rgraph *g)
 		for (uint32_t k = 0; k < g->sw[s].ngroups; k++)
 			pb->single[s] &= rg_group(g, s, k)->n == 1;
 	}
-	pb->memo = (uint64_t)rows * rows <= PB_MEMO ?
-		rg_xcalloc((size_t)rows * rows + 1, sizeof(*pb->memo)) : NULL;
+	pb->memo = NULL;
+	pb->sets = NULL;
+	if ((uint64_t)rows * rows <= PB_MEMO) {
+		pb->memo = rg_xcalloc((size_t)rows * rows + 1, sizeof(*pb->memo));
+		pb->sets = rg_xcalloc(1, sizeof(*pb->sets));
+	}
 	for (uint32_t s = 0; s < g->nsw; s++) {
 		if (pb->row[s] == RG_NONE)
 			continue;
@@ -68,6 +104,7 @@ void pair_bound_free(struct pair_bound *pb)
 	free(pb->dist);
 	free(pb->runs);
 	free(pb->memo);
+	free(pb->sets);
 	free(pb->single);
 }
 
@@ -77,12 +114,12 @@ static void short_groups(const struct pair_bound *pb, uint32_t x, uint32_t y, st
 {
 	const struct rgraph *g = pb->g;
 	const uint16_t *d = pb->dist + (size_t)pb->row[y] * g->nsw;
-	struct pb_memo *m = NULL;
+	uint16_t *m = NULL;
 
 	if (pb->memo && pb->row[x] != RG_NONE) {
 		m = &pb->memo[(size_t)pb->row[x] * pb->nrows + pb->row[y]];
-		if (m->known) {
-			*out = m->set;
+		if (*m) {
+			*out = pb->sets->set[*m];
 			return;
 		}
 	}
@@ -90,10 +127,8 @@ static void short_groups(const struct pair_bound *pb, uint32_t x, uint32_t y, st
 	for (uint32_t k = 0; d[x] != UINT16_MAX && d[x] && k < g->sw[x].ngroups && k < 256; k++)
 		if (d[rg_group(g, x, k)->peer] + 1 == d[x])
 			out->w[k >> 6] |= 1ull << (k & 63);
-	if (m) {
-		m->set = *out;
-		m->known = 1;
-	}
+	if (m)
+		*m = intern(pb->sets, out);
 }
 
 static uint32_t ports_of(const struct pair_bound *pb, uint32_t x, const struct gset *s)
@@ -150,20 +185,25 @@ static uint32_t at_switch(const struct pair_bound *pb, uint32_t x, const struct 
 }
 
 /* Runs of shift sh: (source switch, destination switch, flows), in host
- * order, local traffic left out. */
+ * order, local traffic left out. A switch's hosts are consecutive, so a
+ * run ends where its source or its destination switch ends. */
 static uint32_t runs_of(const struct pair_bound *pb, uint32_t sh, struct pb_run *r)
 {
 	const struct rgraph *g = pb->g;
 	uint32_t n = g->nhosts, m = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t a = g->hosts[i].sw, b = g->hosts[(i + sh) % n].sw;
-		if (a == b)
-			continue;
-		if (m && r[m - 1].a == a && r[m - 1].b == b)
-			r[m - 1].n++;
-		else
-			r[m++] = (struct pb_run){ a, b, 1 };
+	for (uint32_t i = 0; i < n;) {
+		uint32_t a = g->hosts[i].sw, d = (i + sh) % n, b = g->hosts[d].sw;
+		uint32_t aend = g->sw[a].hfirst + g->sw[a].nhosts;
+		uint32_t bend = g->sw[b].hfirst + g->sw[b].nhosts;
+		uint32_t len = aend - i < bend - d ? aend - i : bend - d;
+		if (a != b) {
+			if (m && r[m - 1].a == a && r[m - 1].b == b)
+				r[m - 1].n += len;
+			else
+				r[m++] = (struct pb_run){ a, b, len };
+		}
+		i += len;
 	}
 	return m;
 }

@@ -20,9 +20,9 @@
 #include "routing/graph.h"
 
 struct pb_run;
-struct pb_memo;
+struct pb_sets;
 
-#define PB_MEMO (1u << 20) /* largest (leaf, leaf) memo, in pairs */
+#define PB_MEMO (1u << 24) /* largest (leaf, leaf) memo, in pairs (2 bytes each) */
 
 struct pair_bound {
 	const struct rgraph *g;
@@ -30,7 +30,9 @@ struct pair_bound {
 	uint32_t *row;      /* per switch: its row in dist, RG_NONE without hosts */
 	uint16_t *dist;     /* [row * nsw + s]: hops from s to that switch */
 	uint32_t nrows;
-	struct pb_memo *memo; /* [row x * nrows + row y], NULL if too many */
+	uint16_t *memo;     /* [row x * nrows + row y]: index in sets, 0 unknown;
+			       NULL if too many pairs */
+	struct pb_sets *sets; /* the distinct ways met, each kept once */
 	uint8_t *single;    /* per switch: no parallel links (a port per group) */
 };
 
