@@ -56,34 +56,44 @@ void bal_shift_add(struct bal *b, uint32_t nsub, const struct path *p, int d)
 	}
 }
 
+/* Of h consecutive hosts (of one switch, among n), those whose
+ * destination under shift k is one of them. */
+static uint32_t local(uint32_t n, uint32_t h, uint32_t k)
+{
+	uint64_t in = 0;
+
+	if (h >= n)
+		return h;
+	if (k < h)
+		in += h - k;                   /* [k, h) */
+	if ((uint64_t)k + h > n)
+		in += (uint64_t)k + h - n < h ? (uint64_t)k + h - n : h; /* wrapped */
+	return (uint32_t)(in < h ? in : h);
+}
+
 /* Per shift: the verifier's bounds (sources leaving each switch over its
  * switch ports, rounded up, largest over switches; the pair bound) + 1. */
 static void shift_limits(struct bal *b)
 {
 	const struct rgraph *g = b->g;
-	uint32_t *cnt = rg_xcalloc(b->nsw, sizeof(*cnt));
 	struct pair_bound pb;
 
 	pair_bound_init(&pb, g);
 	for (uint32_t t = 0; t < b->ntrk; t++) {
 		uint32_t bound = 0, k = b->trk[t];
-		for (uint32_t j = 0; j < b->n; j++)
-			if (g->hosts[j].sw != g->hosts[(j + k) % b->n].sw)
-				cnt[g->hosts[j].sw]++;
 		for (uint32_t s = 0; s < b->nsw; s++) {
-			if (cnt[s] && b->links[s]) {
-				uint32_t need = (cnt[s] + b->links[s] - 1) / b->links[s];
+			uint32_t out = g->sw[s].nhosts - local(b->n, g->sw[s].nhosts, k);
+			if (out && b->links[s]) {
+				uint32_t need = (out + b->links[s] - 1) / b->links[s];
 				bound = need > bound ? need : bound;
 			}
-			cnt[s] = 0;
 		}
 		uint32_t p = pair_bound_shift(&pb, k);
 		bound = p > bound ? p : bound;
 		b->slim[k] = (uint8_t)(bound + 1 > 250 ? 250 : bound + 1);
 	}
-	b->work += (uint64_t)b->ntrk * (b->n + b->nsw);
+	b->work += (uint64_t)b->ntrk * b->nsw * 2;
 	pair_bound_free(&pb);
-	free(cnt);
 }
 
 /* Shift counters of the current tables; 0 if one would overflow. */
@@ -112,6 +122,17 @@ static int shift_counts(struct bal *b)
 	return 1;
 }
 
+/* 1 if link id is one into a leaf while a component is counted: the
+ * leaf phase keeps those within their limits, and the component's
+ * counters leave them out. */
+static int leaf_watched(const struct bal *b, uint32_t id)
+{
+	uint32_t w = b->peer[id];
+
+	return b->ccur != RG_NONE && w != RG_NONE && b->rank[w] == 0 &&
+	       b->g->sw[w].nhosts <= BAL_WINDOW;
+}
+
 /*
  * Change of the total excess over bound + 1, summed over (shift, link),
  * if the sources behind z (in sub, f of them) leave links gone and join
@@ -127,7 +148,7 @@ static int64_t shift_delta(struct bal *b, uint32_t nsub, const struct path *gone
 		if (b->load[added->id[k]] + f > b->a2a_lim || b->sci[added->id[k]] == RG_NONE)
 			return INT64_MAX;
 	for (uint32_t k = 0; k < gone->n; k++)
-		if (b->sci[gone->id[k]] == RG_NONE)
+		if (b->sci[gone->id[k]] == RG_NONE && !leaf_watched(b, gone->id[k]))
 			return INT64_MAX; /* a link of another component: not counted */
 	for (uint32_t i = 0; i < nsub; i++) {
 		const struct rg_sw *sw = &g->sw[b->sub[i]];
@@ -136,7 +157,8 @@ static int64_t shift_delta(struct bal *b, uint32_t nsub, const struct path *gone
 			if (!sh)
 				continue;
 			for (uint32_t k = 0; k < gone->n; k++)
-				d -= *at(b, sh, b->sci[gone->id[k]]) > b->slim[sh];
+				if (b->sci[gone->id[k]] != RG_NONE)
+					d -= *at(b, sh, b->sci[gone->id[k]]) > b->slim[sh];
 			for (uint32_t k = 0; k < added->n; k++) {
 				uint8_t v = *at(b, sh, b->sci[added->id[k]]);
 				if (v >= 254)
@@ -647,8 +669,9 @@ static uint32_t components(struct bal *b)
 	return nc;
 }
 
-/* Counts the links out of component cc's switches; returns their number
- * with sci/scid set to them alone (every switch link if cc is RG_NONE). */
+/* Counts the links out of component cc's switches but those into a leaf
+ * (the leaf phase's); returns their number with sci/scid set to them
+ * alone (every switch link if cc is RG_NONE). */
 static uint32_t shift_links(struct bal *b, uint32_t cc)
 {
 	b->ccur = cc;
@@ -656,7 +679,7 @@ static uint32_t shift_links(struct bal *b, uint32_t cc)
 	for (uint32_t c = 0; c < b->nsl; c++) {
 		uint32_t id = b->cid[c];
 		b->sci[id] = RG_NONE;
-		if (cc == RG_NONE || b->comp[b->tail[id]] == cc) {
+		if (cc == RG_NONE || (b->comp[b->tail[id]] == cc && !leaf_watched(b, id))) {
 			b->sci[id] = b->nsc;
 			b->scid[b->nsc++] = id;
 		}
@@ -796,6 +819,7 @@ void bal_shift_phase(struct bal *b, struct balance_stats *st)
 	track_shifts(b, st);
 	if (parts) {
 		bal_leaf_phase(b, st);
+
 		st->leaf_done = 1;
 		shift_components(b, st);
 		return;
