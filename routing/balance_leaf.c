@@ -5,10 +5,15 @@
  * from hfirst(L) + k on, so its uplinks' loads are counts over a sliding
  * window of its entries, and the load of a link into a leaf is a walk
  * from each of its hosts' k-th predecessors. Both are computed when
- * needed instead of counted. Every window above the limit on an uplink
- * moves (or swaps) entries of the leaf; every link into a leaf above it
- * moves a source leaf's entry. A move adds no excess on the leaves' links
- * of any shift; what it does above them the upper components sort out.
+ * needed instead of counted. Both slide: from one shift to the next one
+ * destination enters a leaf's window and one leaves it, and a host of L
+ * changes source leaf only where its source crosses a leaf boundary, so
+ * a shift costs O(1) until its largest load passes the limit. Every
+ * window above the limit on an uplink moves (or swaps) entries of the
+ * leaf; every link into a leaf above it moves a source leaf's entry. A
+ * move adds no excess on the leaves' links of any shift; what it does
+ * above them the upper components sort out (their counters leave the
+ * links into leaves out).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -201,59 +206,91 @@ static int leaf_swap(struct bal *b, uint32_t l, uint32_t d1)
 	return 0;
 }
 
-/* Leaf l's routes per uplink under shift k, into cnt. */
-static void window(const struct bal *b, uint32_t l, uint32_t k, uint32_t *cnt)
+/*
+ * Loads of a leaf's uplinks (per port) or of the links into a leaf (per
+ * link id) under one shift, with a histogram of the loads so that the
+ * largest is known at once as the shift window slides.
+ */
+struct loads {
+	uint32_t *cnt;    /* per port or link id */
+	uint32_t hist[BAL_WINDOW + 1];
+	uint32_t top;
+};
+
+static void load_add(struct loads *w, uint32_t x, int d)
+{
+	uint32_t v = w->cnt[x];
+
+	w->hist[v]--;
+	w->cnt[x] = v = d > 0 ? v + 1 : v - 1;
+	w->hist[v]++;
+	if (v > w->top)
+		w->top = v;
+	else if (!w->hist[w->top])
+		w->top--;
+}
+
+/* Leaf l's routes per uplink under shift k, into w. */
+static void window(const struct bal *b, uint32_t l, uint32_t k, struct loads *w)
 {
 	const struct rg_sw *sw = &b->g->sw[l];
 
-	memset(cnt, 0, 256 * sizeof(*cnt));
+	memset(w->cnt, 0, 256 * sizeof(*w->cnt));
+	memset(w->hist, 0, sizeof(w->hist));
+	w->hist[0] = 256;
+	w->top = 0;
 	for (uint32_t i = 0; i < sw->nhosts; i++) {
 		uint32_t d = (sw->hfirst + k + i) % b->n;
 		if (b->g->hosts[d].sw != l)
-			cnt[b->rows[(size_t)d * b->nsw + l]]++;
+			load_add(w, b->rows[(size_t)d * b->nsw + l], 1);
 	}
 }
 
 /* Moves, or failing that swaps, entries of leaf l off uplink p until
  * shift k's window holds no more than the limit on it. */
-static void leaf_up_fix(struct bal *b, uint32_t l, uint32_t k, uint8_t p, uint32_t *cnt,
+static void leaf_up_fix(struct bal *b, uint32_t l, uint32_t k, uint8_t p, struct loads *w,
 			struct balance_stats *st)
 {
 	const struct rg_sw *sw = &b->g->sw[l];
 
 	for (int swap = 0; swap < 2; swap++)
-		for (uint32_t i = 0; i < sw->nhosts && cnt[p] > b->slim[k]; i++) {
+		for (uint32_t i = 0; i < sw->nhosts && w->cnt[p] > b->slim[k]; i++) {
 			uint32_t d = (sw->hfirst + k + i) % b->n;
 			if (b->g->hosts[d].sw == l || b->rows[(size_t)d * b->nsw + l] != p ||
 			    b->work > BAL_WORK)
 				continue;
 			if (swap ? leaf_swap(b, l, d) : bal_leaf_move(b, l, d, RG_NONE)) {
-				window(b, l, k, cnt);
+				window(b, l, k, w);
 				st->leaf_moves++;
 			}
 		}
 }
 
-static void leaf_ups(struct bal *b, uint32_t l, uint32_t *cnt, struct balance_stats *st)
+/* Leaf l's uplinks under every shift: the window slides one destination
+ * per shift, and only a shift whose largest load passes its limit looks
+ * at the ports. */
+static void leaf_ups(struct bal *b, uint32_t l, struct loads *w, struct balance_stats *st)
 {
 	const struct rgraph *g = b->g;
 	const struct rg_sw *sw = &g->sw[l];
 	uint32_t n = b->n, nh = sw->nhosts;
 
-	window(b, l, 1, cnt);
+	window(b, l, 1, w);
 	for (uint32_t k = 1; k < n; k++) {
 		if (k > 1) {
 			uint32_t out = (sw->hfirst + k - 1) % n, in = (sw->hfirst + k - 1 + nh) % n;
 			if (g->hosts[out].sw != l)
-				cnt[b->rows[(size_t)out * b->nsw + l]]--;
+				load_add(w, b->rows[(size_t)out * b->nsw + l], -1);
 			if (g->hosts[in].sw != l)
-				cnt[b->rows[(size_t)in * b->nsw + l]]++;
+				load_add(w, b->rows[(size_t)in * b->nsw + l], 1);
 		}
-		b->work += sw->nports;
+		b->work += 2;
+		if (w->top <= b->slim[k])
+			continue;
 		for (uint8_t p = 1; p <= sw->nports; p++) {
-			if (cnt[p] > b->slim[k])
-				leaf_up_fix(b, l, k, p, cnt, st);
-			st->leaf_over += cnt[p] > b->slim[k];
+			if (w->cnt[p] > b->slim[k])
+				leaf_up_fix(b, l, k, p, w, st);
+			st->leaf_over += w->cnt[p] > b->slim[k];
 		}
 	}
 }
@@ -267,60 +304,111 @@ static int seen(const uint32_t *es, uint32_t i, uint32_t e)
 	return 0;
 }
 
+/* Host i of leaf l takes link e into l now (RG_NONE: no flow). */
+static void set_link(struct loads *w, uint32_t *es, uint32_t i, uint32_t e)
+{
+	if (es[i] != RG_NONE)
+		load_add(w, es[i], -1);
+	es[i] = e;
+	if (e != RG_NONE)
+		load_add(w, e, 1);
+}
+
+/* Host i of leaf l's link into l from its source under shift k. */
+static uint32_t link_of(const struct bal *b, uint32_t l, const uint32_t *ll, uint32_t nl,
+			uint32_t i, uint32_t k)
+{
+	const struct rg_sw *sw = &b->g->sw[l];
+	uint32_t src = b->g->hosts[(sw->hfirst + i + b->n - k) % b->n].sw;
+
+	return src == l ? RG_NONE : ll[i * nl + b->lidx[src]];
+}
+
+/* From shift k - 1 to k every host of l gets the source one host lower:
+ * only hosts whose old source was the first host of its leaf change
+ * source leaf, and with it maybe their link. */
+static void slide(struct bal *b, uint32_t l, const uint32_t *ll, uint32_t nl, uint32_t k,
+		  uint32_t *es, struct loads *w)
+{
+	const struct rgraph *g = b->g;
+	uint32_t nh = g->sw[l].nhosts;
+	uint64_t j0 = (g->sw[l].hfirst + b->n - k) % b->n; /* host 0's source */
+
+	for (uint64_t x = j0 + 1; x <= j0 + nh;) {
+		uint32_t h = (uint32_t)(x % b->n), leaf = g->hosts[h].sw;
+		uint64_t start = x - (h - g->sw[leaf].hfirst);
+		if (start == x) {
+			uint32_t i = (uint32_t)(x - 1 - j0);
+			set_link(w, es, i, link_of(b, l, ll, nl, i, k));
+		}
+		x = start + (g->sw[leaf].nhosts ? g->sw[leaf].nhosts : 1);
+		b->work++;
+	}
+}
+
+/* Moves flows off links into leaf l above shift k's limit; the moves
+ * update ll and es. */
+static void down_fix(struct bal *b, uint32_t l, uint32_t *ll, uint32_t nl, uint32_t k,
+		     uint32_t *es, struct loads *w, struct balance_stats *st)
+{
+	const struct rgraph *g = b->g;
+	const struct rg_sw *sw = &g->sw[l];
+	uint32_t nh = sw->nhosts;
+
+	for (uint32_t i = 0; i < nh; i++) {
+		uint32_t e = es[i];
+		if (e == RG_NONE || w->cnt[e] <= b->slim[k] || seen(es, i, e))
+			continue;
+		for (uint32_t x = i; x < nh && w->cnt[e] > b->slim[k] && b->work <= BAL_WORK; x++) {
+			uint32_t d = sw->hfirst + x;
+			uint32_t src = g->hosts[(d + b->n - k) % b->n].sw;
+			if (es[x] != e || !bal_leaf_move(b, src, d, e))
+				continue;
+			ll[x * nl + b->lidx[src]] = last_link(b, src, d);
+			set_link(w, es, x, ll[x * nl + b->lidx[src]]);
+			st->leaf_moves++;
+		}
+		st->leaf_over += w->cnt[e] > b->slim[k];
+	}
+}
+
 /* Links into leaf l over the limit under some shift: a source leaf's
  * entry moves its flow off. es: a link per host of l; ll: per host of l
  * and source leaf, the link a flow takes into l (a route depends on its
- * source leaf, not its shift). */
+ * source leaf, not its shift). w counts per link id, in b->ecnt. */
 static void leaf_downs(struct bal *b, uint32_t l, uint32_t *es, uint32_t *ll,
 		       const uint32_t *leaves, uint32_t nl, struct balance_stats *st)
 {
 	const struct rgraph *g = b->g;
 	const struct rg_sw *sw = &g->sw[l];
 	uint32_t nh = sw->nhosts;
+	struct loads w = { .cnt = b->ecnt, .hist = { nh + 1 }, .top = 0 };
 
 	for (uint32_t i = 0; i < nh; i++)
 		for (uint32_t x = 0; x < nl; x++)
 			ll[i * nl + x] = leaves[x] == l ? RG_NONE :
 				last_link(b, leaves[x], sw->hfirst + i);
 	b->work += (uint64_t)nh * nl * 5;
-	for (uint32_t k = 1; k < b->n; k++) {
-		for (uint32_t i = 0; i < nh; i++) {
-			uint32_t d = sw->hfirst + i, src = g->hosts[(d + b->n - k) % b->n].sw;
-			es[i] = ll[i * nl + b->lidx[src]];
-		}
-		b->work += nh;
-		for (uint32_t i = 0; i < nh; i++)
-			if (es[i] != RG_NONE)
-				b->ecnt[es[i]]++;
-		for (uint32_t i = 0; i < nh; i++) {
-			uint32_t e = es[i], c;
-			if (e == RG_NONE || (c = b->ecnt[e]) <= b->slim[k] || seen(es, i, e))
-				continue;
-			for (uint32_t x = i; x < nh && c > b->slim[k] && b->work <= BAL_WORK; x++) {
-				uint32_t d = sw->hfirst + x;
-				uint32_t src = g->hosts[(d + b->n - k) % b->n].sw;
-				if (es[x] != e || !bal_leaf_move(b, src, d, e))
-					continue;
-				es[x] = ll[x * nl + b->lidx[src]] = last_link(b, src, d);
-				b->ecnt[e]--;
-				if (es[x] != RG_NONE)
-					b->ecnt[es[x]]++;
-				st->leaf_moves++;
-				c--;
-			}
-			st->leaf_over += c > b->slim[k];
-		}
-		for (uint32_t i = 0; i < nh; i++)
-			if (es[i] != RG_NONE)
-				b->ecnt[es[i]] = 0;
+	for (uint32_t i = 0; i < nh; i++) {
+		es[i] = RG_NONE;
+		set_link(&w, es, i, link_of(b, l, ll, nl, i, 1));
 	}
+	for (uint32_t k = 1; k < b->n; k++) {
+		if (k > 1)
+			slide(b, l, ll, nl, k, es, &w);
+		if (w.top > b->slim[k])
+			down_fix(b, l, ll, nl, k, es, &w, st);
+	}
+	for (uint32_t i = 0; i < nh; i++)
+		set_link(&w, es, i, RG_NONE); /* ecnt is kept zero */
 }
 
 /* Every leaf's uplinks, then every link into a leaf. */
 void bal_leaf_phase(struct bal *b, struct balance_stats *st)
 {
-	uint32_t *cnt = rg_xmalloc(BAL_WINDOW > 256 ? BAL_WINDOW : 256, sizeof(*cnt)), nl = 0;
-	uint32_t *leaves = rg_xmalloc(b->nsw, sizeof(*leaves)), *ll;
+	uint32_t *cnt = rg_xmalloc(256, sizeof(*cnt)), *es = rg_xmalloc(BAL_WINDOW, sizeof(*es));
+	uint32_t *leaves = rg_xmalloc(b->nsw, sizeof(*leaves)), *ll, nl = 0;
+	struct loads w = { .cnt = cnt };
 
 	for (uint32_t l = 0; l < b->nsw; l++) {
 		b->lidx[l] = RG_NONE;
@@ -332,11 +420,12 @@ void bal_leaf_phase(struct bal *b, struct balance_stats *st)
 	ll = rg_xmalloc((size_t)nl * BAL_WINDOW, sizeof(*ll));
 	for (uint32_t x = 0; x < nl; x++)
 		if (!b->rank[leaves[x]] && b->g->sw[leaves[x]].nhosts <= BAL_WINDOW)
-			leaf_ups(b, leaves[x], cnt, st);
+			leaf_ups(b, leaves[x], &w, st);
 	for (uint32_t x = 0; x < nl; x++)
 		if (!b->rank[leaves[x]] && b->g->sw[leaves[x]].nhosts <= BAL_WINDOW)
-			leaf_downs(b, leaves[x], cnt, ll, leaves, nl, st);
+			leaf_downs(b, leaves[x], es, ll, leaves, nl, st);
 	free(ll);
 	free(leaves);
+	free(es);
 	free(cnt);
 }
