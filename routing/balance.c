@@ -160,6 +160,55 @@ void bal_minus(const struct path *a, const struct path *c, struct path *out)
 			out->id[out->n++] = a->id[i];
 }
 
+/* The one of compact links x, y with the larger load, x on a tie (the
+ * lower index: busiest() is the first busiest link). */
+static uint32_t heavier(const struct bal *b, uint32_t x, uint32_t y)
+{
+	if (x == RG_NONE)
+		return y;
+	if (y == RG_NONE)
+		return x;
+	return b->load[b->cid[y]] > b->load[b->cid[x]] ? y : x;
+}
+
+/* The max tree over the compact links' loads, from scratch. */
+static void mt_build(struct bal *b)
+{
+	for (uint32_t i = 0; i < b->mtsize; i++)
+		b->mt[b->mtsize + i] = i < b->nsl ? i : RG_NONE;
+	for (uint32_t i = b->mtsize - 1; i >= 1; i--)
+		b->mt[i] = heavier(b, b->mt[2 * i], b->mt[2 * i + 1]);
+}
+
+/* Link id's load changed. */
+static void mt_fix(struct bal *b, uint32_t id)
+{
+	uint32_t c = b->ci[id];
+
+	if (c == RG_NONE)
+		return;
+	for (uint32_t i = (b->mtsize + c) / 2; i >= 1; i /= 2)
+		b->mt[i] = heavier(b, b->mt[2 * i], b->mt[2 * i + 1]);
+}
+
+static uint32_t busiest(const struct bal *b)
+{
+	return b->cid[b->mt[1]];
+}
+
+/* The largest load of a compact link but e's. */
+static uint64_t runner_up(const struct bal *b, uint32_t e)
+{
+	uint64_t m = 0;
+
+	for (uint32_t i = b->mtsize + b->ci[e]; i > 1; i /= 2) {
+		uint32_t x = b->mt[i ^ 1];
+		if (x != RG_NONE && b->load[b->cid[x]] > m)
+			m = b->load[b->cid[x]];
+	}
+	return m;
+}
+
 /* Moves z's entry to port q (op: its path now, np: then). */
 void bal_apply(struct bal *b, uint32_t z, uint8_t q, const struct path *op,
 	       const struct path *np)
@@ -169,10 +218,14 @@ void bal_apply(struct bal *b, uint32_t z, uint8_t q, const struct path *op,
 
 	bal_minus(op, np, &gone);
 	bal_minus(np, op, &added);
-	for (uint32_t i = 0; i < gone.n; i++)
+	for (uint32_t i = 0; i < gone.n; i++) {
 		b->load[gone.id[i]] -= f;
-	for (uint32_t i = 0; i < added.n; i++)
+		mt_fix(b, gone.id[i]);
+	}
+	for (uint32_t i = 0; i < added.n; i++) {
 		b->load[added.id[i]] += f;
+		mt_fix(b, added.id[i]);
+	}
 	if (b->sc) {
 		uint32_t nsub = bal_subtree(b, z);
 		bal_shift_add(b, nsub, &gone, -1);
@@ -242,27 +295,6 @@ static int a2a_move(struct bal *b, uint32_t e, uint64_t m)
 	return 1;
 }
 
-static uint32_t busiest(const struct bal *b)
-{
-	uint32_t best = b->cid[0];
-
-	for (uint32_t c = 1; c < b->nsl; c++)
-		if (b->load[b->cid[c]] > b->load[best])
-			best = b->cid[c];
-	return best;
-}
-
-/* The largest load of a switch link other than e. */
-static uint64_t runner_up(const struct bal *b, uint32_t e)
-{
-	uint64_t m = 0;
-
-	for (uint32_t c = 0; c < b->nsl; c++)
-		if (b->cid[c] != e && b->load[b->cid[c]] > m)
-			m = b->load[b->cid[c]];
-	return m;
-}
-
 /* Moves off the busiest link until it drops below the runner-up; returns
  * the number of moves, 0 when it cannot be lowered. */
 static uint32_t a2a_step(struct bal *b, uint32_t *cursor, struct balance_stats *st)
@@ -271,7 +303,8 @@ static uint32_t a2a_step(struct bal *b, uint32_t *cursor, struct balance_stats *
 	uint8_t port = (uint8_t)(e - b->g->sw[a].portbase);
 	uint64_t second = runner_up(b, e);
 
-	b->work += b->nsl;
+	b->work += b->nsl; /* what the scans for these cost before the max tree: the
+			    * work bound still stops where it was measured */
 	for (uint32_t i = 0; i < b->n; i++) {
 		uint32_t h = (*cursor + i) % b->n, lid = b->g->hosts[h].lid;
 		if (b->lft[a][lid] != port || b->g->hosts[h].sw == a)
@@ -452,10 +485,15 @@ static void bal_init(struct bal *b, const struct rgraph *g, uint8_t **lft, const
 	b->ccur = RG_NONE;
 	b->ecnt = rg_xcalloc(g->nlinks, sizeof(*b->ecnt));
 	b->swap_reach = 2;
+	for (b->mtsize = 1; b->mtsize < b->nsl; b->mtsize *= 2)
+		;
+	b->mt = rg_xmalloc(2 * (size_t)b->mtsize, sizeof(*b->mt));
+	mt_build(b);
 }
 
 static void bal_free(struct bal *b)
 {
+	free(b->mt);
 	free(b->load);
 	free(b->peer);
 	free(b->tail);
@@ -531,6 +569,7 @@ static void restore(struct bal *b, const uint8_t *rows, const uint64_t *load)
 	memcpy(b->rows, rows, (size_t)b->n * b->nsw);
 	if (load)
 		memcpy(b->load, load, b->g->nlinks * sizeof(*load));
+	mt_build(b);
 	for (uint32_t h = 0; h < b->n; h++)
 		for (uint32_t s = 0; s < b->nsw; s++)
 			if (s != b->g->hosts[h].sw)
@@ -609,6 +648,7 @@ void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
 	b.shift_bytes = shift_bytes ? shift_bytes : BAL_SHIFT_BYTES;
 	if (b.nsl) {
 		loads(&b);
+		mt_build(&b);
 		b.a2a_min = a2a_bound(&b);
 		b.windows = shifts && (uint64_t)(b.n - 1) * b.nsl > b.shift_bytes;
 		st->a2a_before = b.load[busiest(&b)];

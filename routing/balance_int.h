@@ -43,6 +43,8 @@ struct bal {
 	const uint32_t *rank;
 	uint32_t n, nsw, nsl;
 	uint64_t *load;     /* per link id: all-to-all sources */
+	uint32_t *mt;       /* max tree over compact links' loads: [1] busiest */
+	uint32_t mtsize;    /* its leaves, a power of two >= nsl */
 	uint32_t *peer;     /* per link id: peer switch or RG_NONE */
 	uint32_t *tail;     /* per link id: switch */
 	uint32_t *ci;       /* per link id: compact switch link or RG_NONE */
