@@ -808,7 +808,7 @@ void bal_shift_phase(struct bal *b, struct balance_stats *st)
 {
 	int parts = (uint64_t)(b->n - 1) * b->nsl > b->shift_bytes;
 
-	/* on the largest trees (39 366 hosts: 172 MB a component) not even
+	/* on the largest trees (39 366 hosts: 115 MB a component) not even
 	 * one part fits; the leaves' links alone would not do */
 	if (b->n < 3)
 		return;
