@@ -295,7 +295,7 @@ static void shifts(struct vctx *x, struct route_verify *v)
 	memset(x->flow, 0, x->g->nsw * sizeof(*x->flow));
 	v->shifts_sampled = k < total;
 	v->shifts_tried = k;
-	v->shift_excess = v->shift_pexcess = k ? INT32_MIN : 0;
+	v->shift_excess = v->shift_pexcess = v->shift_fexcess = k ? INT32_MIN : 0;
 	pair_bound_init(&pb, x->g);
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t sh = 1 + (uint32_t)((uint64_t)i * total / k), c, b;
@@ -311,6 +311,10 @@ static void shifts(struct vctx *x, struct route_verify *v)
 			link_name(x, x->maxid, &v->shift_worst_guid, &v->shift_worst_port);
 		}
 		uint32_t p = pair_bound_shift(&pb, sh);
+		if (p > b + 1)
+			v->shifts_forced++;
+		else if ((int32_t)(c - b) > v->shift_fexcess)
+			v->shift_fexcess = (int32_t)(c - b);
 		p = p > b ? p : b;
 		if (p > v->shift_pbound)
 			v->shift_pbound = p;
@@ -477,7 +481,9 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 		"shift permutations: busiest link %u (shift %u), bound %u, worst excess %d, "
 		"%u of %u shifts%s\n"
 		"worst shift excess at 0x%016llx port %u\n"
-		"shifts against what shortest paths allow (pair bound): bound %u, worst excess %d\n",
+		"shifts against what shortest paths allow (pair bound): bound %u, worst excess %d\n"
+		"shifts whose pair bound passes the bound + 1: %u; worst excess over the bound "
+		"on the others %d\n",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
 		(unsigned long long)v->dead_port, v->max_hops,
@@ -489,7 +495,8 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 		v->shift_bound, v->shift_excess, v->shifts_tried,
 		v->nhosts > 1 ? v->nhosts - 1 : 0, v->shifts_sampled ? " (sampled)" : "",
 		(unsigned long long)v->shift_worst_guid, v->shift_worst_port,
-		v->shift_pbound, v->shift_pexcess);
+		v->shift_pbound, v->shift_pexcess, v->shifts_forced,
+		v->shifts_forced < v->shifts_tried ? v->shift_fexcess : 0);
 }
 
 static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
@@ -501,7 +508,8 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 		"\"cdg_edges\":%llu,\"a2a_max\":%llu,\"a2a_bound\":%llu,"
 		"\"a2a_max_link\":{\"guid\":\"0x%016llx\",\"port\":%u},\"shift_max\":%u,"
 		"\"shift_max_at\":%u,\"shift_bound\":%u,\"shift_excess\":%d,"
-		"\"shift_pair_bound\":%u,\"shift_pair_excess\":%d,\"shifts_tried\":%u,\"shifts_sampled\":%s,\"ok\":%s}",
+		"\"shift_pair_bound\":%u,\"shift_pair_excess\":%d,\"shifts_forced\":%u,"
+		"\"shift_free_excess\":%d,\"shifts_tried\":%u,\"shifts_sampled\":%s,\"ok\":%s}",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
 		(unsigned long long)v->dead_port, v->max_hops,
@@ -511,6 +519,7 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 		(unsigned long long)v->a2a_bound, (unsigned long long)v->a2a_max_guid,
 		v->a2a_max_port, v->shift_max, v->shift_max_at,
 		v->shift_bound, v->shift_excess, v->shift_pbound, v->shift_pexcess,
+		v->shifts_forced, v->shifts_forced < v->shifts_tried ? v->shift_fexcess : 0,
 		v->shifts_tried, v->shifts_sampled ? "true" : "false",
 		route_verify_ok(v) ? "true" : "false");
 }

@@ -44,6 +44,9 @@ struct route_verify {
 	int32_t shift_excess;    /* largest (busiest - bound) over the shifts */
 	uint32_t shift_pbound;   /* largest per-shift max(bound, pair bound) */
 	int32_t shift_pexcess;   /* largest (busiest - that) over the shifts */
+	uint32_t shifts_forced;  /* shifts tried whose pair bound passes bound + 1:
+				    no shortest-path routing keeps them within it */
+	int32_t shift_fexcess;   /* largest (busiest - bound) over the other shifts */
 	uint64_t shift_worst_guid; /* switch and port of that busiest link */
 	uint8_t shift_worst_port;
 	uint32_t shifts_tried;
