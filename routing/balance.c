@@ -309,7 +309,7 @@ static uint32_t a2a_step(struct bal *b, uint32_t *cursor, struct balance_stats *
 		uint32_t h = (*cursor + i) % b->n, lid = b->g->hosts[h].lid;
 		if (b->lft[a][lid] != port || b->g->hosts[h].sw == a)
 			continue;
-		if (b->work > BAL_WORK) {
+		if (b->work > b->work_lim) {
 			st->budget_hit = 1;
 			return moves;
 		}
@@ -405,7 +405,7 @@ static uint32_t smooth_pass(struct bal *b, uint32_t *zs, struct balance_stats *s
 	uint64_t lim = b->load[busiest(b)];
 
 	for (uint32_t h = 0; h < b->n; h++) {
-		if (b->work > BAL_WORK) {
+		if (b->work > b->work_lim) {
 			st->budget_hit = 1;
 			break;
 		}
@@ -485,6 +485,7 @@ static void bal_init(struct bal *b, const struct rgraph *g, uint8_t **lft, const
 	b->ccur = RG_NONE;
 	b->ecnt = rg_xcalloc(g->nlinks, sizeof(*b->ecnt));
 	b->swap_reach = 2;
+	b->work_lim = BAL_WORK;
 	for (b->mtsize = 1; b->mtsize < b->nsl; b->mtsize *= 2)
 		;
 	b->mt = rg_xmalloc(2 * (size_t)b->mtsize, sizeof(*b->mt));
@@ -589,6 +590,18 @@ static void shift_run(struct bal *b, struct balance_stats *st)
 	}
 }
 
+/* The per-switch bound + 1 where shortest paths allow it (every shift
+ * counted), then all-to-all again. */
+static void tighten(struct bal *b, int recount, struct balance_stats *st)
+{
+	bal_shift_tighten(b, recount, st);
+	if (!st->tight_before || !b->sc)
+		return;
+	a2a_rounds(b, st);
+	st->a2a_after = b->load[busiest(b)];
+	st->shift_over_after = bal_shift_over_bound(b);
+}
+
 /*
  * shift_run(); where every shift is counted, the fabric is small and some
  * (shift, link) stays over its limit, again from the same tables with the
@@ -600,8 +613,9 @@ static void shifts_and_back(struct bal *b, struct balance_stats *st)
 {
 	size_t nr = (size_t)b->n * b->nsw;
 	uint8_t *rows0 = NULL, *best = NULL;
-	uint64_t *load0 = NULL;
+	uint64_t *load0 = NULL, *bload = NULL;
 	struct balance_stats st0 = *st, bst = *st;
+	int restored = 0;
 
 	if (b->n <= BAL_RESTART_HOSTS) {
 		rows0 = rg_xmalloc(nr, 1);
@@ -610,10 +624,11 @@ static void shifts_and_back(struct bal *b, struct balance_stats *st)
 	}
 	shift_run(b, st);
 	for (uint32_t v = 1; rows0 && b->sc && st->shift_over_after && v < BAL_RESTARTS &&
-	     b->work <= BAL_WORK; v++) {
+	     b->work <= b->work_lim; v++) {
 		if (!best || st->shift_over_after < bst.shift_over_after) {
 			best = best ? best : rg_xmalloc(nr, 1);
-			memcpy(best, b->rows, nr);
+			bload = bload ? bload : rg_xmalloc(b->g->nlinks, sizeof(*bload));
+			save(b, best, bload);
 			bst = *st;
 		}
 		bal_shift_reset(b);
@@ -624,12 +639,15 @@ static void shifts_and_back(struct bal *b, struct balance_stats *st)
 		shift_run(b, st);
 	}
 	if (best && st->shift_over_after > bst.shift_over_after) {
-		restore(b, best, NULL); /* the loads are not used after this */
+		restore(b, best, bload);
 		*st = bst;
+		restored = 1;
 	}
+	tighten(b, restored, st);
 	free(rows0);
 	free(load0);
 	free(best);
+	free(bload);
 }
 
 void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
@@ -679,6 +697,11 @@ static void why_shifts(struct rctx *c, const struct balance_stats *st, int shift
 			  st->leaf_moves, st->leaf_over, st->shift_over_before,
 			  st->shift_over_after, st->shift_moves, st->shift_escapes,
 			  st->shift_parts / rounds, st->shift_comps, rounds);
+	else if (st->shifts_done && st->tight_before)
+		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves); above "
+			  "the per-switch bound + 1 where the pair bound allows it: %u -> %u",
+			  st->shift_over_before, st->shift_over_after, st->shift_moves,
+			  st->tight_before, st->tight_after);
 	else if (st->shifts_done)
 		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves)",
 			  st->shift_over_before, st->shift_over_after, st->shift_moves);

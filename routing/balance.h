@@ -19,6 +19,8 @@ struct balance_stats {
 	uint32_t shift_over_before;         /* (shift, link) pairs above bound + 1 */
 	uint32_t shift_over_after;
 	uint32_t shift_moves;
+	uint32_t tight_before, tight_after; /* pairs above the per-switch bound + 1
+					       where shortest paths allow it */
 	uint32_t shift_parts;               /* upper components balanced one by one */
 	uint32_t shift_comps;               /* upper components in all */
 	int leaf_done;                      /* leaf links, then upper components */

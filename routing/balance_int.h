@@ -25,6 +25,8 @@
 #define BAL_PATH 64                 /* longest path considered */
 #define BAL_RESTARTS 16             /* shift phase runs at most, see shifts_and_back() */
 #define BAL_RESTART_HOSTS 2048      /* hosts up to which it runs more than once */
+#define BAL_TIER 1024               /* weight of excess over nlim against over slim */
+#define BAL_TIGHT_WORK (64ull << 20) /* work bal_shift_tighten() may spend */
 
 struct path {
 	uint32_t n, id[BAL_PATH];
@@ -69,7 +71,11 @@ struct bal {
 	uint64_t shift_bytes; /* largest shift counter array */
 	uint32_t sweep_from;  /* sweeps start at shift ntrk * sweep_from / 8 */
 	uint32_t swap_reach;  /* swaps look this many leaf spans either way */
-	uint8_t *slim;      /* per shift: bound + 1 */
+	uint8_t *slim;      /* per shift: the limit the search works towards */
+	uint8_t *nlim;      /* per shift: bound + 1, the limit no move may break
+			       (slim too, but while tightening) */
+	uint8_t *tlim;      /* per shift: the per-switch bound + 1 where shortest
+			       paths allow it, else bound + 1 */
 	uint32_t *srow;     /* per shift: its row in sc, RG_NONE if not tracked */
 	uint32_t *trk, ntrk;/* the tracked shifts */
 	uint32_t *nover;    /* per shift row: its links above the limit */
@@ -80,6 +86,7 @@ struct bal {
 	uint64_t a2a_lim;
 	uint64_t a2a_min;   /* the all-to-all bound */
 	uint64_t work;
+	uint64_t work_lim;  /* work bound: BAL_WORK, lower while tightening */
 };
 
 /* Next switch from s on the current destination's route, RG_NONE if none. */
@@ -113,6 +120,12 @@ uint32_t bal_shift_over(const struct bal *b);
 void bal_shift_phase(struct bal *b, struct balance_stats *st);
 /* Frees the shift phase's counters and limits (before it runs again). */
 void bal_shift_reset(struct bal *b);
+/* With every shift counted: lowers slim to tlim and searches again, within
+ * BAL_TIGHT_WORK, never adding excess over nlim; recount: the counters
+ * are not those of the tables (restored). */
+void bal_shift_tighten(struct bal *b, int recount, struct balance_stats *st);
+/* (shift, link) pairs above nlim. */
+uint32_t bal_shift_over_bound(const struct bal *b);
 
 /* balance_leaf.c */
 /* Moves leaf l's entry for host d to an uplink that adds no excess on the

@@ -187,7 +187,7 @@ static int leaf_swap(struct bal *b, uint32_t l, uint32_t d1)
 				uint32_t step = off & 1 ? off / 2 + 1 : b->n - off / 2;
 				uint32_t d2 = (d1 + step) % b->n;
 				if (g->hosts[d2].sw == l || b->rows[(size_t)d2 * b->nsw + l] != q ||
-				    b->work > BAL_WORK || !swap_links(b, l, d2, p, e + 2))
+				    b->work > b->work_lim || !swap_links(b, l, d2, p, e + 2))
 					continue;
 				dd[1] = d2;
 				b->work += 16ull * nh * nh;
@@ -257,7 +257,7 @@ static void leaf_up_fix(struct bal *b, uint32_t l, uint32_t k, uint8_t p, struct
 		for (uint32_t i = 0; i < sw->nhosts && w->cnt[p] > b->slim[k]; i++) {
 			uint32_t d = (sw->hfirst + k + i) % b->n;
 			if (b->g->hosts[d].sw == l || b->rows[(size_t)d * b->nsw + l] != p ||
-			    b->work > BAL_WORK)
+			    b->work > b->work_lim)
 				continue;
 			if (swap ? leaf_swap(b, l, d) : bal_leaf_move(b, l, d, RG_NONE)) {
 				window(b, l, k, w);
@@ -359,7 +359,7 @@ static void down_fix(struct bal *b, uint32_t l, uint32_t *ll, uint32_t nl, uint3
 		uint32_t e = es[i];
 		if (e == RG_NONE || w->cnt[e] <= b->slim[k] || seen(es, i, e))
 			continue;
-		for (uint32_t x = i; x < nh && w->cnt[e] > b->slim[k] && b->work <= BAL_WORK; x++) {
+		for (uint32_t x = i; x < nh && w->cnt[e] > b->slim[k] && b->work <= b->work_lim; x++) {
 			uint32_t d = sw->hfirst + x;
 			uint32_t src = g->hosts[(d + b->n - k) % b->n].sw;
 			if (es[x] != e || !bal_leaf_move(b, src, d, e))

@@ -72,7 +72,9 @@ static uint32_t local(uint32_t n, uint32_t h, uint32_t k)
 }
 
 /* Per shift: the verifier's bounds (sources leaving each switch over its
- * switch ports, rounded up, largest over switches; the pair bound) + 1. */
+ * switch ports, rounded up, largest over switches; the pair bound) + 1.
+ * Where the pair bound is the per-switch bound + 1, a routing at the pair
+ * bound meets the per-switch bound + 1 too: tlim asks for that. */
 static void shift_limits(struct bal *b)
 {
 	const struct rgraph *g = b->g;
@@ -88,9 +90,10 @@ static void shift_limits(struct bal *b)
 				bound = need > bound ? need : bound;
 			}
 		}
-		uint32_t p = pair_bound_shift(&pb, k);
-		bound = p > bound ? p : bound;
-		b->slim[k] = (uint8_t)(bound + 1 > 250 ? 250 : bound + 1);
+		uint32_t p = pair_bound_shift(&pb, k), lim = (p > bound ? p : bound) + 1;
+		lim = lim > 250 ? 250 : lim;
+		b->slim[k] = b->nlim[k] = (uint8_t)lim;
+		b->tlim[k] = (uint8_t)(p == bound + 1 ? lim - 1 : lim);
 	}
 	b->work += (uint64_t)b->ntrk * b->nsw * 2;
 	pair_bound_free(&pb);
@@ -134,9 +137,11 @@ static int leaf_watched(const struct bal *b, uint32_t id)
 }
 
 /*
- * Change of the total excess over bound + 1, summed over (shift, link),
- * if the sources behind z (in sub, f of them) leave links gone and join
- * links added; INT64_MAX if a link would pass the all-to-all limit.
+ * Change of the total excess over slim, summed over (shift, link), plus
+ * BAL_TIER times that over nlim (the same limits but while tightening, so
+ * that no move trades a pair over nlim for some over slim), if the sources
+ * behind z (in sub, f of them) leave links gone and join links added;
+ * INT64_MAX if a link would pass the all-to-all limit.
  */
 static int64_t shift_delta(struct bal *b, uint32_t nsub, const struct path *gone,
 			   const struct path *added, uint64_t f)
@@ -156,14 +161,17 @@ static int64_t shift_delta(struct bal *b, uint32_t nsub, const struct path *gone
 			uint32_t sh = shift_of(b, j);
 			if (!sh)
 				continue;
-			for (uint32_t k = 0; k < gone->n; k++)
-				if (b->sci[gone->id[k]] != RG_NONE)
-					d -= *at(b, sh, b->sci[gone->id[k]]) > b->slim[sh];
+			for (uint32_t k = 0; k < gone->n; k++) {
+				if (b->sci[gone->id[k]] == RG_NONE)
+					continue;
+				uint8_t v = *at(b, sh, b->sci[gone->id[k]]);
+				d -= (v > b->slim[sh]) + BAL_TIER * (v > b->nlim[sh]);
+			}
 			for (uint32_t k = 0; k < added->n; k++) {
 				uint8_t v = *at(b, sh, b->sci[added->id[k]]);
 				if (v >= 254)
 					return INT64_MAX;
-				d += v >= b->slim[sh];
+				d += (v >= b->slim[sh]) + BAL_TIER * (v >= b->nlim[sh]);
 			}
 		}
 	}
@@ -278,7 +286,7 @@ static int shift_swap(struct bal *b, uint32_t j, uint32_t e)
 					uint32_t lid2 = g->hosts[d2].lid;
 					if (b->lft[z][lid2] != q || g->hosts[d2].sw == z)
 						continue;
-					if (b->work > BAL_WORK)
+					if (b->work > b->work_lim)
 						return 0;
 					uint8_t p1 = b->lft[z][g->hosts[d1].lid];
 					int64_t a = bal_move_to(b, d1, z, q, 1);
@@ -354,7 +362,7 @@ static int shift_chain(struct bal *b, uint32_t j, uint32_t e)
 			const struct rg_group *gr = rg_group(g, z, k);
 			for (uint32_t x = 0; x < gr->n; x++) {
 				uint8_t q = g->gports[gr->first + x];
-				if (b->work > BAL_WORK)
+				if (b->work > b->work_lim)
 					return 0;
 				if (b->dest != d1)
 					bal_tree(b, d1);
@@ -600,6 +608,8 @@ static void track_shifts(struct bal *b, struct balance_stats *st)
 		b->srow[t + 1] = t;
 	}
 	b->slim = rg_xcalloc(b->n, 1);
+	b->nlim = rg_xcalloc(b->n, 1);
+	b->tlim = rg_xcalloc(b->n, 1);
 	b->nover = rg_xcalloc(total, sizeof(*b->nover));
 	shift_limits(b);
 	st->shifts_tracked = total;
@@ -618,7 +628,7 @@ static int shift_sweeps(struct bal *b, int singles, struct balance_stats *st)
 			for (uint32_t t = (i + off) % b->ntrk, c = 0, k = b->trk[t];
 			     b->nover[t] && c < b->nsc; c++)
 				while (*at(b, k, c) > b->slim[k]) {
-					if (b->work > BAL_WORK) {
+					if (b->work > b->work_lim) {
 						st->budget_hit = 1;
 						return 0;
 					}
@@ -796,10 +806,12 @@ void bal_shift_reset(struct bal *b)
 {
 	free(b->sc);
 	free(b->slim);
+	free(b->nlim);
+	free(b->tlim);
 	free(b->srow);
 	free(b->trk);
 	free(b->nover);
-	b->sc = b->slim = NULL;
+	b->sc = b->slim = b->nlim = b->tlim = NULL;
 	b->srow = b->trk = b->nover = NULL;
 	b->ntrk = 0;
 }
@@ -838,4 +850,45 @@ void bal_shift_phase(struct bal *b, struct balance_stats *st)
 	st->shift_over_before = bal_shift_over(b);
 	shift_sweeps(b, 0, st);
 	st->shift_over_after = bal_shift_over(b);
+}
+
+uint32_t bal_shift_over_bound(const struct bal *b)
+{
+	uint32_t over = 0;
+
+	for (uint32_t t = 0; b->sc && b->ccur == RG_NONE && t < b->ntrk; t++)
+		for (uint32_t c = 0; c < b->nsc; c++)
+			over += b->sc[(size_t)t * b->nsc + c] > b->nlim[b->trk[t]];
+	return over;
+}
+
+void bal_shift_tighten(struct bal *b, int recount, struct balance_stats *st)
+{
+	uint64_t lim = b->work_lim;
+	uint32_t n = 0;
+	int hit = st->budget_hit;
+
+	if (!b->sc || b->ccur != RG_NONE)
+		return;
+	for (uint32_t t = 0; t < b->ntrk; t++)
+		n += b->tlim[b->trk[t]] < b->slim[b->trk[t]];
+	if (!n)
+		return;
+	if (recount) {
+		memset(b->sc, 0, (size_t)b->ntrk * b->nsc);
+		if (!shift_counts(b)) {
+			free(b->sc); /* cannot happen: these tables were counted before */
+			b->sc = NULL;
+			return;
+		}
+	}
+	for (uint32_t t = 0; t < b->ntrk; t++)
+		b->slim[b->trk[t]] = b->tlim[b->trk[t]];
+	count_over(b);
+	st->tight_before = bal_shift_over(b);
+	b->work_lim = b->work + BAL_TIGHT_WORK < lim ? b->work + BAL_TIGHT_WORK : lim;
+	shift_sweeps(b, 0, st);
+	b->work_lim = lim;
+	st->budget_hit = hit; /* its own bound: the search as such was done */
+	st->tight_after = bal_shift_over(b);
 }

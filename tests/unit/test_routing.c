@@ -466,6 +466,45 @@ static void test_degraded_quality(void **state)
 }
 
 /*
+ * Where the pair bound of a shift is its per-switch bound + 1, a routing
+ * at the pair bound also meets the per-switch bound + 1, the issue's own
+ * wording of the target: balance asks for that once the pair bound + 1 is
+ * met. Trees where it did not before (ft2-16 with 10 % of links removed,
+ * seeds 2 and 3; ft2-24 with 5 %, seed 3; ft3-8 with 5 %, seed 2; ft3-12
+ * with 4 switches removed, seed 2, as route-bench builds them).
+ */
+static void test_degraded_per_switch(void **state)
+{
+	static const struct { unsigned lvl, k, pct, sw; uint64_t seed; } cases[] = {
+		{ 2, 16, 10, 0, 2 }, { 2, 16, 10, 0, 3 }, { 2, 24, 5, 0, 3 },
+		{ 3, 8, 5, 0, 2 }, { 3, 12, 0, 4, 2 },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct tb b;
+		struct route_tables rt;
+		struct route_verify v;
+		tb_init(&b);
+		if (cases[c].lvl == 2)
+			tb_ft2(&b, cases[c].k);
+		else
+			tb_ft3(&b, cases[c].k);
+		tb_remove_links(&b, cases[c].pct, cases[c].seed);
+		tb_remove_switches(&b, cases[c].sw, cases[c].seed);
+		route_degraded(&b, &rt, &v);
+		if (v.shift_pexcess > 1 || v.shift_fexcess > 1)
+			fail_msg("ft%u-%u, %u %% links, %u switches, seed %llu: shift excess %d "
+				 "over the pair bound, %d over the per-switch bound where the "
+				 "pair bound allows it", cases[c].lvl, cases[c].k, cases[c].pct,
+				 cases[c].sw, (unsigned long long)cases[c].seed, v.shift_pexcess,
+				 v.shift_fexcess);
+		route_tables_free(&rt);
+		topo_free_all(&b.t);
+	}
+}
+
+/*
  * The same targets where shift counters for every link do not fit (here
  * because balance_bytes says so; by default from about 5 000 hosts on):
  * balance then works on the leaves' links, and on one upper component at
@@ -679,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_props_degraded_trees),
 		cmocka_unit_test(test_props_other_topologies),
 		cmocka_unit_test(test_degraded_quality),
+		cmocka_unit_test(test_degraded_per_switch),
 		cmocka_unit_test(test_degraded_quality_parts),
 		cmocka_unit_test(test_pair_bound),
 		cmocka_unit_test(test_pair_bound_runs_together),
