@@ -697,15 +697,15 @@ static void why_shifts(struct rctx *c, const struct balance_stats *st, int shift
 			  st->leaf_moves, st->leaf_over, st->shift_over_before,
 			  st->shift_over_after, st->shift_moves, st->shift_escapes,
 			  st->shift_parts / rounds, st->shift_comps, rounds);
-	else if (st->shifts_done && st->tight_before)
-		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves); above "
-			  "the per-switch bound + 1 where the pair bound allows it: %u -> %u",
-			  st->shift_over_before, st->shift_over_after, st->shift_moves,
-			  st->tight_before, st->tight_after);
 	else if (st->shifts_done)
 		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves)",
 			  st->shift_over_before, st->shift_over_after, st->shift_moves);
-	else if (st->parts_too_big)
+	if ((st->leaf_done || st->shifts_done) && st->tight_before)
+		route_why(c, "; above the per-switch bound + 1 where the pair bound allows it: "
+			  "%u -> %u", st->tight_before, st->tight_after);
+	if (st->leaf_done || st->shifts_done)
+		return;
+	if (st->parts_too_big)
 		route_why(c, ", shifts not balanced (counters for one upper component would "
 			  "pass %llu MiB)", (unsigned long long)(c->o->balance_bytes ?
 			  c->o->balance_bytes : BAL_SHIFT_BYTES) >> 20);

@@ -26,7 +26,10 @@
 #define BAL_RESTARTS 16             /* shift phase runs at most, see shifts_and_back() */
 #define BAL_RESTART_HOSTS 2048      /* hosts up to which it runs more than once */
 #define BAL_TIER 1024               /* weight of excess over nlim against over slim */
-#define BAL_TIGHT_WORK (64ull << 20) /* work bal_shift_tighten() may spend */
+#define BAL_TIGHT_WORK (64ull << 20) /* work bal_shift_tighten() may spend (a
+					 component's, one at a time) */
+#define BAL_TIGHT_LEAF_WORK (512ull << 20) /* and the leaf phase's (its work
+					      units are cheaper) */
 
 struct path {
 	uint32_t n, id[BAL_PATH];

@@ -127,9 +127,13 @@ int bal_leaf_move(struct bal *b, uint32_t l, uint32_t d, uint32_t avoid)
 	return 1;
 }
 
-static uint32_t over_by(uint32_t load, uint8_t lim)
+/* Excess of load over slim, plus BAL_TIER times that over nlim (see
+ * shift_delta()). */
+static uint32_t over_by(const struct bal *b, uint32_t load, uint32_t sh)
 {
-	return load > lim ? load - lim : 0;
+	uint32_t x = load > b->slim[sh] ? load - b->slim[sh] : 0;
+
+	return x + (load > b->nlim[sh] ? BAL_TIER * (load - b->nlim[sh]) : 0);
 }
 
 /* Excess over the limits, on leaf l's uplinks p and q and on links e[],
@@ -143,10 +147,10 @@ static uint32_t leaf_excess(const struct bal *b, uint32_t l, const uint32_t *dd,
 	for (int i = 0; i < 2; i++)
 		for (uint32_t j = sw->hfirst; j < sw->hfirst + sw->nhosts; j++) {
 			uint32_t sh = (dd[i] + b->n - j) % b->n;
-			x += over_by(up_load(b, l, p, sh), b->slim[sh]);
-			x += over_by(up_load(b, l, q, sh), b->slim[sh]);
+			x += over_by(b, up_load(b, l, p, sh), sh);
+			x += over_by(b, up_load(b, l, q, sh), sh);
 			for (uint32_t k = 0; k < ne; k++)
-				x += over_by(down_load(b, e[k], b->peer[e[k]], sh), b->slim[sh]);
+				x += over_by(b, down_load(b, e[k], b->peer[e[k]], sh), sh);
 		}
 	return x;
 }

@@ -734,6 +734,26 @@ static int comp_counts(struct bal *b)
 	return 1;
 }
 
+/* bal_shift_tighten() for the component counted: single moves of its
+ * switches' entries, within BAL_TIGHT_WORK; slim is back to nlim after. */
+static void comp_tighten(struct bal *b, struct balance_stats *st)
+{
+	uint64_t lim = b->work_lim;
+	int hit = st->budget_hit;
+
+	for (uint32_t t = 0; t < b->ntrk; t++)
+		b->slim[b->trk[t]] = b->tlim[b->trk[t]];
+	count_over(b);
+	st->tight_before += bal_shift_over(b);
+	b->work_lim = b->work + BAL_TIGHT_WORK < lim ? b->work + BAL_TIGHT_WORK : lim;
+	shift_sweeps(b, 0, st);
+	b->work_lim = lim;
+	st->budget_hit = hit;
+	st->tight_after += bal_shift_over(b);
+	memcpy(b->slim, b->nlim, b->n);
+	count_over(b);
+}
+
 /* One round over the upper components; the (shift, link) pairs above
  * the limit before and after it into *before, *after. 0 if the work bound
  * stopped it. */
@@ -752,7 +772,9 @@ static int comp_round(struct bal *b, uint32_t nc, uint32_t *before, uint32_t *af
 			*before += bal_shift_over(b);
 			/* single moves first: the rest cost more per fix */
 			more = shift_sweeps(b, 1, st) && shift_sweeps(b, 0, st);
-			*after += bal_shift_over(b);
+			if (more)
+				comp_tighten(b, st);
+			*after += bal_shift_over_bound(b);
 			st->shift_parts++;
 		} else {
 			st->shift_overflow = 1;
@@ -816,6 +838,22 @@ void bal_shift_reset(struct bal *b)
 	b->ntrk = 0;
 }
 
+/* The leaf phase again with the per-switch bound + 1 where the pair bound
+ * allows it, within BAL_TIGHT_LEAF_WORK. */
+static void leaf_tighten(struct bal *b, struct balance_stats *st)
+{
+	struct balance_stats ts = *st;
+	uint64_t lim = b->work_lim;
+
+	for (uint32_t t = 0; t < b->ntrk; t++)
+		b->slim[b->trk[t]] = b->tlim[b->trk[t]];
+	b->work_lim = b->work + BAL_TIGHT_LEAF_WORK < lim ? b->work + BAL_TIGHT_LEAF_WORK : lim;
+	bal_leaf_phase(b, &ts);
+	b->work_lim = lim;
+	st->leaf_moves = ts.leaf_moves;
+	memcpy(b->slim, b->nlim, b->n);
+}
+
 void bal_shift_phase(struct bal *b, struct balance_stats *st)
 {
 	int parts = (uint64_t)(b->n - 1) * b->nsl > b->shift_bytes;
@@ -831,7 +869,7 @@ void bal_shift_phase(struct bal *b, struct balance_stats *st)
 	track_shifts(b, st);
 	if (parts) {
 		bal_leaf_phase(b, st);
-
+		leaf_tighten(b, st);
 		st->leaf_done = 1;
 		shift_components(b, st);
 		return;
@@ -856,9 +894,9 @@ uint32_t bal_shift_over_bound(const struct bal *b)
 {
 	uint32_t over = 0;
 
-	for (uint32_t t = 0; b->sc && b->ccur == RG_NONE && t < b->ntrk; t++)
+	for (uint32_t t = 0; b->sc && t < b->ntrk; t++)
 		for (uint32_t c = 0; c < b->nsc; c++)
-			over += b->sc[(size_t)t * b->nsc + c] > b->nlim[b->trk[t]];
+			over += *at(b, b->trk[t], c) > b->nlim[b->trk[t]];
 	return over;
 }
 
