@@ -9,7 +9,9 @@
 # (auto: ftree, or updn where up*/down* from the leaves cannot reach every
 # destination), and prints one line per case and a summary: how many meet
 # all-to-all within 10 % of its bound and every shift within one of the
-# pair bound (and of the per-switch bound), the worst ratios, total time.
+# pair bound; of those, how many also keep every shift within one of the
+# per-switch bound, everywhere or on the shifts whose pair bound allows it
+# (verify's last line); the worst ratio, total time.
 set -eu
 b="${1:-.}/bench/route-bench"
 seeds="${2:-5}"
