@@ -25,7 +25,10 @@
 #define BAL_PATH 64                 /* longest path considered */
 #define BAL_RESTARTS 16             /* shift phase runs at most, see shifts_and_back() */
 #define BAL_RESTART_HOSTS 2048      /* hosts up to which it runs more than once */
-#define BAL_TIER 1024               /* weight of excess over nlim against over slim */
+/* Weight of excess over nlim against excess over slim: more than any one
+ * move or swap can change the latter (under 2^23 terms: sources times
+ * path links), so that none trades the former for the latter. */
+#define BAL_TIER (1ll << 24)
 #define BAL_TIGHT_WORK (64ull << 20) /* work bal_shift_tighten() may spend (a
 					 component's, one at a time) */
 #define BAL_TIGHT_LEAF_WORK (512ull << 20) /* and the leaf phase's (its work

@@ -129,20 +129,20 @@ int bal_leaf_move(struct bal *b, uint32_t l, uint32_t d, uint32_t avoid)
 
 /* Excess of load over slim, plus BAL_TIER times that over nlim (see
  * shift_delta()). */
-static uint32_t over_by(const struct bal *b, uint32_t load, uint32_t sh)
+static uint64_t over_by(const struct bal *b, uint32_t load, uint32_t sh)
 {
-	uint32_t x = load > b->slim[sh] ? load - b->slim[sh] : 0;
+	uint64_t x = load > b->slim[sh] ? load - b->slim[sh] : 0;
 
-	return x + (load > b->nlim[sh] ? BAL_TIER * (load - b->nlim[sh]) : 0);
+	return x + (load > b->nlim[sh] ? (uint64_t)BAL_TIER * (load - b->nlim[sh]) : 0);
 }
 
 /* Excess over the limits, on leaf l's uplinks p and q and on links e[],
  * under the shifts that carry l's flows to dd[0] or dd[1]. */
-static uint32_t leaf_excess(const struct bal *b, uint32_t l, const uint32_t *dd, uint8_t p,
+static uint64_t leaf_excess(const struct bal *b, uint32_t l, const uint32_t *dd, uint8_t p,
 			    uint8_t q, const uint32_t *e, uint32_t ne)
 {
 	const struct rg_sw *sw = &b->g->sw[l];
-	uint32_t x = 0;
+	uint64_t x = 0;
 
 	for (int i = 0; i < 2; i++)
 		for (uint32_t j = sw->hfirst; j < sw->hfirst + sw->nhosts; j++) {
@@ -195,7 +195,7 @@ static int leaf_swap(struct bal *b, uint32_t l, uint32_t d1)
 					continue;
 				dd[1] = d2;
 				b->work += 16ull * nh * nh;
-				uint32_t before = leaf_excess(b, l, dd, p, q, e, 4);
+				uint64_t before = leaf_excess(b, l, dd, p, q, e, 4);
 				if (bal_move_to(b, d2, l, p, 0) == INT64_MAX)
 					continue;
 				if (bal_move_to(b, d1, l, q, 0) != INT64_MAX) {
