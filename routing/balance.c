@@ -600,6 +600,7 @@ static void tighten(struct bal *b, int recount, struct balance_stats *st)
 	a2a_rounds(b, st);
 	st->a2a_after = b->load[busiest(b)];
 	st->shift_over_after = bal_shift_over_bound(b);
+	st->tight_after = bal_shift_over(b);
 }
 
 /*
@@ -701,8 +702,9 @@ static void why_shifts(struct rctx *c, const struct balance_stats *st, int shift
 		route_why(c, ", (shift, link) pairs above bound + 1: %u -> %u (%u moves)",
 			  st->shift_over_before, st->shift_over_after, st->shift_moves);
 	if ((st->leaf_done || st->shifts_done) && st->tight_before)
-		route_why(c, "; above the per-switch bound + 1 where the pair bound allows it: "
-			  "%u -> %u", st->tight_before, st->tight_after);
+		route_why(c, "; above the per-switch bound + 1 where the pair bound allows it%s: "
+			  "%u -> %u", st->leaf_done ? " (above the leaves)" : "",
+			  st->tight_before, st->tight_after);
 	if (st->leaf_done || st->shifts_done)
 		return;
 	if (st->parts_too_big)

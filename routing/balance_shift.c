@@ -93,7 +93,7 @@ static void shift_limits(struct bal *b)
 		uint32_t p = pair_bound_shift(&pb, k), lim = (p > bound ? p : bound) + 1;
 		lim = lim > 250 ? 250 : lim;
 		b->slim[k] = b->nlim[k] = (uint8_t)lim;
-		b->tlim[k] = (uint8_t)(p == bound + 1 ? lim - 1 : lim);
+		b->tlim[k] = (uint8_t)(p == bound + 1 && p < lim ? p : lim);
 	}
 	b->work += (uint64_t)b->ntrk * b->nsw * 2;
 	pair_bound_free(&pb);
@@ -800,9 +800,11 @@ static void shift_components(struct bal *b, struct balance_stats *st)
 	st->shift_comps = nc;
 	st->shift_rounds = 1;
 	if (comp_round(b, nc, &before, &after, st) && b->escapes) {
-		uint32_t ignored;
+		uint32_t ignored, tight = st->tight_before;
 		st->shift_rounds = 2;
+		st->tight_before = st->tight_after = 0;
 		comp_round(b, nc, &ignored, &after, st);
+		st->tight_before = tight; /* before the first round, after the second */
 	}
 	st->shift_escapes = b->escapes;
 	st->shift_over_before = before;
@@ -908,10 +910,6 @@ void bal_shift_tighten(struct bal *b, int recount, struct balance_stats *st)
 
 	if (!b->sc || b->ccur != RG_NONE)
 		return;
-	for (uint32_t t = 0; t < b->ntrk; t++)
-		n += b->tlim[b->trk[t]] < b->slim[b->trk[t]];
-	if (!n)
-		return;
 	if (recount) {
 		memset(b->sc, 0, (size_t)b->ntrk * b->nsc);
 		if (!shift_counts(b)) {
@@ -919,7 +917,12 @@ void bal_shift_tighten(struct bal *b, int recount, struct balance_stats *st)
 			b->sc = NULL;
 			return;
 		}
+		count_over(b);
 	}
+	for (uint32_t t = 0; t < b->ntrk; t++)
+		n += b->tlim[b->trk[t]] < b->slim[b->trk[t]];
+	if (!n)
+		return;
 	for (uint32_t t = 0; t < b->ntrk; t++)
 		b->slim[b->trk[t]] = b->tlim[b->trk[t]];
 	count_over(b);
