@@ -424,6 +424,21 @@ static void route_degraded(struct tb *b, struct route_tables *rt, struct route_v
 	assert_true(route_verify_ok(v));
 }
 
+/* A lvl-level radix-k tree with pct % of its links and sw upper switches
+ * removed (seed), routed by route_degraded(). */
+static void route_tree(struct tb *b, unsigned lvl, unsigned k, unsigned pct, unsigned sw,
+		       uint64_t seed, struct route_tables *rt, struct route_verify *v)
+{
+	tb_init(b);
+	if (lvl == 2)
+		tb_ft2(b, k);
+	else
+		tb_ft3(b, k);
+	tb_remove_links(b, pct, seed);
+	tb_remove_switches(b, sw, seed);
+	route_degraded(b, rt, v);
+}
+
 /*
  * Degraded-tree targets of the routing issue: all-to-all within 10 % of
  * its bound, every shift at most one above what shortest paths allow.
@@ -446,14 +461,8 @@ static void test_degraded_quality(void **state)
 			struct tb b;
 			struct route_tables rt;
 			struct route_verify v;
-			tb_init(&b);
-			if (cases[c].lvl == 2)
-				tb_ft2(&b, cases[c].k);
-			else
-				tb_ft3(&b, cases[c].k);
-			tb_remove_links(&b, cases[c].pct, seed);
-			tb_remove_switches(&b, cases[c].sw, seed);
-			route_degraded(&b, &rt, &v);
+			route_tree(&b, cases[c].lvl, cases[c].k, cases[c].pct, cases[c].sw, seed,
+				   &rt, &v);
 			if (v.a2a_max * 100 > v.a2a_bound * 110 || v.shift_pexcess > 1)
 				fail_msg("ft%u-%u, %u %% links, %u switches, seed %llu: all-to-all "
 					 "%llu vs bound %llu, shift excess %d over the pair bound",
@@ -485,14 +494,8 @@ static void test_degraded_per_switch(void **state)
 		struct tb b;
 		struct route_tables rt;
 		struct route_verify v;
-		tb_init(&b);
-		if (cases[c].lvl == 2)
-			tb_ft2(&b, cases[c].k);
-		else
-			tb_ft3(&b, cases[c].k);
-		tb_remove_links(&b, cases[c].pct, cases[c].seed);
-		tb_remove_switches(&b, cases[c].sw, cases[c].seed);
-		route_degraded(&b, &rt, &v);
+		route_tree(&b, cases[c].lvl, cases[c].k, cases[c].pct, cases[c].sw,
+			   cases[c].seed, &rt, &v);
 		if (v.shift_pexcess > 1 || v.shift_fexcess > 1)
 			fail_msg("ft%u-%u, %u %% links, %u switches, seed %llu: shift excess %d "
 				 "over the pair bound, %d over the per-switch bound where the "
