@@ -33,6 +33,12 @@
  *   5. The loads grow by this destination's real flows.
  * On a full k-ary tree steps 2-3 amount to d-mod-k routing (every shift
  * permutation congestion-free) and step 4 never fires.
+ *
+ * That is the engine for complete trees and for trees plane routing
+ * (planes.c) does not take: more than 3 ranks, parallel links, or no plane
+ * structure. Degraded 2- and 3-level trees go to planes.c, which keeps
+ * d-mod-k wherever the links allow and counts shift loads exactly for the
+ * rest (route_planes()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +46,7 @@
 
 #include "routing/balance.h"
 #include "routing/engine.h"
+#include "routing/planes.h"
 
 #define FT_COLS 64
 #define FT_RECENT 8      /* uses remembered per leaf uplink, see recent() */
@@ -1184,6 +1191,34 @@ static int over_cap(const struct ft *f)
 	return 0;
 }
 
+/*
+ * Degraded 2- and 3-level trees: plane routing (planes.c). Where it left
+ * entries above its shift target, or the all-to-all load more than 8 %
+ * above its bound (the target is 10 %), balance searches on (shifts by
+ * parts where not every shift's counters fit). 0 if planes declined: the
+ * general engine runs, and why says why unless the tree is complete.
+ */
+static int route_planes(struct rctx *c, const uint32_t *rank)
+{
+	struct planes_stats st;
+	char why[200] = "";
+
+	if (planes_route(c, rank, &st, why, sizeof(why))) {
+		if (strcmp(why, "complete"))
+			route_why(c, "; not plane routed (%s)", why);
+		return 0;
+	}
+	route_why(c, "; planes: %u pods, %u planes, %u top slots; %llu leaf and %llu middle "
+		  "entries chosen, %llu and %llu over the shift target; all-to-all %llu (bound %llu)",
+		  st.pods, st.planes, st.slots,
+		  (unsigned long long)st.leaf_extras, (unsigned long long)st.slot_extras,
+		  (unsigned long long)st.leaf_over, (unsigned long long)st.slot_over,
+		  (unsigned long long)st.a2a_max, (unsigned long long)st.a2a_bound);
+	if (st.leaf_over || st.slot_over || st.a2a_max * 25 > st.a2a_bound * 27)
+		route_balance_ctx(c, rank, 1);
+	return 1;
+}
+
 int route_ftree(struct rctx *c)
 {
 	struct ft f;
@@ -1193,7 +1228,7 @@ int route_ftree(struct rctx *c)
 		route_why(c, "; ftree ranks from the CA leaves, root GUIDs ignored");
 	ft_init(&f, c);
 	f.balance = 1;
-	if ((route_hosts(&f, queue) || over_cap(&f)) && !f.cut)
+	if (!route_planes(c, f.rank) && (route_hosts(&f, queue) || over_cap(&f)) && !f.cut)
 		route_balance_ctx(c, f.rank, 1);
 	f.balance = 0;
 	uint64_t cut = f.cut;

@@ -510,10 +510,9 @@ static void test_degraded_per_switch(void **state)
 /*
  * The same targets where shift counters for every link do not fit (here
  * because balance_bytes says so; by default from about 5 000 hosts on):
- * balance then works on the leaves' links, and on one upper component at
- * a time. 3-level radix 24 (3 456 hosts), two seeds each. (On radix 12
- * and 16 this way misses the shift target on about half the trees: there
- * are too few other ports; those trees get every shift counted.)
+ * plane routing alone, or where it left entries above its target, balance
+ * by parts after it (the leaves' links, then one upper component at a
+ * time). 3-level radix 24 (3 456 hosts), two seeds each.
  */
 static void test_degraded_quality_parts(void **state)
 {
@@ -535,7 +534,9 @@ static void test_degraded_quality_parts(void **state)
 			fill(&b.t, 0);
 			if (route_compute(&b.t, &o, &rt))
 				fail_msg("route_compute: %s", rt.why);
-			assert_non_null(strstr(rt.why, "shifts by parts"));
+			assert_non_null(strstr(rt.why, "planes:"));
+			if (strstr(rt.why, "balanced"))
+				assert_non_null(strstr(rt.why, "shifts by parts"));
 			verify(&b.t, &rt, &v);
 			assert_true(route_verify_ok(&v));
 			if (v.a2a_max * 100 > v.a2a_bound * 110 || v.shift_pexcess > 1)
@@ -547,6 +548,232 @@ static void test_degraded_quality_parts(void **state)
 			route_tables_free(&rt);
 			topo_free_all(&b.t);
 		}
+}
+
+/* Port of switch node sw that leads to node peer (0 if none). */
+static uint8_t port_to(const struct topo *t, uint32_t sw, uint32_t peer)
+{
+	for (uint32_t p = 1; p <= t->nodes[sw].nports; p++)
+		if (t->nodes[sw].ports[p].peer_node == peer)
+			return (uint8_t)p;
+	return 0;
+}
+
+/* LID of the h-th host in leaf/port order (tb creates them in that order). */
+static uint16_t host_lid(const struct topo *t, uint32_t h)
+{
+	return t->nodes[nth(t, TOPO_CA, h)].ports[1].lid;
+}
+
+/*
+ * ft2 radix 8 (leaves L0..L7 of 4 hosts, spines S0..S3; leaf port 5 + s
+ * goes to Ss) without the link L0-S1: plane routing. Host i keeps its own
+ * spine i mod 4 from every leaf that has it (d-mod-k). Host 1, whose leaf
+ * lost S1, is spread: the other seven leaves take S0, S2 and S3 three,
+ * two and two times. L0 sends the hosts of spine 1 (i = 5, 9, ..., 29)
+ * through S0, S2 and S3, again 3, 2 and 2, never twice in a row. S1
+ * cannot reach L0's hosts; the others go down to them.
+ */
+static void test_planes_ft2_one_link(void **state)
+{
+	struct tb b;
+	struct route_tables rt;
+	struct route_verify v;
+
+	(void)state;
+	tb_init(&b);
+	tb_ft2(&b, 8);
+	uint32_t l0 = nth(&b.t, TOPO_SWITCH, 0), s1 = nth(&b.t, TOPO_SWITCH, 9);
+	tb_unlink(&b, l0, port_to(&b.t, l0, s1));
+	fill(&b.t, 0);
+	route(&b.t, "auto", &rt);
+	assert_string_equal(rt.engine, "ftree");
+	assert_non_null(strstr(rt.why, "planes: 1 pods, 4 planes, 0 top slots"));
+	uint32_t spread[4] = { 0 }, dev[4] = { 0 }, last = 4;
+	for (uint32_t l = 0; l < 8; l++) {
+		const uint8_t *lft = rt.lft[nth(&b.t, TOPO_SWITCH, l)].ports;
+		for (uint32_t i = 0; i < 32; i++) {
+			uint8_t p = lft[host_lid(&b.t, i)];
+			if (i / 4 == l)
+				continue;
+			assert_true(p >= 5 && p <= 8);
+			if (i == 1)
+				spread[p - 5]++;
+			else if (l == 0 && i % 4 == 1) {
+				assert_int_not_equal(p - 5, last);
+				dev[last = p - 5u]++;
+			} else
+				assert_int_equal(p, 5 + i % 4);
+		}
+	}
+	assert_int_equal(spread[1], 0);
+	assert_int_equal(dev[1], 0);
+	for (uint32_t s = 0; s < 4; s += 1 + (s == 0)) {
+		assert_in_range(spread[s], 2, 3);
+		assert_in_range(dev[s], 2, 3);
+	}
+	for (uint32_t sp = 0; sp < 4; sp++) {
+		const uint8_t *lft = rt.lft[nth(&b.t, TOPO_SWITCH, 8 + sp)].ports;
+		for (uint32_t i = 0; i < 32; i++)
+			assert_int_equal(lft[host_lid(&b.t, i)],
+					 sp == 1 && i < 4 ? LFT_NO_PORT : i / 4 + 1);
+	}
+	verify(&b.t, &rt, &v);
+	assert_true(route_verify_ok(&v));
+	assert_true(v.a2a_max * 100 <= v.a2a_bound * 110);
+	assert_true(v.shift_pexcess <= 1);
+	route_tables_free(&rt);
+	topo_free_all(&b.t);
+}
+
+/*
+ * ft3 radix 8 (8 pods of 4 leaves, 4 planes of 4 top switches) without
+ * the link from leaf 0 to its pod's middle 1: plane routing alone (within
+ * its targets, balance does not run). Leaf port 5 + m goes to middle m,
+ * middle port 5 + t to top slot t. Every leaf sends host i through plane
+ * i mod 4 (d-mod-k) but for host 1 (on leaf 0: spread over the other
+ * planes) and, from leaf 0, the hosts of plane 1 (extras); every middle
+ * sends the hosts of its plane in other pods up to slot (i / 4) mod 4
+ * (host 1, which no middle 1 can take to leaf 0, aside), and middle 1 of
+ * pod 0 cannot reach leaf 0's hosts.
+ */
+static void test_planes_ft3_one_link(void **state)
+{
+	struct tb b;
+	struct route_tables rt;
+	struct route_verify v;
+
+	(void)state;
+	tb_init(&b);
+	tb_ft3(&b, 8);
+	tb_unlink(&b, nth(&b.t, TOPO_SWITCH, 0), 5 + 1);
+	fill(&b.t, 0);
+	route(&b.t, "auto", &rt);
+	assert_non_null(strstr(rt.why, "planes: 8 pods, 4 planes, 4 top slots"));
+	assert_null(strstr(rt.why, "balanced"));
+	for (uint32_t l = 0; l < 32; l++) {
+		const uint8_t *lft = rt.lft[nth(&b.t, TOPO_SWITCH, l)].ports;
+		for (uint32_t i = 0; i < 128; i++) {
+			uint8_t p = lft[host_lid(&b.t, i)];
+			if (i / 4 == l)
+				continue;
+			if (i == 1 || (l == 0 && i % 4 == 1))
+				assert_true(p == 5 || p == 7 || p == 8);
+			else
+				assert_int_equal(p, 5 + i % 4);
+		}
+	}
+	for (uint32_t pod = 0; pod < 8; pod++)
+		for (uint32_t q = 0; q < 4; q++) {
+			const uint8_t *lft = rt.lft[nth(&b.t, TOPO_SWITCH, 32 + pod * 4 + q)].ports;
+			for (uint32_t i = 0; i < 128; i++)
+				if (i % 4 == q && i / 16 != pod && i != 1)
+					assert_int_equal(lft[host_lid(&b.t, i)], 5 + (i / 4) % 4);
+			if (pod == 0 && q == 1)
+				for (uint32_t i = 0; i < 4; i++)
+					assert_int_equal(lft[host_lid(&b.t, i)], LFT_NO_PORT);
+		}
+	verify(&b.t, &rt, &v);
+	assert_true(route_verify_ok(&v));
+	assert_int_equal(v.nonminimal, 0);
+	assert_true(v.a2a_max * 100 <= v.a2a_bound * 105);
+	assert_true(v.shift_pexcess <= 1);
+	route_tables_free(&rt);
+	topo_free_all(&b.t);
+}
+
+/* Hops from the leaf of CA c to LID lid through the tables, 0 if the walk
+ * drops the packet or loops (more than 8 switches). */
+static uint32_t walk_to(const struct topo *t, const struct route_tables *rt, uint32_t c,
+			uint16_t lid)
+{
+	uint32_t s = t->nodes[c].ports[1].peer_node;
+
+	for (uint32_t hops = 1; hops <= 8; hops++) {
+		uint8_t p = rt->lft[s].ports[lid];
+		if (p == LFT_NO_PORT || p > t->nodes[s].nports || !topo_port_linked(&t->nodes[s].ports[p]))
+			return 0;
+		uint32_t n = t->nodes[s].ports[p].peer_node;
+		if (t->nodes[n].type == TOPO_CA)
+			return t->nodes[n].ports[t->nodes[s].ports[p].peer_port].lid ==
+			       (lid & ~3u) ? hops : 0;
+		s = n;
+	}
+	return 0;
+}
+
+/* Degraded trees with LMC 2: plane routing (on the seeds where up*\/down*
+ * joins every leaf pair: at least 4 of 8) reaches every LID of every host
+ * from every other host, and the offsets of one host do not all share the
+ * base LID's path. */
+static void test_planes_lmc(void **state)
+{
+	uint32_t planed = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		struct tb b;
+		struct route_tables rt;
+		tb_init(&b);
+		if (seed % 2)
+			tb_ft3(&b, 8);
+		else
+			tb_ft2(&b, 12);
+		tb_remove_links(&b, 10, seed);
+		fill(&b.t, 2);
+		route(&b.t, "auto", &rt);
+		planed += strstr(rt.why, "planes:") != NULL;
+		uint32_t differ = 0;
+		for (uint32_t c = 0; c < b.t.nnodes; c++) {
+			if (b.t.nodes[c].type != TOPO_CA)
+				continue;
+			for (uint32_t d = 0; d < b.t.nnodes; d++) {
+				if (d == c || b.t.nodes[d].type != TOPO_CA)
+					continue;
+				uint16_t lid = b.t.nodes[d].ports[1].lid;
+				uint32_t leaf = b.t.nodes[c].ports[1].peer_node;
+				for (uint16_t o = 0; o < 4; o++)
+					assert_int_not_equal(walk_to(&b.t, &rt, c, (uint16_t)(lid + o)), 0);
+				differ += rt.lft[leaf].ports[lid] != rt.lft[leaf].ports[lid + 1];
+			}
+		}
+		assert_true(differ > 0);
+		route_tables_free(&rt);
+		topo_free_all(&b.t);
+	}
+	assert_true(planed >= 4);
+}
+
+/* Complete trees keep ftree's own d-mod-k; trees with parallel links the
+ * general engine: plane routing declines both. */
+static void test_planes_declines(void **state)
+{
+	struct tb b;
+	struct route_tables rt;
+
+	(void)state;
+	tb_init(&b);
+	tb_ft3(&b, 8);
+	fill(&b.t, 0);
+	route(&b.t, "ftree", &rt);
+	assert_null(strstr(rt.why, "planes"));
+	route_tables_free(&rt);
+	topo_free_all(&b.t);
+	tb_init(&b);
+	tb_ft2(&b, 8);
+	uint32_t l0 = nth(&b.t, TOPO_SWITCH, 0), s0 = nth(&b.t, TOPO_SWITCH, 8);
+	uint32_t l1 = nth(&b.t, TOPO_SWITCH, 1);
+	/* L0's port to S1 goes to S0's port of L1: two L0-S0 links, and
+	 * degraded */
+	uint8_t ps = port_to(&b.t, s0, l1);
+	tb_unlink(&b, s0, ps);
+	tb_unlink(&b, l0, 6);
+	tb_link(&b, l0, 6, s0, ps);
+	fill(&b.t, 0);
+	route(&b.t, "ftree", &rt);
+	assert_null(strstr(rt.why, "planes"));
+	route_tables_free(&rt);
+	topo_free_all(&b.t);
 }
 
 /*
@@ -723,6 +950,10 @@ int main(void)
 		cmocka_unit_test(test_degraded_quality),
 		cmocka_unit_test(test_degraded_per_switch),
 		cmocka_unit_test(test_degraded_quality_parts),
+		cmocka_unit_test(test_planes_ft2_one_link),
+		cmocka_unit_test(test_planes_ft3_one_link),
+		cmocka_unit_test(test_planes_declines),
+		cmocka_unit_test(test_planes_lmc),
 		cmocka_unit_test(test_pair_bound),
 		cmocka_unit_test(test_pair_bound_runs_together),
 		cmocka_unit_test(test_balance_updn_torus),

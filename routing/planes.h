@@ -1,0 +1,34 @@
+/*
+ * DOC: plane routing, ftree's engine for degraded 2- and 3-level trees.
+ *
+ * See planes.c for the method. Pure, like the rest of routing/.
+ */
+#ifndef IBSM_ROUTING_PLANES_H
+#define IBSM_ROUTING_PLANES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rctx;
+
+struct planes_stats {
+	uint32_t pods, planes, slots;
+	uint64_t leaf_extras;  /* (leaf, host) entries off the host's own plane and slot */
+	uint64_t slot_extras;  /* (middle, host) entries that chose a top switch */
+	uint64_t leaf_over;    /* of those, placed above the shift target */
+	uint64_t slot_over;
+	uint64_t a2a_max;      /* busiest switch link under all-to-all */
+	uint64_t a2a_bound;    /* its lower bound (verify's) */
+};
+
+/*
+ * Routes every CA LID of a degraded fat tree whose leaves, middle and top
+ * switches form planes (see planes.c); rank[] as ftree ranks switches.
+ * Returns 0 when done, 1 when the tree is not one (complete, more ranks,
+ * parallel links, no plane structure, a leaf pair up*\/down* cannot join):
+ * then nothing was written and why says why.
+ */
+int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, char *why,
+		 size_t whylen);
+
+#endif

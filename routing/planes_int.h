@@ -1,0 +1,135 @@
+/*
+ * DOC: plane routing's private state, shared by planes.c (the structure
+ * and the tables' last writes), planes_leaf.c (every leaf's plane for
+ * every destination) and planes_slot.c (every middle switch's top switch).
+ */
+#ifndef IBSM_ROUTING_PLANES_INT_H
+#define IBSM_ROUTING_PLANES_INT_H
+
+#include <stdint.h>
+
+#include "routing/graph.h"
+#include "routing/planes.h"
+
+#define PL_MAXP 256 /* planes and slots a mask holds */
+#define PL_PAD 16   /* bytes after counter arrays that whole-vector reads may touch */
+
+/* A set of planes (or of slots in a plane). */
+struct pmask {
+	uint64_t w[PL_MAXP / 64];
+};
+
+/* A leaf entry that is not the destination's own plane and slot, for
+ * planes_slot.c: leaf a sends host i through the plane it is listed in.
+ * Kept as a sort key: host, then the leaf's pod, then the leaf. */
+#define PL_EXTRA(i, pod, a) ((uint64_t)(i) << 48 | (uint64_t)(pod) << 24 | (a))
+#define PL_EXTRA_HOST(k) ((uint32_t)((k) >> 48))
+#define PL_EXTRA_POD(k) ((uint32_t)((k) >> 24 & 0xFFFFFF))
+#define PL_EXTRA_LEAF(k) ((uint32_t)((k) & 0xFFFFFF))
+
+struct pl {
+	const struct rgraph *g;
+	uint32_t N;          /* hosts */
+	uint32_t nleaf, npod;
+	uint32_t P;          /* planes */
+	uint32_t S;          /* slots (top switches) per plane; 0 on 2 ranks */
+	uint32_t L;          /* most leaves in a pod */
+	uint64_t B;          /* all-to-all bound, as verify computes it */
+	uint32_t T;          /* shift target: largest per-switch bound + 1 ... */
+	uint8_t *lim;        /* ... and per shift (lower where leaves keep flows) */
+	uint32_t zone;       /* shifts below it or above N - it may differ from T */
+	uint32_t *lidx;      /* per switch: its leaf index, RG_NONE */
+	uint32_t *leafsw;    /* per leaf: switch */
+	uint32_t *pod;       /* per leaf */
+	uint32_t *lpos;      /* per leaf: position in its pod */
+	uint32_t *lcomp;     /* per leaf: connected component */
+	uint32_t *pfirst;    /* leaves of pod p: plist[pfirst[p] .. pfirst[p + 1]) */
+	uint32_t *plist;
+	uint32_t *mid;       /* [pod * P + q]: middle switch or RG_NONE */
+	uint32_t *top;       /* [q * S + t]: top switch or RG_NONE */
+	/* ports, 0 where there is no link */
+	uint8_t *lup;        /* [leaf * P + q]: leaf up to mid[pod][q] */
+	uint8_t *mdown;      /* [(pod * P + q) * L + lpos]: middle down to leaf */
+	uint8_t *mup;        /* [(pod * P + q) * S + t]: middle up to top[q][t] */
+	uint8_t *tdown;      /* [(q * S + t) * npod + pod]: top down to mid[pod][q] */
+	struct pmask *lmask; /* per leaf: planes it links up to */
+	struct pmask *dmask; /* per leaf: planes whose middle links down to it */
+	struct pmask *common;/* [p1 * npod + p]: planes with a top joining both pods */
+	struct pmask *upm;   /* [pod * P + q]: slots mid[pod][q] links up to */
+	struct pmask *dnm;   /* [q * npod + pod]: slots linking down to mid[pod][q] */
+	uint8_t *primok;     /* per host: its own plane takes it whole (see planes.c) */
+	/* all-to-all loads (sources), counted as entries are chosen */
+	uint64_t *rowload;   /* [leaf * P + q]: leaf's uplink */
+	uint64_t *midup;     /* [pod * P + q]: through mid[pod][q] up, all its uplinks */
+	uint64_t *middn;     /* [pod * P + q]: into mid[pod][q] from above */
+	uint32_t *cup;       /* [pod * P + q]: uplinks of mid[pod][q] */
+	uint64_t *rcup;      /* [pod * P + q]: 2^24 / cup, 0 without uplinks */
+	uint64_t *mload;     /* [(q * npod + pod) * S + t]: mid[pod][q] up to slot t */
+	uint64_t *tload;     /* [(q * S + t) * npod + pod]: slot t down to mid[pod][q] */
+	/* planes_leaf.c's output for planes_slot.c: extras by plane */
+	uint64_t **xl;
+	uint32_t *nxl, *capxl;
+	struct planes_stats *st;
+};
+
+static inline int pm_has(const struct pmask *m, uint32_t b)
+{
+	return (int)((m->w[b >> 6] >> (b & 63)) & 1);
+}
+
+static inline void pm_set(struct pmask *m, uint32_t b)
+{
+	m->w[b >> 6] |= 1ull << (b & 63);
+}
+
+static inline uint32_t pop64(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+	return (uint32_t)((v * 0x0101010101010101ull) >> 56);
+}
+
+static inline uint32_t pm_count(const struct pmask *m)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < PL_MAXP / 64; k++)
+		n += m->w[k] ? pop64(m->w[k]) : 0;
+	return n;
+}
+
+static inline void pm_and(struct pmask *r, const struct pmask *a, const struct pmask *b)
+{
+	for (uint32_t k = 0; k < PL_MAXP / 64; k++)
+		r->w[k] = a->w[k] & b->w[k];
+}
+
+/* The first host of the run of shifts in which leaf (or pod) hosts
+ * [a0, a0 + h) send to host i: shifts i - a0 - h + 1 .. i - a0, mod N. */
+static inline uint32_t pl_rstart(uint32_t i, uint32_t a0, uint32_t h, uint32_t N)
+{
+	return (uint32_t)(((uint64_t)i + 2 * (uint64_t)N - a0 - h + 1) % N);
+}
+
+/* Largest counter in the cyclic run [st, st + len) of c (N counters, and
+ * 16 readable bytes after the last: counter arrays get PL_PAD more). */
+uint32_t pl_runmax(const uint8_t *c, uint32_t st, uint32_t len, uint32_t N);
+/* Largest c[s] + add - lim[s] over the cyclic run, from the run's largest
+ * counter (runmax, if known, else UINT32_MAX) where lim is T throughout. */
+int32_t pl_run_excess(const struct pl *x, const uint8_t *c, uint32_t st, uint32_t len,
+		      uint32_t add, uint32_t runmax);
+
+/* 1 if leaf a reaches host i (leaf l) through i's own plane and slot. */
+int pl_primary(const struct pl *x, uint32_t a, uint32_t i, uint32_t l);
+/* The first plane of m from q on (cyclically), or RG_NONE. */
+uint32_t pl_next(const struct pmask *m, uint32_t q, uint32_t n);
+
+/* planes_leaf.c */
+void pl_count_primaries(struct pl *x);
+void pl_route_leaves(struct pl *x, uint8_t **lft);
+
+/* planes_slot.c */
+void pl_route_middles(struct pl *x, uint8_t **lft);
+
+#endif

@@ -1,0 +1,562 @@
+/*
+ * DOC: plane routing, step 1: every leaf's plane for every destination.
+ *
+ * Destination leaves one at a time, in host order. First every (source
+ * leaf, host) pair whose own plane and slot work (pl_primary) takes them.
+ * Then the extras, the most constrained first (fewest planes to choose
+ * from), each take a plane by pick(), counting what every shift puts
+ * where:
+ *   - the destination leaf's down link from the plane: counted per shift
+ *     (cnt);
+ *   - the source leaf's uplink: a shift's flows from leaf a go to a window
+ *     of consecutive hosts, so the busiest window around the host on a's
+ *     row of planes (erow: chosen ones, and the primaries still to come);
+ *   - the plane between the two pods: per shift, the extras from the
+ *     source pod into the destination leaf's pod (up), held to what the
+ *     top slots the two middle switches share can take.
+ * An extra left over the target gets another try, then others of the same
+ * leaf sharing its link and shifts move aside where they fit (unblock()).
+ */
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "routing/planes_int.h"
+#include "routing/routing.h"
+
+#define PL_UNBLOCK 64 /* other extras unblock() may try to move */
+#define NOPL 0xFF     /* erow: no plane (yet) */
+
+struct lstate {
+	uint8_t *cnt;        /* [q * N + shift]: extra flows into the leaf from plane q */
+	uint8_t base[PL_MAXP]; /* and its primaries' (one flow each, every shift) */
+	uint64_t colload[PL_MAXP]; /* all-to-all into the leaf from plane q */
+	uint8_t *erow;       /* [a * N + host]: leaf a's plane for the host */
+	uint8_t *up;         /* [(p1 * P + q) * N + shift]: extras from pod p1
+				through plane q into pod upod */
+	uint32_t upod;
+	uint32_t *room;      /* [p1 * P + q]: up_room() into pod upod */
+	uint32_t *xlmark;    /* per plane: x->xl entries from pod upod's leaves on */
+	uint64_t *un, *dn;   /* [pod * P + q]: midup, middn per uplink of the middle */
+	uint32_t cur;        /* the destination leaf being routed */
+	uint64_t *raw, *keys;/* its extras, (choices, host, leaf): found, sorted */
+	uint32_t nkeys, capkeys;
+	uint8_t **lft;
+};
+
+void pl_count_primaries(struct pl *x)
+{
+	uint32_t P = x->P, S = x->S, np = x->npod;
+
+	x->rowload = rg_xcalloc((size_t)x->nleaf * P, sizeof(*x->rowload));
+	x->midup = rg_xcalloc((size_t)np * P, sizeof(*x->midup));
+	x->middn = rg_xcalloc((size_t)np * P, sizeof(*x->middn));
+	x->cup = rg_xcalloc((size_t)np * P, sizeof(*x->cup));
+	x->mload = rg_xcalloc((size_t)P * np * (S ? S : 1), sizeof(*x->mload));
+	x->tload = rg_xcalloc((size_t)P * np * (S ? S : 1), sizeof(*x->tload));
+	x->rcup = rg_xcalloc((size_t)np * P, sizeof(*x->rcup));
+	for (size_t k = 0; k < (size_t)np * P; k++) {
+		x->cup[k] = pm_count(&x->upm[k]);
+		x->rcup[k] = x->cup[k] ? (1ull << 24) / x->cup[k] : 0;
+	}
+}
+
+/* Marks every (leaf, host) primary in erow and counts its all-to-all load
+ * on the leaf's uplink and the middles' (rows and pods ahead of time, so
+ * that extras see what primaries will bring). */
+static void mark_primaries(struct pl *x, struct lstate *ls)
+{
+	const struct rgraph *g = x->g;
+	uint32_t N = x->N, P = x->P, S = x->S, np = x->npod;
+
+	memset(ls->erow, NOPL, (size_t)x->nleaf * N);
+	for (uint32_t a = 0; a < x->nleaf; a++) {
+		uint32_t p1 = x->pod[a];
+		uint64_t h = g->sw[x->leafsw[a]].nhosts;
+		for (uint32_t i = 0; i < N; i++) {
+			uint32_t l = x->lidx[g->hosts[i].sw];
+			if (l == RG_NONE || l == a || !pl_primary(x, a, i, l))
+				continue;
+			uint32_t p = x->pod[l], j0 = i % P, t0 = S ? (i / P) % S : 0;
+			ls->erow[(size_t)a * N + i] = (uint8_t)j0;
+			x->rowload[(size_t)a * P + j0] += h;
+			if (p1 == p)
+				continue;
+			x->midup[(size_t)p1 * P + j0] += h;
+			x->middn[(size_t)p * P + j0] += h;
+			x->mload[((size_t)j0 * np + p1) * S + t0] += h;
+			x->tload[((size_t)j0 * S + t0) * np + p] += h;
+		}
+	}
+}
+
+static void push_extra(struct pl *x, uint32_t q, uint32_t a, uint32_t i)
+{
+	if (x->nxl[q] == x->capxl[q]) {
+		x->capxl[q] = x->capxl[q] ? 2 * x->capxl[q] : 1024;
+		uint64_t *n = realloc(x->xl[q], x->capxl[q] * sizeof(*n));
+		if (!n)
+			abort();
+		x->xl[q] = n;
+	}
+	x->xl[q][x->nxl[q]++] = PL_EXTRA(i, x->pod[a], a);
+}
+
+/* Planes leaf a may send a host of leaf l through (the host's own one
+ * too: through another top slot, or where the host is spread). */
+static void choices(const struct pl *x, uint32_t a, uint32_t l, struct pmask *m)
+{
+	pm_and(m, &x->lmask[a], &x->dmask[l]);
+	if (x->pod[a] != x->pod[l])
+		pm_and(m, m, &x->common[(size_t)x->pod[a] * x->npod + x->pod[l]]);
+}
+
+/* The busiest window of h hosts holding host i on leaf a's uplink to plane
+ * q, with i added: the windows are what shifts send from a. Walks the
+ * hosts of q around i (few: a plane holds one host in P). */
+static uint32_t row_load(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_t q,
+			 uint32_t i, uint32_t h)
+{
+	const uint8_t *row = ls->erow + (size_t)a * x->N;
+	uint32_t N = x->N, span = 2 * h - 1 < N ? 2 * h - 1 : N, m = 0, best = 0;
+	uint32_t d = (uint32_t)(((uint64_t)i + N - (h - 1)) % N);
+	uint16_t pos[2 * 256];
+
+	int done = 0;
+#ifdef __SSE2__
+	if (d + span <= N) {
+		/* 16 at a time: erow has PL_PAD bytes after it, bits past span cut */
+		const __m128i qq = _mm_set1_epi8((char)q);
+		for (uint32_t k = 0; k < span; k += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(row + d + k));
+			uint32_t bits = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, qq));
+			if (span - k < 16)
+				bits &= (1u << (span - k)) - 1;
+			for (; bits; bits &= bits - 1)
+				pos[m++] = (uint16_t)(k + (uint32_t)__builtin_ctz(bits));
+		}
+		done = 1;
+	}
+#endif
+	for (uint32_t k = 0; !done && k < span; k++, d = d + 1 == N ? 0 : d + 1)
+		if (row[d] == q)
+			pos[m++] = (uint16_t)k;
+	/* i sits at h - 1: windows [w, w + h), w in [0, h - 1]; the busiest
+	 * starts at 0 or just takes in a host on the right */
+	for (uint32_t j = 0; j <= m; j++) {
+		if (j < m && pos[j] < h)
+			continue;
+		uint32_t w = j < m ? pos[j] - (h - 1) : 0, n = 0;
+		for (uint32_t k = 0; k < m; k++)
+			n += pos[k] >= w && pos[k] < w + h;
+		best = n > best ? n : best;
+	}
+	return best + 1;
+}
+
+/* Extras one shift may send from pod p1 to pod p through plane q: the top
+ * slots the two middles share, each taking T - 2 besides its primary. */
+static uint32_t up_room(const struct pl *x, uint32_t p1, uint32_t p, uint32_t q)
+{
+	struct pmask m;
+
+	pm_and(&m, &x->upm[(size_t)p1 * x->P + q], &x->dnm[(size_t)q * x->npod + p]);
+	uint32_t n = pm_count(&m) * (x->T - 2);
+	return n ? n : 1;
+}
+
+/* How far placing (a, i) on plane q goes over the shift target; with
+ * quick, any value >= 0 once one link reaches it (cheapest first). */
+static int32_t excess(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_t i,
+		      uint32_t q, int quick)
+{
+	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
+	uint32_t N = x->N, h = w->nhosts, st = pl_rstart(i, w->hfirst, h, N), rowlim = x->T;
+	uint32_t p1 = x->pod[a], p = x->pod[ls->cur];
+	int32_t e = INT32_MIN, d;
+
+	if (x->S && p1 != p) {
+		e = (int32_t)pl_runmax(ls->up + ((size_t)p1 * x->P + q) * N, st, h, N) + 1 -
+		    (int32_t)ls->room[(size_t)p1 * x->P + q];
+		if (quick && e >= 0)
+			return e;
+	}
+	d = pl_run_excess(x, ls->cnt + (size_t)q * N, st, h, 1u + ls->base[q], UINT32_MAX);
+	e = d > e ? d : e;
+	if (quick && e >= 0)
+		return e;
+	/* a's uplink, held to the lowest limit of the run of shifts */
+	if (st < x->zone || st + h > N - x->zone)
+		for (uint32_t k = 0, s = st; k < h; k++, s = s + 1 == N ? 0 : s + 1)
+			rowlim = x->lim[s] < rowlim ? x->lim[s] : rowlim;
+	d = h <= 256 ? (int32_t)row_load(x, ls, a, q, i, h) - (int32_t)rowlim : 0;
+	return d > e ? d : e;
+}
+
+/* All-to-all load a plane would land on: the leaf's uplink, the down link
+ * into l, and per uplink of the two middle switches. */
+static uint64_t a2a_key(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_t q,
+			uint32_t l)
+{
+	uint32_t P = x->P, p1 = x->pod[a], p = x->pod[l];
+	uint64_t k = x->rowload[(size_t)a * P + q];
+
+	k = ls->colload[q] > k ? ls->colload[q] : k;
+	if (p1 == p || !x->S)
+		return k;
+	k = ls->un[(size_t)p1 * P + q] > k ? ls->un[(size_t)p1 * P + q] : k;
+	return ls->dn[(size_t)p * P + q] > k ? ls->dn[(size_t)p * P + q] : k;
+}
+
+/* The middles' loads per uplink, after midup or middn changed at k. */
+static void norm(const struct pl *x, struct lstate *ls, size_t k)
+{
+	ls->un[k] = x->midup[k] * x->rcup[k] >> 24;
+	ls->dn[k] = x->middn[k] * x->rcup[k] >> 24;
+}
+
+/*
+ * The plane for extra (a, i), never excl: candidates in a2a key order, the
+ * first that stays below the shift target and leaves room under the
+ * all-to-all bound; failing that the least bad: excess over the target
+ * first, then over the bound, then at the target, then the key. *exc gets
+ * its excess.
+ */
+static uint32_t pick(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_t i,
+		     uint32_t l, uint32_t excl, int32_t *exc)
+{
+	uint32_t P = x->P, h = x->g->sw[x->leafsw[a]].nhosts;
+	uint64_t key[PL_MAXP], kall[PL_MAXP], best = UINT64_MAX;
+	uint32_t cand[PL_MAXP], call[PL_MAXP], n = 0, bq = RG_NONE;
+	struct pmask m;
+
+	choices(x, a, l, &m);
+	for (uint32_t w = 0; w < (P + 63) / 64; w++)
+		for (uint64_t b = m.w[w]; b; b &= b - 1) {
+			uint32_t q = w * 64 + (uint32_t)__builtin_ctzll(b);
+			if (q == excl)
+				continue;
+			kall[n] = key[n] = a2a_key(x, ls, a, q, l);
+			call[n] = cand[n] = q;
+			n++;
+		}
+	for (uint32_t left = n; left;) {
+		uint32_t k = 0;
+		for (uint32_t j = 1; j < left; j++)
+			if (key[j] < key[k])
+				k = j;
+		uint32_t q = cand[k];
+		uint64_t kk = key[k];
+		key[k] = key[--left];
+		cand[k] = cand[left];
+		if (kk + h > x->B)
+			continue;
+		int32_t e = excess(x, ls, a, i, q, 1);
+		if (e < 0) {
+			*exc = e;
+			return q;
+		}
+	}
+	/* none is below both: the least bad */
+	for (uint32_t k = 0; k < n; k++) {
+		int32_t e = excess(x, ls, a, i, call[k], 0);
+		uint64_t sc = ((uint64_t)(e > 0 ? e : 0) << 56) | ((uint64_t)(kall[k] + h > x->B) << 55) |
+			      ((uint64_t)(e >= 0) << 54) | (kall[k] & ((1ull << 54) - 1));
+		if (sc < best) {
+			best = sc;
+			bq = call[k];
+			*exc = e;
+		}
+	}
+	return bq;
+}
+
+/* Puts extra (a, i) of leaf l on plane q (add) or takes it off. */
+static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint32_t l,
+		  uint32_t q, int add)
+{
+	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
+	uint32_t N = x->N, P = x->P, h = w->nhosts, st = pl_rstart(i, w->hfirst, h, N);
+	uint64_t dh = add ? (uint64_t)h : -(uint64_t)h;
+	uint8_t *cnt = ls->cnt + (size_t)q * N, d = add ? 1 : UINT8_MAX;
+	uint8_t *up = x->S && x->pod[a] != x->pod[l] ?
+		      ls->up + ((size_t)x->pod[a] * P + q) * N : NULL;
+
+	for (uint32_t k = 0, s = st; k < h; k++, s = s + 1 == N ? 0 : s + 1) {
+		cnt[s] = (uint8_t)(cnt[s] + d);
+		if (up)
+			up[s] = (uint8_t)(up[s] + d);
+	}
+	ls->erow[(size_t)a * N + i] = add ? (uint8_t)q : NOPL;
+	ls->lft[x->leafsw[a]][x->g->hosts[i].lid] = add ? x->lup[(size_t)a * P + q] : LFT_NO_PORT;
+	x->rowload[(size_t)a * P + q] += dh;
+	ls->colload[q] += dh;
+	if (x->S && x->pod[a] != x->pod[l]) {
+		x->midup[(size_t)x->pod[a] * P + q] += dh;
+		x->middn[(size_t)x->pod[l] * P + q] += dh;
+		norm(x, ls, (size_t)x->pod[a] * P + q);
+		norm(x, ls, (size_t)x->pod[l] * P + q);
+	}
+}
+
+static void grow_keys(struct lstate *ls)
+{
+	ls->capkeys = ls->capkeys ? 2 * ls->capkeys : 4096;
+	free(ls->raw);
+	ls->raw = rg_xmalloc(ls->capkeys, sizeof(*ls->raw));
+	uint64_t *k = realloc(ls->keys, ls->capkeys * sizeof(*k));
+	if (!k)
+		abort();
+	ls->keys = k;
+}
+
+/* Primaries of destination leaf l into the tables; the rest into keys, by
+ * leaf (each leaf's row of erow in one go). */
+static void leaf_primaries(struct pl *x, struct lstate *ls, uint32_t l)
+{
+	const struct rgraph *g = x->g;
+	const struct rg_sw *w = &g->sw[x->leafsw[l]];
+	uint32_t N = x->N;
+
+	ls->nkeys = 0;
+	for (uint32_t a = 0; a < x->nleaf; a++) {
+		const uint8_t *row = ls->erow + (size_t)a * N;
+		uint8_t *lft = ls->lft[x->leafsw[a]];
+		uint64_t h = g->sw[x->leafsw[a]].nhosts;
+		if (a == l || x->lcomp[a] != x->lcomp[l])
+			continue;
+		for (uint32_t i = w->hfirst; i < w->hfirst + w->nhosts; i++) {
+			if (row[i] != NOPL) {
+				lft[g->hosts[i].lid] = x->lup[(size_t)a * x->P + row[i]];
+				ls->colload[row[i]] += h;
+				continue;
+			}
+			struct pmask m;
+			choices(x, a, l, &m);
+			uint64_t nc = pm_count(&m);
+			if (ls->nkeys == ls->capkeys)
+				grow_keys(ls);
+			ls->keys[ls->nkeys++] = nc << 48 | (uint64_t)(i - w->hfirst) << 24 | a;
+		}
+	}
+}
+
+/* keys (leaf, host order) into raw by host and keys by number of choices,
+ * both stable: raw (host, leaf), keys (choices, host, leaf). */
+static void sort_keys(const struct pl *x, struct lstate *ls, uint32_t nh)
+{
+	uint32_t pos[PL_MAXP + 2] = { 0 }, *hp = rg_xcalloc(nh + 1, sizeof(*hp));
+
+	for (uint32_t k = 0; k < ls->nkeys; k++)
+		hp[(ls->keys[k] >> 24 & 0xFFFFFF) + 1]++;
+	for (uint32_t i = 0; i < nh; i++)
+		hp[i + 1] += hp[i];
+	for (uint32_t k = 0; k < ls->nkeys; k++)
+		ls->raw[hp[ls->keys[k] >> 24 & 0xFFFFFF]++] = ls->keys[k];
+	free(hp);
+	for (uint32_t k = 0; k < ls->nkeys; k++)
+		pos[(ls->raw[k] >> 48) + 1]++;
+	for (uint32_t c = 0; c <= x->P; c++)
+		pos[c + 1] += pos[c];
+	for (uint32_t k = 0; k < ls->nkeys; k++)
+		ls->keys[pos[ls->raw[k] >> 48]++] = ls->raw[k];
+}
+
+static uint32_t key_leaf(uint64_t k)
+{
+	return (uint32_t)(k & 0xFFFFFF);
+}
+
+static uint32_t key_host(const struct rg_sw *w, uint64_t k)
+{
+	return w->hfirst + (uint32_t)(k >> 24 & 0xFFFFFF);
+}
+
+/* 1 if the cyclic runs [s1, s1 + n1) and [s2, s2 + n2) of N meet. */
+static int runs_meet(uint32_t s1, uint32_t n1, uint32_t s2, uint32_t n2, uint32_t N)
+{
+	uint32_t d = s2 >= s1 ? s2 - s1 : s2 + N - s1;
+
+	return d < n1 || N - d < n2;
+}
+
+/*
+ * Extra k of leaf l is over the target on plane q: moves other extras of
+ * l off q where they share its shifts (the down link) or its source
+ * leaf's window (the uplink), each only to a plane within the target,
+ * until k fits. 1 if it does.
+ */
+static int unblock(struct pl *x, struct lstate *ls, uint32_t l, uint32_t k, uint32_t q)
+{
+	const struct rgraph *g = x->g;
+	const struct rg_sw *lw = &g->sw[x->leafsw[l]];
+	uint32_t N = x->N, a = key_leaf(ls->keys[k]), i = key_host(lw, ls->keys[k]);
+	const struct rg_sw *aw = &g->sw[x->leafsw[a]];
+	uint32_t st = pl_rstart(i, aw->hfirst, aw->nhosts, N), tries = 0;
+	int32_t e;
+
+	for (uint32_t j = 0; j < ls->nkeys && tries < PL_UNBLOCK; j++) {
+		uint32_t b = key_leaf(ls->keys[j]), ib = key_host(lw, ls->keys[j]);
+		const struct rg_sw *bw = &g->sw[x->leafsw[b]];
+		if (j == k || ls->erow[(size_t)b * N + ib] != q)
+			continue;
+		uint32_t sb = pl_rstart(ib, bw->hfirst, bw->nhosts, N);
+		uint32_t d = ib > i ? ib - i : i - ib;
+		if (!runs_meet(st, aw->nhosts, sb, bw->nhosts, N) &&
+		    !(b == a && (d < aw->nhosts || N - d < aw->nhosts)))
+			continue;
+		tries++;
+		place(x, ls, b, ib, l, q, 0);
+		uint32_t nq = pick(x, ls, b, ib, l, q, &e);
+		if (nq == RG_NONE || e > 0) {
+			place(x, ls, b, ib, l, q, 1);
+			continue;
+		}
+		place(x, ls, b, ib, l, nq, 1);
+		place(x, ls, a, i, l, q, 0);
+		e = excess(x, ls, a, i, q, 0);
+		place(x, ls, a, i, l, q, 1);
+		if (e <= 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The extras of leaf l: greedy, the most constrained first, then another
+ * try for each left over the target; then listed for planes_slot.c in
+ * (host, leaf) order. */
+static void leaf_extras(struct pl *x, struct lstate *ls, uint32_t l)
+{
+	const struct rg_sw *w = &x->g->sw[x->leafsw[l]];
+	uint32_t N = x->N;
+	int32_t e;
+
+	sort_keys(x, ls, w->nhosts);
+	for (uint32_t k = 0; k < ls->nkeys; k++) {
+		uint32_t a = key_leaf(ls->keys[k]), i = key_host(w, ls->keys[k]);
+		uint32_t q = pick(x, ls, a, i, l, RG_NONE, &e);
+		x->st->leaf_extras++;
+		if (q == RG_NONE)
+			continue;
+		place(x, ls, a, i, l, q, 1);
+		if (e > 0)
+			ls->keys[k] |= 1ull << 63; /* over: see below */
+	}
+	for (uint32_t k = 0; k < ls->nkeys; k++) {
+		if (!(ls->keys[k] >> 63))
+			continue;
+		ls->keys[k] &= ~(1ull << 63);
+		uint32_t a = key_leaf(ls->keys[k]), i = key_host(w, ls->keys[k]);
+		uint32_t q = ls->erow[(size_t)a * N + i];
+		place(x, ls, a, i, l, q, 0);
+		q = pick(x, ls, a, i, l, RG_NONE, &e);
+		place(x, ls, a, i, l, q, 1);
+		if (e > 0 && !unblock(x, ls, l, k, q))
+			x->st->leaf_over++;
+	}
+	for (uint32_t k = 0; k < ls->nkeys; k++) {
+		uint32_t a = key_leaf(ls->raw[k]), i = key_host(w, ls->raw[k]);
+		if (ls->erow[(size_t)a * N + i] != NOPL)
+			push_extra(x, ls->erow[(size_t)a * N + i], a, i);
+	}
+}
+
+/* Takes one from the run of shifts of (a, i) in a counter row. */
+static void run_sub(const struct pl *x, uint8_t *c, uint32_t a, uint32_t i)
+{
+	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
+	uint32_t N = x->N, h = w->nhosts, s = pl_rstart(i, w->hfirst, h, N);
+
+	for (uint32_t k = 0; k < h; k++, s = s + 1 == N ? 0 : s + 1)
+		c[s]--;
+}
+
+/* The next pod: up back to zero (taking off what the last pod's extras
+ * put there is cheaper than clearing it), room for the new one. */
+static void next_pod(struct pl *x, struct lstate *ls, uint32_t p)
+{
+	uint32_t P = x->P;
+
+	for (uint32_t q = 0; q < P && ls->upod != RG_NONE; q++) {
+		for (uint32_t k = ls->xlmark[q]; k < x->nxl[q]; k++) {
+			uint32_t a = PL_EXTRA_LEAF(x->xl[q][k]), i = PL_EXTRA_HOST(x->xl[q][k]);
+			if (x->pod[a] != ls->upod)
+				run_sub(x, ls->up + ((size_t)x->pod[a] * P + q) * x->N, a, i);
+		}
+	}
+	for (uint32_t q = 0; q < P; q++)
+		ls->xlmark[q] = x->nxl[q];
+	ls->upod = p;
+	for (uint32_t p1 = 0; p1 < x->npod; p1++)
+		for (uint32_t q = 0; q < P; q++)
+			ls->room[(size_t)p1 * P + q] = up_room(x, p1, p, q);
+}
+
+static void route_leaf(struct pl *x, struct lstate *ls, uint32_t l)
+{
+	const struct rg_sw *w = &x->g->sw[x->leafsw[l]];
+	uint32_t N = x->N, P = x->P;
+
+	for (uint32_t q = 0; q < P; q++) {
+		uint32_t b = 0;
+		for (uint32_t i = w->hfirst; i < w->hfirst + w->nhosts; i++)
+			b += x->primok[i] && i % P == q;
+		ls->base[q] = (uint8_t)(b < UINT8_MAX ? b : UINT8_MAX);
+		ls->colload[q] = 0;
+	}
+	ls->cur = l;
+	if (x->S && ls->upod != x->pod[l])
+		next_pod(x, ls, x->pod[l]);
+	leaf_primaries(x, ls, l);
+	leaf_extras(x, ls, l);
+	for (uint32_t q = 0; q < P; q++)
+		x->st->a2a_max = ls->colload[q] > x->st->a2a_max ? ls->colload[q] : x->st->a2a_max;
+	/* cnt back to zero for the next leaf */
+	for (uint32_t k = 0; k < ls->nkeys; k++) {
+		uint32_t a = key_leaf(ls->raw[k]), i = key_host(w, ls->raw[k]);
+		uint8_t q = ls->erow[(size_t)a * N + i];
+		if (q != NOPL)
+			run_sub(x, ls->cnt + (size_t)q * N, a, i);
+	}
+}
+
+void pl_route_leaves(struct pl *x, uint8_t **lft)
+{
+	struct lstate ls;
+	size_t N = x->N ? x->N : 1;
+
+	memset(&ls, 0, sizeof(ls));
+	ls.cnt = rg_xcalloc((size_t)x->P * N + PL_PAD, 1);
+	ls.erow = rg_xmalloc((size_t)x->nleaf * N + PL_PAD, 1);
+	ls.lft = lft;
+	ls.upod = RG_NONE;
+	if (x->S) {
+		ls.up = rg_xcalloc((size_t)x->npod * x->P * N + PL_PAD, 1);
+		ls.room = rg_xmalloc((size_t)x->npod * x->P, sizeof(*ls.room));
+	}
+	ls.xlmark = rg_xcalloc(x->P, sizeof(*ls.xlmark));
+	ls.un = rg_xcalloc((size_t)x->npod * x->P, sizeof(*ls.un));
+	ls.dn = rg_xcalloc((size_t)x->npod * x->P, sizeof(*ls.dn));
+	x->xl = rg_xcalloc(x->P, sizeof(*x->xl));
+	x->nxl = rg_xcalloc(x->P, sizeof(*x->nxl));
+	x->capxl = rg_xcalloc(x->P, sizeof(*x->capxl));
+	mark_primaries(x, &ls);
+	for (size_t k = 0; k < (size_t)x->npod * x->P; k++)
+		norm(x, &ls, k);
+	for (uint32_t l = 0; l < x->nleaf; l++)
+		if (x->g->sw[x->leafsw[l]].nhosts)
+			route_leaf(x, &ls, l);
+	for (size_t k = 0; k < (size_t)x->nleaf * x->P; k++)
+		x->st->a2a_max = x->rowload[k] > x->st->a2a_max ? x->rowload[k] : x->st->a2a_max;
+	free(ls.cnt);
+	free(ls.erow);
+	free(ls.up);
+	free(ls.room);
+	free(ls.xlmark);
+	free(ls.un);
+	free(ls.dn);
+	free(ls.raw);
+	free(ls.keys);
+}

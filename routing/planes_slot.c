@@ -1,0 +1,447 @@
+/*
+ * DOC: plane routing, step 2: every middle switch's top switch.
+ *
+ * One plane at a time. A middle switch sends each host of another pod up
+ * to the host's own slot when the host came whole (a primary: its slot
+ * works from both pods, see pl_primary). The extras planes_leaf.c put in
+ * this plane arrive from some leaves of a pod only; grouped by (host,
+ * source pod) they are one entry of that pod's middle switch, carrying one
+ * flow in each of the runs of shifts its source leaves give. Entries take
+ * slots the most constrained first (fewest slots, then most sources), each
+ * the one that keeps the extras per shift on the middle's uplink and on
+ * the top's down link within the target, in all-to-all order (as in
+ * planes_leaf.c): primaries put one flow per shift on every such link (one
+ * host per slot and pod), so the target leaves T - 2 for extras. An entry
+ * left over the target gets another try, then others sharing its links
+ * and shifts move aside where they fit elsewhere (unblock()).
+ * The extras are counted per (link, shift), a byte each, with the largest
+ * of every 64 kept beside them: a pod's run of shifts is long.
+ */
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "routing/planes_int.h"
+
+#define BLK 64          /* counters per kept maximum */
+#define PL_RUNS 64      /* runs of shifts kept per entry, more are merged */
+#define PL_UNBLOCK 64   /* other entries unblock() may try to move */
+
+/* The runs of shifts of one entry and its sources. */
+struct runs {
+	uint32_t st[PL_RUNS], len[PL_RUNS], n;
+	uint64_t w;
+};
+
+struct sstate {
+	uint8_t *ex;      /* [row * N + shift]: extras on the link in the shift */
+	uint8_t *bm;      /* [row * NB + block]: their largest in each block */
+	uint32_t NB;
+	uint8_t *slot;    /* [pod * N + host]: chosen slot, 0xFF none */
+	uint64_t *ent;    /* a plane's entries: (slots, sources, first extra) */
+	uint32_t nent, capent;
+	const uint64_t *xl; /* the plane's extras, sorted */
+	uint32_t nxl;
+};
+
+/* Link rows: a middle's uplinks [0, np*S), the tops' down links after. */
+static uint32_t uprow(const struct pl *x, uint32_t p1, uint32_t t)
+{
+	return p1 * x->S + t;
+}
+
+static uint32_t dnrow(const struct pl *x, uint32_t t, uint32_t p)
+{
+	return x->npod * x->S + t * x->npod + p;
+}
+
+static uint32_t seg_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len,
+			uint32_t N)
+{
+	const uint8_t *c = ss->ex + (size_t)row * N, *bm = ss->bm + (size_t)row * ss->NB;
+	uint32_t e = st + len, m = 0;
+
+	if (len < 3 * BLK)
+		return pl_runmax(c, st, len, N);
+	uint32_t b0 = (st + BLK - 1) / BLK, b1 = e / BLK;
+	m = pl_runmax(c, st, b0 * BLK - st, N);
+	for (uint32_t b = b0; b < b1; b++)
+		m = bm[b] > m ? bm[b] : m;
+	uint32_t t = pl_runmax(c, b1 * BLK, e - b1 * BLK, N);
+	return t > m ? t : m;
+}
+
+static uint32_t run_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len,
+			uint32_t N)
+{
+	if (st + len <= N)
+		return seg_max(ss, row, st, len, N);
+	uint32_t a = seg_max(ss, row, st, N - st, N), b = seg_max(ss, row, 0, st + len - N, N);
+	return a > b ? a : b;
+}
+
+/* Adds d (1 or -1) to a run's counters (saturating at both ends), then
+ * brings the block maxima it touched up to date. */
+static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, uint32_t N,
+		    int d)
+{
+	uint8_t *c = ss->ex + (size_t)row * N, *bm = ss->bm + (size_t)row * ss->NB;
+	uint32_t s = st;
+
+	uint32_t k = 0;
+#ifdef __SSE2__
+	/* 16 at a time up to the end of the row, saturating */
+	const __m128i one = _mm_set1_epi8(1);
+	for (; k + 16 <= len && s + 16 <= N; k += 16, s += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(c + s));
+		v = d > 0 ? _mm_adds_epu8(v, one) : _mm_subs_epu8(v, one);
+		_mm_storeu_si128((__m128i *)(void *)(c + s), v);
+	}
+	s = s == N ? 0 : s;
+#endif
+	for (; k < len; k++, s = s + 1 == N ? 0 : s + 1)
+		c[s] = d > 0 ? (uint8_t)(c[s] + (c[s] < UINT8_MAX)) : (uint8_t)(c[s] - (c[s] > 0));
+	for (uint32_t j = 0, b = st / BLK; j <= len / BLK + 1 && j < ss->NB; j++) {
+		uint32_t b0 = b * BLK, n = b0 + BLK <= N ? BLK : N - b0;
+		bm[b] = (uint8_t)pl_runmax(c, b0, n, N);
+		b = b + 1 == ss->NB ? 0 : b + 1;
+	}
+}
+
+/* Adds leaf a's run of shifts for host i, merged with one it meets (a
+ * pod's leaves are often in host order). */
+static void add_run(const struct pl *x, struct runs *r, uint32_t a, uint32_t i)
+{
+	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
+	uint32_t N = x->N, st = pl_rstart(i, w->hfirst, w->nhosts, N), len = w->nhosts;
+
+	r->w += len;
+	for (uint32_t k = 0; k < r->n; k++) {
+		if ((st + len) % N == r->st[k] && r->len[k] + len < N) {
+			r->st[k] = st;
+			r->len[k] += len;
+			return;
+		}
+		if ((r->st[k] + r->len[k]) % N == st && r->len[k] + len < N) {
+			r->len[k] += len;
+			return;
+		}
+	}
+	if (r->n < PL_RUNS) {
+		r->st[r->n] = st;
+		r->len[r->n++] = len;
+		return;
+	}
+	/* more runs than kept: widen the last one over the gap */
+	uint32_t e = (st + len + N - r->st[r->n - 1]) % N;
+	r->len[r->n - 1] = e > r->len[r->n - 1] && e < N ? e : N - 1;
+}
+
+/* Entry j: its host, source pod and runs. */
+static void entry(const struct pl *x, const struct sstate *ss, uint32_t j, uint32_t *i,
+		  uint32_t *p1, struct runs *r)
+{
+	uint32_t k = (uint32_t)ss->ent[j];
+
+	*i = PL_EXTRA_HOST(ss->xl[k]);
+	*p1 = PL_EXTRA_POD(ss->xl[k]);
+	r->n = 0;
+	r->w = 0;
+	for (; k < ss->nxl && PL_EXTRA_HOST(ss->xl[k]) == *i && PL_EXTRA_POD(ss->xl[k]) == *p1; k++)
+		add_run(x, r, PL_EXTRA_LEAF(ss->xl[k]), *i);
+}
+
+/* Largest extras + add over the shift target, over the runs, on the
+ * middle's uplink to slot t and t's down link into pod p; stops early once
+ * it reaches stop. */
+static int32_t excess(const struct pl *x, const struct sstate *ss, const struct runs *r,
+		      uint32_t p1, uint32_t t, uint32_t p, uint32_t add, int32_t stop)
+{
+	int32_t m = INT32_MIN;
+	uint32_t rows[2] = { uprow(x, p1, t), dnrow(x, t, p) };
+
+	for (uint32_t k = 0; k < r->n; k++)
+		for (uint32_t j = 0; j < 2; j++) {
+			const uint8_t *c = ss->ex + (size_t)rows[j] * x->N;
+			uint32_t st = r->st[k], len = r->len[k], mx = UINT32_MAX;
+			if (st >= x->zone && st + len <= x->N - x->zone)
+				mx = run_max(ss, rows[j], st, len, x->N);
+			int32_t e = pl_run_excess(x, c, st, len, add, mx);
+			m = e > m ? e : m;
+			if (m >= stop)
+				return m;
+		}
+	return m;
+}
+
+/* The slot for an entry (pod p1, plane q, host of pod p), never excl, as
+ * pick() in planes_leaf.c does for planes; *exc gets its excess. */
+static uint32_t choose(const struct pl *x, const struct sstate *ss, const struct runs *r,
+		       uint32_t q, uint32_t p1, uint32_t p, uint32_t excl, int32_t *exc)
+{
+	uint32_t S = x->S, np = x->npod, cand[PL_MAXP], call[PL_MAXP], n = 0, bt = RG_NONE;
+	uint64_t key[PL_MAXP], kall[PL_MAXP], best = UINT64_MAX;
+	const uint64_t *ml = x->mload + ((size_t)q * np + p1) * S;
+	/* a primary, the extras there, this one: T - 2 extras fit */
+	int32_t goal = 3 - (int32_t)x->T;
+	struct pmask m;
+
+	pm_and(&m, &x->upm[(size_t)p1 * x->P + q], &x->dnm[(size_t)q * np + p]);
+	for (uint32_t t = 0; t < S; t++)
+		if (pm_has(&m, t) && t != excl) {
+			uint64_t tl = x->tload[((size_t)q * S + t) * np + p];
+			kall[n] = key[n] = ml[t] > tl ? ml[t] : tl;
+			call[n] = cand[n] = t;
+			n++;
+		}
+	for (uint32_t left = n; left;) {
+		uint32_t k = 0;
+		for (uint32_t j = 1; j < left; j++)
+			if (key[j] < key[k])
+				k = j;
+		uint32_t t = cand[k];
+		uint64_t kk = key[k];
+		key[k] = key[--left];
+		cand[k] = cand[left];
+		if (kk + r->w > x->B)
+			continue;
+		/* the first with room to spare: no extra there yet */
+		int32_t e = excess(x, ss, r, p1, t, p, 2, goal);
+		if (e < goal) {
+			*exc = e;
+			return t;
+		}
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		int32_t e = excess(x, ss, r, p1, call[k], p, 2, INT32_MAX);
+		uint64_t sc = ((uint64_t)(e > 0 ? e : 0) << 56) | ((uint64_t)(kall[k] + r->w > x->B) << 55) |
+			      ((uint64_t)(e >= goal) << 54) | (kall[k] & ((1ull << 54) - 1));
+		if (sc < best) {
+			best = sc;
+			bt = call[k];
+			*exc = e;
+		}
+	}
+	return bt;
+}
+
+/* Puts an entry on slot t (add) or takes it off. */
+static void place(struct pl *x, struct sstate *ss, const struct runs *r, uint32_t q,
+		  uint32_t p1, uint32_t i, uint32_t t, int add)
+{
+	uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]], S = x->S, np = x->npod;
+	uint64_t dw = add ? r->w : -r->w;
+
+	ss->slot[(size_t)p1 * x->N + i] = add ? (uint8_t)t : 0xFF;
+	for (uint32_t k = 0; k < r->n; k++) {
+		run_add(ss, uprow(x, p1, t), r->st[k], r->len[k], x->N, add ? 1 : -1);
+		run_add(ss, dnrow(x, t, p), r->st[k], r->len[k], x->N, add ? 1 : -1);
+	}
+	x->mload[((size_t)q * np + p1) * S + t] += dw;
+	x->tload[((size_t)q * S + t) * np + p] += dw;
+}
+
+static int runs_meet(const struct pl *x, const struct runs *a, const struct runs *b)
+{
+	for (uint32_t i = 0; i < a->n; i++)
+		for (uint32_t j = 0; j < b->n; j++) {
+			uint32_t d = b->st[j] >= a->st[i] ? b->st[j] - a->st[i] :
+				     b->st[j] + x->N - a->st[i];
+			if (d < a->len[i] || x->N - d < b->len[j])
+				return 1;
+		}
+	return 0;
+}
+
+/* Entry j is over the target on slot t: moves entries sharing one of its
+ * two links and some of its shifts to other slots where they fit. */
+static int unblock(struct pl *x, struct sstate *ss, uint32_t q, uint32_t j, uint32_t t)
+{
+	uint32_t i, p1, tries = 0;
+	struct runs r, rb;
+	int32_t e;
+
+	entry(x, ss, j, &i, &p1, &r);
+	uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
+	for (uint32_t k = 0; k < ss->nent && tries < PL_UNBLOCK; k++) {
+		uint32_t ib, pb1;
+		if (k == j)
+			continue;
+		entry(x, ss, k, &ib, &pb1, &rb);
+		uint32_t pb = x->pod[x->lidx[x->g->hosts[ib].sw]];
+		if (ss->slot[(size_t)pb1 * x->N + ib] != t || (pb1 != p1 && pb != p) ||
+		    !runs_meet(x, &r, &rb))
+			continue;
+		tries++;
+		place(x, ss, &rb, q, pb1, ib, t, 0);
+		uint32_t nt = choose(x, ss, &rb, q, pb1, pb, t, &e);
+		if (nt == RG_NONE || e > 0) {
+			place(x, ss, &rb, q, pb1, ib, t, 1);
+			continue;
+		}
+		place(x, ss, &rb, q, pb1, ib, nt, 1);
+		place(x, ss, &r, q, p1, i, t, 0);
+		e = excess(x, ss, &r, p1, t, p, 2, INT32_MAX);
+		place(x, ss, &r, q, p1, i, t, 1);
+		if (e <= 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Entries by their upper 32 bits (slots, sources), stable: two passes of a
+ * 16-bit radix sort; they were made in extra order. */
+static void sort_hi32(struct sstate *ss)
+{
+	uint32_t n = ss->nent, *pos = rg_xmalloc(65537, sizeof(*pos));
+	uint64_t *tmp = rg_xmalloc(n ? n : 1, sizeof(*tmp)), *a = ss->ent, *b = tmp;
+
+	for (uint32_t shift = 32; shift < 64; shift += 16) {
+		memset(pos, 0, 65537 * sizeof(*pos));
+		for (uint32_t k = 0; k < n; k++)
+			pos[(a[k] >> shift & 0xFFFF) + 1]++;
+		for (uint32_t v = 0; v < 65536; v++)
+			pos[v + 1] += pos[v];
+		for (uint32_t k = 0; k < n; k++)
+			b[pos[a[k] >> shift & 0xFFFF]++] = a[k];
+		uint64_t *t = a;
+		a = b;
+		b = t;
+	}
+	free(tmp);
+	free(pos);
+}
+
+/* Extras of plane q, by (host, source pod): one entry each. */
+static void plane_entries(struct pl *x, struct sstate *ss, uint32_t q)
+{
+	uint64_t *e = x->xl[q];
+	uint32_t n = x->nxl[q], S = x->S, np = x->npod;
+
+	/* planes_leaf.c lists them by host: order each host's by (pod, leaf) */
+	for (uint32_t k = 1; k < n; k++) {
+		uint64_t v = e[k];
+		uint32_t j = k;
+		while (j && PL_EXTRA_HOST(e[j - 1]) == PL_EXTRA_HOST(v) && e[j - 1] > v) {
+			e[j] = e[j - 1];
+			j--;
+		}
+		e[j] = v;
+	}
+	ss->xl = e;
+	ss->nxl = n;
+	ss->nent = 0;
+	if (n > ss->capent) {
+		free(ss->ent);
+		ss->capent = n;
+		ss->ent = rg_xmalloc(n, sizeof(*ss->ent));
+	}
+	for (uint32_t k = 0; k < n;) {
+		uint32_t i = PL_EXTRA_HOST(e[k]), p1 = PL_EXTRA_POD(e[k]), k0 = k;
+		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
+		uint64_t w = 0, nc = 0;
+		struct pmask m;
+		for (; k < n && PL_EXTRA_HOST(e[k]) == i && PL_EXTRA_POD(e[k]) == p1; k++)
+			w += x->g->sw[x->leafsw[PL_EXTRA_LEAF(e[k])]].nhosts;
+		if (p1 == p)
+			continue;
+		pm_and(&m, &x->upm[(size_t)p1 * x->P + q], &x->dnm[(size_t)q * np + p]);
+		for (uint32_t t = 0; t < S; t++)
+			nc += pm_has(&m, t);
+		w = w < 0xFFFFF ? w : 0xFFFFF;
+		ss->ent[ss->nent++] = nc << 52 | (0xFFFFF - w) << 32 | k0;
+	}
+	sort_hi32(ss);
+}
+
+/* Greedy over the entries, then the second try for those over the target. */
+static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
+{
+	uint32_t i, p1;
+	struct runs r;
+	int32_t e;
+
+	for (uint32_t j = 0; j < ss->nent; j++) {
+		entry(x, ss, j, &i, &p1, &r);
+		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
+		uint32_t t = choose(x, ss, &r, q, p1, p, RG_NONE, &e);
+		x->st->slot_extras++;
+		if (t == RG_NONE)
+			continue;
+		place(x, ss, &r, q, p1, i, t, 1);
+		if (e > 0)
+			ss->ent[j] |= 1ull << 63;
+	}
+	for (uint32_t j = 0; j < ss->nent; j++) {
+		if (!(ss->ent[j] >> 63))
+			continue;
+		ss->ent[j] &= ~(1ull << 63);
+		entry(x, ss, j, &i, &p1, &r);
+		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
+		uint32_t t = ss->slot[(size_t)p1 * x->N + i];
+		place(x, ss, &r, q, p1, i, t, 0);
+		t = choose(x, ss, &r, q, p1, p, RG_NONE, &e);
+		place(x, ss, &r, q, p1, i, t, 1);
+		if (e > 0 && !unblock(x, ss, q, j, t))
+			x->st->slot_over++;
+	}
+}
+
+/* Middle switches of plane q, every host of another pod they can reach. */
+static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q, uint8_t **lft)
+{
+	const struct rgraph *g = x->g;
+	uint32_t P = x->P, S = x->S, np = x->npod;
+
+	for (uint32_t i = 0; i < x->N; i++) {
+		uint32_t l = x->lidx[g->hosts[i].sw];
+		if (l == RG_NONE || !pm_has(&x->dmask[l], q))
+			continue;
+		uint32_t p = x->pod[l], t0 = (i / P) % S;
+		for (uint32_t p1 = 0; p1 < np; p1++) {
+			uint32_t s = x->mid[(size_t)p1 * P + q], t = ss->slot[(size_t)p1 * x->N + i];
+			if (p1 == p || s == RG_NONE)
+				continue;
+			if (t == 0xFF && pm_has(&x->upm[(size_t)p1 * P + q], t0) &&
+			    pm_has(&x->dnm[(size_t)q * np + p], t0)) {
+				t = t0;
+			} else if (t == 0xFF) {
+				struct pmask m;
+				pm_and(&m, &x->upm[(size_t)p1 * P + q], &x->dnm[(size_t)q * np + p]);
+				t = pl_next(&m, t0, S);
+			}
+			if (t != RG_NONE)
+				lft[s][g->hosts[i].lid] = x->mup[((size_t)p1 * P + q) * S + t];
+		}
+	}
+}
+
+void pl_route_middles(struct pl *x, uint8_t **lft)
+{
+	uint32_t rows = 2 * x->npod * x->S;
+	struct sstate ss;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.NB = (x->N + BLK - 1) / BLK;
+	ss.ex = rg_xmalloc((size_t)rows * x->N + PL_PAD, 1);
+	ss.bm = rg_xmalloc((size_t)rows * ss.NB, 1);
+	ss.slot = rg_xmalloc((size_t)x->npod * x->N, 1);
+	for (uint32_t q = 0; q < x->P; q++) {
+		memset(ss.ex, 0, (size_t)rows * x->N);
+		memset(ss.bm, 0, (size_t)rows * ss.NB);
+		memset(ss.slot, 0xFF, (size_t)x->npod * x->N);
+		plane_entries(x, &ss, q);
+		plane_slots(x, &ss, q);
+		write_plane(x, &ss, q, lft);
+	}
+	for (size_t k = 0; k < (size_t)x->P * x->npod * x->S; k++) {
+		x->st->a2a_max = x->mload[k] > x->st->a2a_max ? x->mload[k] : x->st->a2a_max;
+		x->st->a2a_max = x->tload[k] > x->st->a2a_max ? x->tload[k] : x->st->a2a_max;
+	}
+	free(ss.ex);
+	free(ss.bm);
+	free(ss.slot);
+	free(ss.ent);
+}
