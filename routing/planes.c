@@ -274,7 +274,8 @@ static int places(struct pl *x, const uint32_t *rank, const uint32_t *podof,
 	for (uint32_t q = 0; q < x->P; q++)
 		x->S = cnt[q] > x->S ? cnt[q] : x->S;
 	free(cnt);
-	if (x->P > PL_MAXP || x->S > PL_MAXP - 1) {
+	/* a byte holds a plane or a slot, 0xFF meaning none */
+	if (x->P > PL_MAXP - 1 || x->S > PL_MAXP - 1) {
 		snprintf(why, len, "%u planes of %u slots", x->P, x->S);
 		return 0;
 	}

@@ -273,6 +273,13 @@ static uint32_t pick(const struct pl *x, const struct lstate *ls, uint32_t a, ui
 	return bq;
 }
 
+/* A counter plus d (1 or -1); one that reached 255 stays there (a count
+ * that high is over any target anyway, and undoing must not wrap). */
+static uint8_t bump(uint8_t c, int d)
+{
+	return c == UINT8_MAX ? c : (uint8_t)(c + d);
+}
+
 /* Puts extra (a, i) of leaf l on plane q (add) or takes it off. */
 static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint32_t l,
 		  uint32_t q, int add)
@@ -280,14 +287,15 @@ static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint3
 	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
 	uint32_t N = x->N, P = x->P, h = w->nhosts, st = pl_rstart(i, w->hfirst, h, N);
 	uint64_t dh = add ? (uint64_t)h : -(uint64_t)h;
-	uint8_t *cnt = ls->cnt + (size_t)q * N, d = add ? 1 : UINT8_MAX;
+	uint8_t *cnt = ls->cnt + (size_t)q * N;
+	int d = add ? 1 : -1;
 	uint8_t *up = x->S && x->pod[a] != x->pod[l] ?
 		      ls->up + ((size_t)x->pod[a] * P + q) * N : NULL;
 
 	for (uint32_t k = 0, s = st; k < h; k++, s = s + 1 == N ? 0 : s + 1) {
-		cnt[s] = (uint8_t)(cnt[s] + d);
+		cnt[s] = bump(cnt[s], d);
 		if (up)
-			up[s] = (uint8_t)(up[s] + d);
+			up[s] = bump(up[s], d);
 	}
 	ls->erow[(size_t)a * N + i] = add ? (uint8_t)q : NOPL;
 	ls->lft[x->leafsw[a]][x->g->hosts[i].lid] = add ? x->lup[(size_t)a * P + q] : LFT_NO_PORT;
@@ -470,7 +478,7 @@ static void run_sub(const struct pl *x, uint8_t *c, uint32_t a, uint32_t i)
 	uint32_t N = x->N, h = w->nhosts, s = pl_rstart(i, w->hfirst, h, N);
 
 	for (uint32_t k = 0; k < h; k++, s = s + 1 == N ? 0 : s + 1)
-		c[s]--;
+		c[s] = bump(c[s], -1);
 }
 
 /* The next pod: up back to zero (taking off what the last pod's extras

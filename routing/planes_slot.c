@@ -28,6 +28,7 @@
 #define BLK 64          /* counters per kept maximum */
 #define PL_RUNS 64      /* runs of shifts kept per entry, more are merged */
 #define PL_UNBLOCK 64   /* other entries unblock() may try to move */
+#define PL_UNBLOCKS 256 /* unblock() calls per plane */
 
 /* The runs of shifts of one entry and its sources. */
 struct runs {
@@ -374,7 +375,7 @@ static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 		if (e > 0)
 			ss->ent[j] |= 1ull << 63;
 	}
-	for (uint32_t j = 0; j < ss->nent; j++) {
+	for (uint32_t j = 0, tries = 0; j < ss->nent; j++) {
 		if (!(ss->ent[j] >> 63))
 			continue;
 		ss->ent[j] &= ~(1ull << 63);
@@ -384,7 +385,8 @@ static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 		place(x, ss, &r, q, p1, i, t, 0);
 		t = choose(x, ss, &r, q, p1, p, RG_NONE, &e);
 		place(x, ss, &r, q, p1, i, t, 1);
-		if (e > 0 && !unblock(x, ss, q, j, t))
+		/* unblock() walks the plane's entries: a bounded number of times */
+		if (e > 0 && (tries++ >= PL_UNBLOCKS || !unblock(x, ss, q, j, t)))
 			x->st->slot_over++;
 	}
 }
