@@ -116,6 +116,21 @@ int32_t pl_run_excess(const struct pl *x, const uint8_t *c, uint32_t st, uint32_
 	return e;
 }
 
+uint32_t pl_take_min(uint64_t *key, uint32_t *cand, uint32_t *left, uint64_t *kk)
+{
+	uint32_t k = 0, c;
+
+	for (uint32_t j = 1; j < *left; j++)
+		if (key[j] < key[k])
+			k = j;
+	c = cand[k];
+	*kk = key[k];
+	--*left;
+	key[k] = key[*left];
+	cand[k] = cand[*left];
+	return c;
+}
+
 uint32_t pl_next(const struct pmask *m, uint32_t q, uint32_t n)
 {
 	for (uint32_t k = 0; k < n; k++, q = q + 1 == n ? 0 : q + 1)

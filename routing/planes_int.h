@@ -120,6 +120,10 @@ uint32_t pl_runmax(const uint8_t *c, uint32_t st, uint32_t len, uint32_t N);
 int32_t pl_run_excess(const struct pl *x, const uint8_t *c, uint32_t st, uint32_t len,
 		      uint32_t add, uint32_t runmax);
 
+/* Takes the candidate of smallest key out of cand[0 .. *left) (keys in key,
+ * the order of the rest changes); returns it, its key in *kk. */
+uint32_t pl_take_min(uint64_t *key, uint32_t *cand, uint32_t *left, uint64_t *kk);
+
 /* 1 if leaf a reaches host i (leaf l) through i's own plane and slot. */
 int pl_primary(const struct pl *x, uint32_t a, uint32_t i, uint32_t l);
 /* The first plane of m from q on (cyclically), or RG_NONE. */

@@ -243,14 +243,8 @@ static uint32_t pick(const struct pl *x, const struct lstate *ls, uint32_t a, ui
 			n++;
 		}
 	for (uint32_t left = n; left;) {
-		uint32_t k = 0;
-		for (uint32_t j = 1; j < left; j++)
-			if (key[j] < key[k])
-				k = j;
-		uint32_t q = cand[k];
-		uint64_t kk = key[k];
-		key[k] = key[--left];
-		cand[k] = cand[left];
+		uint64_t kk;
+		uint32_t q = pl_take_min(key, cand, &left, &kk);
 		if (kk + h > x->B)
 			continue;
 		int32_t e = excess(x, ls, a, i, q, 1);

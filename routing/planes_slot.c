@@ -198,14 +198,8 @@ static uint32_t choose(const struct pl *x, const struct sstate *ss, const struct
 			n++;
 		}
 	for (uint32_t left = n; left;) {
-		uint32_t k = 0;
-		for (uint32_t j = 1; j < left; j++)
-			if (key[j] < key[k])
-				k = j;
-		uint32_t t = cand[k];
-		uint64_t kk = key[k];
-		key[k] = key[--left];
-		cand[k] = cand[left];
+		uint64_t kk;
+		uint32_t t = pl_take_min(key, cand, &left, &kk);
 		if (kk + r->w > x->B)
 			continue;
 		/* the first with room to spare: no extra there yet */
