@@ -49,7 +49,7 @@ check_lfts() {
 }
 
 check_up() {
-	name=$1 net=$2 host=$3 limit=$4
+	name=$1 net=$2 host=$3 limit=$4 engine=${5:-auto}
 	sim_start "$net"
 	rm -rf "$SIM_DIR"/*.txt "$SIM_DIR/state"
 	export SIM_HOST="$host"
@@ -59,7 +59,7 @@ check_up() {
 	mkdir -p "$SIM_DIR/state"
 	sim_bg sh -c 'f=$1; shift; exec "$@" 2>"$f"' sh "$SIM_DIR/err.txt" \
 		"$IBSMD" -o state_dir="$SIM_DIR/state" -o sweep_interval=0 \
-		-o log_level=notice --dump-lfts "$SIM_DIR/lfts.txt"
+		-o routing_engine="$engine" -o log_level=notice --dump-lfts "$SIM_DIR/lfts.txt"
 	wait_up "$SIM_DIR/err.txt"
 	sim_run iblinkinfo >"$SIM_DIR/links.txt" 2>/dev/null || fail "$name: iblinkinfo failed"
 	$CHECK links "$SIM_DIR/links.txt" >&2 || fail "$name: not all ports Active"
@@ -91,6 +91,10 @@ done
 sim_setup
 topo_gen "$SIM_DIR/deg.net" ft2 16 --remove-links 10 --seed 3 --keep-connected
 check_up ft2-16-degraded "$SIM_DIR/deg.net" H00001 100000
+# 3 levels, routed by planes (then balance) with ftree asked for by name:
+# every one of the 128 x 127 pairs traced
+topo_gen "$SIM_DIR/deg3.net" ft3 8 --remove-links 5 --seed 2 --keep-connected
+check_up ft3-8-degraded "$SIM_DIR/deg3.net" H00001 100000 ftree
 topo_gen "$SIM_DIR/torus.net" torus 4 4 --hosts 2
 check_up torus-4x4 "$SIM_DIR/torus.net" H00001 100000
 topo_gen "$SIM_DIR/random.net" random 24 4 --hosts-per-switch 2 --seed 5
