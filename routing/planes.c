@@ -641,7 +641,7 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 	st->planes = x.P;
 	st->slots = x.S;
 	primaries(&x);
-	pl_count_primaries(&x);
+	pl_loads_init(&x);
 	pl_route_leaves(&x, c->lft);
 	for (uint32_t i = 0; i < x.N; i++)
 		if (x.lidx[g->hosts[i].sw] != RG_NONE)

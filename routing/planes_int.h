@@ -130,10 +130,14 @@ int pl_primary(const struct pl *x, uint32_t a, uint32_t i, uint32_t l);
 uint32_t pl_next(const struct pmask *m, uint32_t q, uint32_t n);
 
 /* planes_leaf.c */
-void pl_count_primaries(struct pl *x);
+/* Allocates the all-to-all load counts (and middles' uplink counts). */
+void pl_loads_init(struct pl *x);
+/* Every leaf's entry for every CA base LID of another leaf; the extras
+ * listed by plane in xl for pl_route_middles(). */
 void pl_route_leaves(struct pl *x, uint8_t **lft);
 
 /* planes_slot.c */
+/* Every middle's entry for every CA base LID of another pod. */
 void pl_route_middles(struct pl *x, uint8_t **lft);
 
 #endif

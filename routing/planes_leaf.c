@@ -46,7 +46,8 @@ struct lstate {
 	uint8_t **lft;
 };
 
-void pl_count_primaries(struct pl *x)
+/* The all-to-all load counts, zero, and each middle's uplinks. */
+void pl_loads_init(struct pl *x)
 {
 	uint32_t P = x->P, S = x->S, np = x->npod;
 
