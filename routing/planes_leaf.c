@@ -34,11 +34,12 @@ struct lstate {
 	uint8_t base[PL_MAXP]; /* and its primaries' (one flow each, every shift) */
 	uint64_t colload[PL_MAXP]; /* all-to-all into the leaf from plane q */
 	uint8_t *erow;       /* [a * N + host]: leaf a's plane for the host */
-	uint8_t *up;         /* [(p1 * P + q) * N + shift]: extras from pod p1
-				through plane q into pod upod */
-	uint32_t upod;
+	uint8_t *up;         /* [(p1 * P + q) * uw + shift - ubase[p1]]: extras from
+				pod p1 through plane q into pod upod */
+	uint32_t upod, uw;   /* uw: shifts a row holds (N, or a pod pair's window) */
+	uint32_t *ubase;     /* per pod: first shift of its row */
+	uint32_t *pstart, *plen; /* per pod: first host, hosts (if in one run) */
 	uint32_t *room;      /* [p1 * P + q]: up_room() into pod upod */
-	uint32_t *xlmark;    /* per plane: x->xl entries from pod upod's leaves on */
 	uint64_t *un, *dn;   /* [pod * P + q]: midup, middn per uplink of the middle */
 	uint32_t cur;        /* the destination leaf being routed */
 	uint64_t *raw, *keys;/* its extras, (choices, host, leaf): found, sorted */
@@ -179,8 +180,9 @@ static int32_t excess(const struct pl *x, const struct lstate *ls, uint32_t a, u
 	int32_t e = INT32_MIN, d;
 
 	if (x->S && p1 != p) {
-		e = (int32_t)pl_runmax(ls->up + ((size_t)p1 * x->P + q) * N, st, h, N) + 1 -
-		    (int32_t)ls->room[(size_t)p1 * x->P + q];
+		uint32_t at = (st + N - ls->ubase[p1]) % N;
+		e = (int32_t)pl_runmax(ls->up + ((size_t)p1 * x->P + q) * ls->uw, at, h, ls->uw) +
+		    1 - (int32_t)ls->room[(size_t)p1 * x->P + q];
 		if (quick && e >= 0)
 			return e;
 	}
@@ -285,13 +287,15 @@ static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint3
 	uint8_t *cnt = ls->cnt + (size_t)q * N;
 	int d = add ? 1 : -1;
 	uint8_t *up = x->S && x->pod[a] != x->pod[l] ?
-		      ls->up + ((size_t)x->pod[a] * P + q) * N : NULL;
+		      ls->up + ((size_t)x->pod[a] * P + q) * ls->uw : NULL;
 
-	for (uint32_t k = 0, s = st; k < h; k++, s = s + 1 == N ? 0 : s + 1) {
+	for (uint32_t k = 0, s = st; k < h; k++, s = s + 1 == N ? 0 : s + 1)
 		cnt[s] = bump(cnt[s], d);
-		if (up)
+	if (up)
+		for (uint32_t k = 0, s = (st + N - ls->ubase[x->pod[a]]) % N; k < h; k++) {
 			up[s] = bump(up[s], d);
-	}
+			s = s + 1 == ls->uw ? 0 : s + 1;
+		}
 	ls->erow[(size_t)a * N + i] = add ? (uint8_t)q : NOPL;
 	ls->lft[x->leafsw[a]][x->g->hosts[i].lid] = add ? x->lup[(size_t)a * P + q] : LFT_NO_PORT;
 	x->rowload[(size_t)a * P + q] += dh;
@@ -476,25 +480,49 @@ static void run_sub(const struct pl *x, uint8_t *c, uint32_t a, uint32_t i)
 		c[s] = bump(c[s], -1);
 }
 
-/* The next pod: up back to zero (taking off what the last pod's extras
- * put there is cheaper than clearing it), room for the new one. */
+/*
+ * Pods whose hosts are one run each: a pod pair's flows fall in a window
+ * of shifts as wide as their hosts together, so up keeps just that window
+ * per source pod (2 MB on radix 54, not 57) and clearing it is cheap.
+ */
+static void up_windows(const struct pl *x, struct lstate *ls)
+{
+	const struct rgraph *g = x->g;
+	uint32_t np = x->npod, run = 1, wide = 0;
+
+	ls->pstart = rg_xmalloc(np, sizeof(*ls->pstart));
+	ls->plen = rg_xcalloc(np, sizeof(*ls->plen));
+	ls->ubase = rg_xcalloc(np, sizeof(*ls->ubase));
+	for (uint32_t p = 0; p < np; p++) {
+		uint32_t lo = UINT32_MAX, hi = 0;
+		for (uint32_t k = x->pfirst[p]; k < x->pfirst[p + 1]; k++) {
+			const struct rg_sw *w = &g->sw[x->leafsw[x->plist[k]]];
+			lo = w->hfirst < lo ? w->hfirst : lo;
+			hi = w->hfirst + w->nhosts > hi ? w->hfirst + w->nhosts : hi;
+			ls->plen[p] += w->nhosts;
+		}
+		ls->pstart[p] = lo == UINT32_MAX ? 0 : lo;
+		run &= lo == UINT32_MAX || hi - lo == ls->plen[p];
+		wide = ls->plen[p] > wide ? ls->plen[p] : wide;
+	}
+	ls->uw = run && 2 * wide < x->N ? 2 * wide : x->N;
+}
+
+/* The next pod: up cleared, rows placed on its windows, room for it. */
 static void next_pod(struct pl *x, struct lstate *ls, uint32_t p)
 {
-	uint32_t P = x->P;
+	uint32_t P = x->P, N = x->N;
 
-	for (uint32_t q = 0; q < P && ls->upod != RG_NONE; q++) {
-		for (uint32_t k = ls->xlmark[q]; k < x->nxl[q]; k++) {
-			uint32_t a = PL_EXTRA_LEAF(x->xl[q][k]), i = PL_EXTRA_HOST(x->xl[q][k]);
-			if (x->pod[a] != ls->upod)
-				run_sub(x, ls->up + ((size_t)x->pod[a] * P + q) * x->N, a, i);
-		}
-	}
-	for (uint32_t q = 0; q < P; q++)
-		ls->xlmark[q] = x->nxl[q];
+	memset(ls->up, 0, (size_t)x->npod * P * ls->uw);
 	ls->upod = p;
-	for (uint32_t p1 = 0; p1 < x->npod; p1++)
+	for (uint32_t p1 = 0; p1 < x->npod; p1++) {
+		/* shifts from pod p1's last host to pod p's first host on */
+		uint64_t last = (uint64_t)ls->pstart[p1] + ls->plen[p1] - 1;
+		ls->ubase[p1] = ls->uw == N ? 0 :
+				(uint32_t)(((uint64_t)ls->pstart[p] + N - last % N) % N);
 		for (uint32_t q = 0; q < P; q++)
 			ls->room[(size_t)p1 * P + q] = up_room(x, p1, p, q);
+	}
 }
 
 static void route_leaf(struct pl *x, struct lstate *ls, uint32_t l)
@@ -536,10 +564,10 @@ void pl_route_leaves(struct pl *x, uint8_t **lft)
 	ls.lft = lft;
 	ls.upod = RG_NONE;
 	if (x->S) {
-		ls.up = rg_xcalloc((size_t)x->npod * x->P * N + PL_PAD, 1);
+		up_windows(x, &ls);
+		ls.up = rg_xcalloc((size_t)x->npod * x->P * ls.uw + PL_PAD, 1);
 		ls.room = rg_xmalloc((size_t)x->npod * x->P, sizeof(*ls.room));
 	}
-	ls.xlmark = rg_xcalloc(x->P, sizeof(*ls.xlmark));
 	ls.un = rg_xcalloc((size_t)x->npod * x->P, sizeof(*ls.un));
 	ls.dn = rg_xcalloc((size_t)x->npod * x->P, sizeof(*ls.dn));
 	x->xl = rg_xcalloc(x->P, sizeof(*x->xl));
@@ -557,7 +585,9 @@ void pl_route_leaves(struct pl *x, uint8_t **lft)
 	free(ls.erow);
 	free(ls.up);
 	free(ls.room);
-	free(ls.xlmark);
+	free(ls.pstart);
+	free(ls.plen);
+	free(ls.ubase);
 	free(ls.un);
 	free(ls.dn);
 	free(ls.raw);
