@@ -7,9 +7,10 @@
  * this plane arrive from some leaves of a pod only; grouped by (host,
  * source pod) they are one entry of that pod's middle switch, carrying one
  * flow in each of the runs of shifts its source leaves give. Entries take
- * slots the most constrained first (fewest slots, then most sources), each
- * the one that keeps the extras per shift on the middle's uplink and on
- * the top's down link within the target, in all-to-all order (as in
+ * slots destination pod by destination pod (whose down links' counters
+ * then stay in cache), the most constrained first (fewest slots, then most
+ * sources), each the one that keeps the extras per shift on the middle's
+ * uplink and on the top's down link within the target, in all-to-all order (as in
  * planes_leaf.c): primaries put one flow per shift on every such link (one
  * host per slot and pod), so the target leaves T - 2 for extras. An entry
  * left over the target gets another try, then others sharing its links
@@ -29,6 +30,7 @@
 #define PL_RUNS 64      /* runs of shifts kept per entry, more are merged */
 #define PL_UNBLOCK 64   /* other entries unblock() may try to move */
 #define PL_UNBLOCKS 256 /* unblock() calls per plane */
+#define ENT_OVER (1u << 31) /* ent: placed over the target (first extra: 31 bits) */
 
 /* The runs of shifts of one entry and its sources. */
 struct runs {
@@ -41,7 +43,7 @@ struct sstate {
 	uint8_t *bm;      /* [row * NB + block]: their largest in each block */
 	uint32_t NB;
 	uint8_t *slot;    /* [pod * N + host]: chosen slot, 0xFF none */
-	uint64_t *ent;    /* a plane's entries: (slots, sources, first extra) */
+	uint64_t *ent;    /* a plane's entries: (pod, slots, sources, first extra) */
 	uint32_t nent, capent;
 	const uint64_t *xl; /* the plane's extras, sorted */
 	uint32_t nxl;
@@ -144,7 +146,7 @@ static void add_run(const struct pl *x, struct runs *r, uint32_t a, uint32_t i)
 static void entry(const struct pl *x, const struct sstate *ss, uint32_t j, uint32_t *i,
 		  uint32_t *p1, struct runs *r)
 {
-	uint32_t k = (uint32_t)ss->ent[j];
+	uint32_t k = (uint32_t)ss->ent[j] & ~ENT_OVER;
 
 	*i = PL_EXTRA_HOST(ss->xl[k]);
 	*p1 = PL_EXTRA_POD(ss->xl[k]);
@@ -286,8 +288,8 @@ static int unblock(struct pl *x, struct sstate *ss, uint32_t q, uint32_t j, uint
 	return 0;
 }
 
-/* Entries by their upper 32 bits (slots, sources), stable: two passes of a
- * 16-bit radix sort; they were made in extra order. */
+/* Entries by their upper 32 bits (pod, slots, sources), stable: two passes
+ * of a 16-bit radix sort; they were made in extra order. */
 static void sort_hi32(struct sstate *ss)
 {
 	uint32_t n = ss->nent, *pos = rg_xmalloc(65537, sizeof(*pos));
@@ -345,8 +347,10 @@ static void plane_entries(struct pl *x, struct sstate *ss, uint32_t q)
 		pm_and(&m, &x->upm[(size_t)p1 * x->P + q], &x->dnm[(size_t)q * np + p]);
 		for (uint32_t t = 0; t < S; t++)
 			nc += pm_has(&m, t);
-		w = w < 0xFFFFF ? w : 0xFFFFF;
-		ss->ent[ss->nent++] = nc << 52 | (0xFFFFF - w) << 32 | k0;
+		/* by destination pod (its down links stay in cache), then the most
+		 * constrained first: fewest slots, then most sources */
+		uint64_t pk = p < 0x7FFF ? p : 0x7FFF, wb = w / 16 < 0xFF ? w / 16 : 0xFF;
+		ss->ent[ss->nent++] = pk << 48 | nc << 40 | (0xFF - wb) << 32 | k0;
 	}
 	sort_hi32(ss);
 }
@@ -367,12 +371,12 @@ static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 			continue;
 		place(x, ss, &r, q, p1, i, t, 1);
 		if (e > 0)
-			ss->ent[j] |= 1ull << 63;
+			ss->ent[j] |= ENT_OVER;
 	}
 	for (uint32_t j = 0, tries = 0; j < ss->nent; j++) {
-		if (!(ss->ent[j] >> 63))
+		if (!(ss->ent[j] & ENT_OVER))
 			continue;
-		ss->ent[j] &= ~(1ull << 63);
+		ss->ent[j] &= ~(uint64_t)ENT_OVER;
 		entry(x, ss, j, &i, &p1, &r);
 		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
 		uint32_t t = ss->slot[(size_t)p1 * x->N + i];
