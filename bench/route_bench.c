@@ -3,8 +3,9 @@
  *
  * Builds a fabric in memory (no file parsing in the timing), fills LIDs,
  * runs one engine and prints wall time (CLOCK_MONOTONIC) and peak RSS
- * (getrusage). With -v it also runs the verifier and prints its summary
- * and time. Usage:
+ * (getrusage), and a digest of every switch's table (equal digests: the
+ * same routes, e.g. before and after a speed change). With -v it also runs
+ * the verifier and prints its summary and time. Usage:
  *   route-bench [-e ENGINE] [-v] [-d PCT] [-s SEED] [-x NSWITCHES] [-m MIB]
  *               ft2|ft3|torus|random|dragonfly SIZE
  * -m: the most memory balance may give shift counters (route_opts).
@@ -49,6 +50,18 @@ static long peak_rss_kib(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return ru.ru_maxrss;
+}
+
+/* FNV-1a over every switch's LFT in node order: two runs with the same
+ * digest routed alike (for checking that a speed change kept the routes). */
+static uint64_t lft_digest(const struct route_tables *rt)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint32_t n = 0; n < rt->nnodes; n++)
+		for (uint32_t l = 0; rt->lft[n].ports && l <= rt->top; l++)
+			h = (h ^ rt->lft[n].ports[l]) * 0x100000001b3ull;
+	return h;
 }
 
 static int build(struct tb *b, const char *kind, unsigned size, uint64_t seed)
@@ -243,8 +256,8 @@ int main(int argc, char **argv)
 	double t1 = now(), c1 = cpu_s();
 	printf("fabric %s %s: %u nodes, top LID %u; engine %s (%s)\n", argv[optind],
 	       argv[optind + 1], b.t.nnodes, rt.top, rt.engine, rt.why);
-	printf("route: %.3f s (cpu %.3f s), peak RSS %.1f MiB\n", t1 - t0, c1 - c0,
-	       peak_rss_kib() / 1024.0);
+	printf("route: %.3f s (cpu %.3f s), peak RSS %.1f MiB, tables %016llx\n", t1 - t0,
+	       c1 - c0, peak_rss_kib() / 1024.0, (unsigned long long)lft_digest(&rt));
 	if (bo.verify)
 		verify(&b.t, &rt);
 	if (bo.all_shifts)
