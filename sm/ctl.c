@@ -621,22 +621,6 @@ static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 
 /* ---- services for handlers ---- */
 
-/* What main.c does after every event: the engine has no timer of its own,
- * so new submissions need its deadline timer armed. */
-void ctl_kick_engine(struct sm *sm)
-{
-	uint64_t dl = mad_engine_next_deadline(sm->eng), now = sm_now_ms();
-	struct timeval tv = { 0, 0 };
-
-	if (dl == UINT64_MAX || !sm->ev_timer)
-		return;
-	if (dl > now) {
-		tv.tv_sec = (time_t)((dl - now) / 1000);
-		tv.tv_usec = (suseconds_t)((dl - now) % 1000) * 1000;
-	}
-	evtimer_add(sm->ev_timer, &tv);
-}
-
 uint64_t ctl_start_sweep(struct sm *sm, bool reroute)
 {
 	bool was = sm->sweeping || (reroute && !sm->fabric);
@@ -645,7 +629,7 @@ uint64_t ctl_start_sweep(struct sm *sm, bool reroute)
 		sm_reroute_start(sm);
 	else
 		sm_sweep_start(sm);
-	ctl_kick_engine(sm);
+	sm_arm_engine_timer(sm);
 	if (the_ctl)
 		observe(the_ctl);
 	/* A running sweep may have read the fabric already: wait for the

@@ -86,8 +86,6 @@ void ctl_wait_sweep(struct ctl_client *cl, json_object *id, uint64_t sweep);
 uint64_t ctl_start_sweep(struct sm *sm, bool reroute);
 /* A sweep's outcome as in sweep_done events and "wait" replies. */
 json_object *ctl_sweep_json(const struct sm *sm, uint64_t no, bool done);
-/* What main.c does after each event: arm the engine's deadline timer. */
-void ctl_kick_engine(struct sm *sm);
 void ctl_broadcast(struct ctl *ctl, const char *event, json_object *data);
 /* The routing verification of the current sweep, cached (borrowed). */
 json_object *ctl_routing_summary(struct ctl *ctl, struct sm *sm);

@@ -147,7 +147,7 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 static void on_light(evutil_socket_t fd, short what, void *arg)
 {
 	sm_light_sweep(arg);
-	ctl_kick_engine(arg);
+	sm_arm_engine_timer(arg);
 }
 
 /* Periodic timers: main.c's when it made one, else ours. */

@@ -196,11 +196,13 @@ static int load_config(struct sm_conf *c, const struct cli *cli, const struct ov
 	return 0;
 }
 
-static void arm_engine_timer(struct sm *sm)
+void sm_arm_engine_timer(struct sm *sm)
 {
 	uint64_t dl = mad_engine_next_deadline(sm->eng), now = sm_now_ms();
 	struct timeval tv = { 0, 0 };
 
+	if (!sm->ev_timer)
+		return;
 	if (dl == UINT64_MAX) {
 		evtimer_del(sm->ev_timer);
 		return;
@@ -214,7 +216,7 @@ static void arm_engine_timer(struct sm *sm)
 
 static void after_event(struct sm *sm)
 {
-	arm_engine_timer(sm);
+	sm_arm_engine_timer(sm);
 }
 
 static void on_umad(evutil_socket_t fd, short what, void *arg)
@@ -353,8 +355,7 @@ void sm_smp_limits_apply(struct sm *sm)
 	smp_limits(sm, &o);
 	mad_engine_set_limits(sm->eng, &o);
 	mad_umad_set_timeout(&sm->tp, sm->conf.smp_timeout_ms);
-	if (sm->ev_timer)
-		arm_engine_timer(sm); /* it may have sent, with earlier deadlines */
+	sm_arm_engine_timer(sm); /* it may have sent, with earlier deadlines */
 }
 
 static void engine_setup(struct sm *sm)

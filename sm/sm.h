@@ -135,6 +135,8 @@ void sm_sweep_finished(struct sm *sm);   /* sweep.c */
 
 /* The smp_* options into the running MAD engine (a reload). */
 void sm_smp_limits_apply(struct sm *sm);           /* main.c */
+/* The MAD engine's timer set to its next deadline (after a send or a reply). */
+void sm_arm_engine_timer(struct sm *sm);           /* main.c */
 
 /* Answers MADs nobody asked for: Get SMInfo, traps. */
 void sm_unsolicited(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from);
