@@ -22,7 +22,7 @@ unsigned ar_ports_count(const struct ar_ports *m)
 	unsigned n = 0;
 
 	for (int i = 0; i < 4; i++)
-		n += (unsigned)__builtin_popcountll(m->w[i]);
+		n += rg_pop64(m->w[i]);
 	return n;
 }
 

@@ -66,6 +66,16 @@ void rg_free(struct rgraph *g);
 /* Peer of port p of switch s if it is a switch (symmetric link), else RG_NONE. */
 uint32_t rg_port_peer_sw(const struct rgraph *g, uint32_t s, uint8_t p);
 
+/* Bits set in v. __builtin_popcountll is a libgcc call unless the build
+ * targets a CPU with POPCNT, which the x86-64 baseline does not have. */
+static inline uint32_t rg_pop64(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+	return (uint32_t)((v * 0x0101010101010101ull) >> 56);
+}
+
 static inline const struct rg_group *rg_group(const struct rgraph *g, uint32_t s, uint32_t k)
 {
 	return &g->groups[g->sw[s].gfirst + k];

@@ -137,8 +137,8 @@ static uint32_t ports_of(const struct pair_bound *pb, uint32_t x, const struct g
 	uint32_t n = 0;
 
 	if (pb->single[x])
-		return (uint32_t)(__builtin_popcountll(s->w[0]) + __builtin_popcountll(s->w[1]) +
-				  __builtin_popcountll(s->w[2]) + __builtin_popcountll(s->w[3]));
+		return rg_pop64(s->w[0]) + rg_pop64(s->w[1]) + rg_pop64(s->w[2]) +
+		       rg_pop64(s->w[3]);
 	for (int w = 0; w < 4; w++)
 		for (uint64_t bits = s->w[w]; bits; bits &= bits - 1) {
 			uint32_t k = (uint32_t)w * 64 + (uint32_t)__builtin_ctzll(bits);

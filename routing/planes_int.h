@@ -82,20 +82,12 @@ static inline void pm_set(struct pmask *m, uint32_t b)
 	m->w[b >> 6] |= 1ull << (b & 63);
 }
 
-static inline uint32_t pop64(uint64_t v)
-{
-	v = v - ((v >> 1) & 0x5555555555555555ull);
-	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
-	v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-	return (uint32_t)((v * 0x0101010101010101ull) >> 56);
-}
-
 static inline uint32_t pm_count(const struct pmask *m)
 {
 	uint32_t n = 0;
 
 	for (uint32_t k = 0; k < PL_MAXP / 64; k++)
-		n += m->w[k] ? pop64(m->w[k]) : 0;
+		n += m->w[k] ? rg_pop64(m->w[k]) : 0;
 	return n;
 }
 

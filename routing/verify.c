@@ -434,7 +434,7 @@ static void all_pairs(struct vctx *x, struct route_verify *v)
 	for (uint32_t i = 0; i < g->nlinks; i++) {
 		v->cdg_channels += x->a2a[i] != 0;
 		for (uint32_t b = 0; b < 32; b++)
-			v->cdg_edges += (uint64_t)__builtin_popcount(x->cdg[32u * i + b]);
+			v->cdg_edges += rg_pop64(x->cdg[32u * i + b]);
 	}
 }
 
