@@ -10,9 +10,23 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "routing/balance_int.h"
 #include "routing/pairbound.h"
+
+#ifdef __SSE2__
+/* 0xFF in the lanes below n (n < 16), 0 above. */
+static __m128i lanes_below(uint32_t n)
+{
+	static const uint8_t ramp[32] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+					  0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+
+	return _mm_loadu_si128((const __m128i *)(const void *)(ramp + 16 - n));
+}
+#endif
 
 /* Shift of source host j towards the current destination. */
 static uint32_t shift_of(const struct bal *b, uint32_t j)
@@ -572,16 +586,59 @@ static int shift_fix(struct bal *b, uint32_t k, uint32_t c, int depth)
 	return 0;
 }
 
+#ifdef __SSE2__
+/* nov[t .. t + 16) += the counters of column block t above lim, over rows
+ * 0 .. nsc of stride ntrk (link-major): byte counts, flushed before they
+ * could wrap. */
+static void over16(const struct bal *b, uint32_t t, const uint8_t *lim, uint32_t *nov)
+{
+	const __m128i flip = _mm_set1_epi8((char)0x80);
+	const __m128i l = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)lim), flip);
+	uint8_t part[16];
+
+	for (uint32_t c0 = 0; c0 < b->nsc; c0 += 255) {
+		__m128i acc = _mm_setzero_si128();
+		for (uint32_t c = c0; c < b->nsc && c < c0 + 255; c++) {
+			const uint8_t *row = b->sc + (size_t)c * b->ntrk + t;
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)row);
+			acc = _mm_sub_epi8(acc, _mm_cmpgt_epi8(_mm_xor_si128(v, flip), l));
+		}
+		_mm_storeu_si128((__m128i *)(void *)part, acc);
+		for (uint32_t k = 0; k < 16; k++)
+			nov[t + k] += part[k];
+	}
+}
+#endif
+
+/* Per tracked shift t, its links whose counter is above limit[trk[t]],
+ * into nov. */
+static void over_per_shift(const struct bal *b, const uint8_t *limit, uint32_t *nov)
+{
+	memset(nov, 0, b->ntrk * sizeof(*nov));
+	if (b->ccur == RG_NONE) {
+		for (uint32_t t = 0; t < b->ntrk; t++)
+			for (uint32_t c = 0; c < b->nsc; c++)
+				nov[t] += b->sc[(size_t)t * b->nsc + c] > limit[b->trk[t]];
+		return;
+	}
+	uint8_t *lim = rg_xmalloc(b->ntrk + 1, 1);
+	uint32_t t = 0;
+	for (uint32_t k = 0; k < b->ntrk; k++)
+		lim[k] = limit[b->trk[k]];
+#ifdef __SSE2__
+	for (; t + 16 <= b->ntrk; t += 16)
+		over16(b, t, lim + t, nov);
+#endif
+	for (uint32_t c = 0; c < b->nsc; c++)
+		for (uint32_t k = t; k < b->ntrk; k++)
+			nov[k] += b->sc[(size_t)c * b->ntrk + k] > lim[k];
+	free(lim);
+}
+
 /* nover from the counters. */
 static void count_over(struct bal *b)
 {
-	memset(b->nover, 0, b->ntrk * sizeof(*b->nover));
-	for (uint32_t c = 0; c < b->nsc; c++)
-		for (uint32_t t = 0; b->ccur != RG_NONE && t < b->ntrk; t++)
-			b->nover[t] += b->sc[(size_t)c * b->ntrk + t] > b->slim[b->trk[t]];
-	for (uint32_t t = 0; b->ccur == RG_NONE && t < b->ntrk; t++)
-		for (uint32_t c = 0; c < b->nsc; c++)
-			b->nover[t] += b->sc[(size_t)t * b->nsc + c] > b->slim[b->trk[t]];
+	over_per_shift(b, b->slim, b->nover);
 	b->work += (uint64_t)b->nsc * b->ntrk / 16;
 }
 
@@ -697,6 +754,35 @@ static uint32_t shift_links(struct bal *b, uint32_t cc)
 	return b->nsc;
 }
 
+/* One more on link c in every shift from leaf w's hosts to host d; 0 if a
+ * counter reaches 255. Every shift is tracked (row sh - 1), d is not on
+ * w: the shifts d - j, j on w, are one run of rows without a wrap. */
+static int run_inc(struct bal *b, uint32_t c, uint32_t d, const struct rg_sw *w)
+{
+	uint32_t n = b->n, lo = (d + n - (w->hfirst + w->nhosts - 1)) % n - 1;
+	uint8_t *x = b->sc + (size_t)c * b->ntrk + lo;
+	uint32_t k = 0;
+
+#ifdef __SSE2__
+	/* sc has 16 bytes after its end for the last vector */
+	const __m128i one = _mm_set1_epi8(1), top = _mm_set1_epi8((char)0xFF);
+	for (; k < w->nhosts; k += 16) {
+		uint32_t left = w->nhosts - k;
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(x + k));
+		__m128i add = left >= 16 ? one : _mm_and_si128(one, lanes_below(left));
+		v = _mm_add_epi8(v, add);
+		_mm_storeu_si128((__m128i *)(void *)(x + k), v);
+		if (_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(v, top),
+						    _mm_cmpeq_epi8(add, one))))
+			return 0;
+	}
+#endif
+	for (; k < w->nhosts; k++)
+		if (++x[k] == 255)
+			return 0;
+	return 1;
+}
+
 /* Shift counters of component b->ccur's links: every route whose first
  * hop enters it; 0 if one would overflow. */
 static int comp_counts(struct bal *b)
@@ -720,12 +806,8 @@ static int comp_counts(struct bal *b)
 				if ((next = bal_hop(b, s)) == RG_NONE)
 					break; /* unrouted: verify reports it */
 				uint32_t c = b->sci[g->sw[s].portbase + b->cur[s]];
-				for (uint32_t j = g->sw[l].hfirst; c != RG_NONE &&
-				     j < g->sw[l].hfirst + g->sw[l].nhosts; j++) {
-					uint8_t *x = at(b, (d + b->n - j) % b->n, c);
-					if (++*x == 255)
-						return 0;
-				}
+				if (c != RG_NONE && !run_inc(b, c, d, &g->sw[l]))
+					return 0;
 				s = next;
 			}
 		}
@@ -766,7 +848,7 @@ static int comp_round(struct bal *b, uint32_t nc, uint32_t *before, uint32_t *af
 		int more = 1;
 		if (!nsc || (uint64_t)b->ntrk * nsc > b->shift_bytes)
 			continue; /* parts_fit() said all fit: only a part without links */
-		b->sc = rg_xcalloc((size_t)b->ntrk * nsc, 1);
+		b->sc = rg_xcalloc((size_t)b->ntrk * nsc + 16, 1); /* see run_inc() */
 		if (comp_counts(b)) {
 			count_over(b);
 			*before += bal_shift_over(b);
@@ -894,11 +976,15 @@ void bal_shift_phase(struct bal *b, struct balance_stats *st)
 
 uint32_t bal_shift_over_bound(const struct bal *b)
 {
-	uint32_t over = 0;
+	uint32_t over = 0, *nov;
 
-	for (uint32_t t = 0; b->sc && t < b->ntrk; t++)
-		for (uint32_t c = 0; c < b->nsc; c++)
-			over += *at(b, b->trk[t], c) > b->nlim[b->trk[t]];
+	if (!b->sc)
+		return 0;
+	nov = rg_xmalloc(b->ntrk + 1, sizeof(*nov));
+	over_per_shift(b, b->nlim, nov);
+	for (uint32_t t = 0; t < b->ntrk; t++)
+		over += nov[t];
+	free(nov);
 	return over;
 }
 
