@@ -10,23 +10,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "routing/balance_int.h"
 #include "routing/pairbound.h"
+#include "routing/simd.h"
 
-#ifdef __SSE2__
-/* 0xFF in the lanes below n (n < 16), 0 above. */
-static __m128i lanes_below(uint32_t n)
-{
-	static const uint8_t ramp[32] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-					  0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
-
-	return _mm_loadu_si128((const __m128i *)(const void *)(ramp + 16 - n));
-}
-#endif
 
 /* Shift of source host j towards the current destination. */
 static uint32_t shift_of(const struct bal *b, uint32_t j)
@@ -593,14 +581,14 @@ static int shift_fix(struct bal *b, uint32_t k, uint32_t c, int depth)
 static void over16(const struct bal *b, uint32_t t, const uint8_t *lim, uint32_t *nov)
 {
 	const __m128i flip = _mm_set1_epi8((char)0x80);
-	const __m128i l = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)lim), flip);
+	const __m128i l = _mm_xor_si128(rg_load16(lim), flip);
 	uint8_t part[16];
 
 	for (uint32_t c0 = 0; c0 < b->nsc; c0 += 255) {
 		__m128i acc = _mm_setzero_si128();
 		for (uint32_t c = c0; c < b->nsc && c < c0 + 255; c++) {
 			const uint8_t *row = b->sc + (size_t)c * b->ntrk + t;
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)row);
+			__m128i v = rg_load16(row);
 			acc = _mm_sub_epi8(acc, _mm_cmpgt_epi8(_mm_xor_si128(v, flip), l));
 		}
 		_mm_storeu_si128((__m128i *)(void *)part, acc);
@@ -768,8 +756,8 @@ static int run_inc(struct bal *b, uint32_t c, uint32_t d, const struct rg_sw *w)
 	const __m128i one = _mm_set1_epi8(1), top = _mm_set1_epi8((char)0xFF);
 	for (; k < w->nhosts; k += 16) {
 		uint32_t left = w->nhosts - k;
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(x + k));
-		__m128i add = left >= 16 ? one : _mm_and_si128(one, lanes_below(left));
+		__m128i v = rg_load16(x + k);
+		__m128i add = left >= 16 ? one : _mm_and_si128(one, rg_lanes_below(left));
 		v = _mm_add_epi8(v, add);
 		_mm_storeu_si128((__m128i *)(void *)(x + k), v);
 		if (_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(v, top),

@@ -39,25 +39,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "routing/engine.h"
 #include "routing/planes_int.h"
-
-#ifdef __SSE2__
-/* 16 lanes on then 16 off: the lanes of a load below n, from (16 - n). */
-static const uint8_t lanes[32] = {
-	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-};
-
-static __m128i load16(const uint8_t *c)
-{
-	return _mm_loadu_si128((const __m128i *)(const void *)c);
-}
-#endif
+#include "routing/simd.h"
 
 /* Largest byte of c[0 .. n), c readable 16 bytes on (see pl_runmax): the
  * search's inner loop, so 16 at a time where the CPU has SSE2 (every
@@ -70,11 +55,11 @@ static uint8_t bytes_max(const uint8_t *c, uint32_t n)
 	if (!n)
 		return 0;
 	if (n <= 16) {
-		v = _mm_and_si128(load16(c), load16(lanes + 16 - n));
+		v = _mm_and_si128(rg_load16(c), rg_lanes_below(n));
 	} else {
-		v = load16(c + n - 16);
+		v = rg_load16(c + n - 16);
 		for (uint32_t k = 0; k + 16 < n; k += 16)
-			v = _mm_max_epu8(v, load16(c + k));
+			v = _mm_max_epu8(v, rg_load16(c + k));
 	}
 	v = _mm_max_epu8(v, _mm_srli_si128(v, 8));
 	v = _mm_max_epu8(v, _mm_srli_si128(v, 4));

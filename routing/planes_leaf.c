@@ -19,12 +19,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "routing/planes_int.h"
 #include "routing/routing.h"
+#include "routing/simd.h"
 
 #define PL_UNBLOCK 64 /* other extras unblock() may try to move */
 #define NOPL 0xFF     /* erow: no plane (yet) */
@@ -132,7 +130,7 @@ static uint32_t row_load(const struct pl *x, const struct lstate *ls, uint32_t a
 		/* 16 at a time: erow has PL_PAD bytes after it, bits past span cut */
 		const __m128i qq = _mm_set1_epi8((char)q);
 		for (uint32_t k = 0; k < span; k += 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(row + d + k));
+			__m128i v = rg_load16(row + d + k);
 			uint32_t bits = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, qq));
 			if (span - k < 16)
 				bits &= (1u << (span - k)) - 1;

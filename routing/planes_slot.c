@@ -20,11 +20,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "routing/planes_int.h"
+#include "routing/simd.h"
 
 #define BLK 64          /* counters per kept maximum */
 #define PL_RUNS 64      /* runs of shifts kept per entry, more are merged */
@@ -98,7 +96,7 @@ static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, 
 	/* 16 at a time up to the end of the row, saturating */
 	const __m128i one = _mm_set1_epi8(1);
 	for (; k + 16 <= len && s + 16 <= N; k += 16, s += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(c + s));
+		__m128i v = rg_load16(c + s);
 		v = d > 0 ? _mm_adds_epu8(v, one) : _mm_subs_epu8(v, one);
 		_mm_storeu_si128((__m128i *)(void *)(c + s), v);
 	}
