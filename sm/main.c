@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "sm/ar.h"
-#include "sm/ctl.h"
+#include "ctl/ctl.h"
 #include "sm/log.h"
 #include "sm/routejob.h"
 #include "sm/sm.h"
@@ -283,7 +283,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	struct sm *sm = arg;
 
 	if (sig == SIGHUP) {
-		/* control socket: reload (sm/ctl_reload.c), then sweep as before */
+		/* control socket: reload (ctl/ctl_reload.c), then sweep as before */
 		log_notice("SIGHUP: reloading the configuration and sweeping");
 		ctl_reload_signal(sm);
 		sm_sweep_start(sm);

@@ -31,6 +31,18 @@
 struct event_base;
 struct event;
 struct sm_ar;   /* adaptive routing state, sm/ar.c */
+struct sm;
+
+/* Who hears about the SM's changes: the control server and the SA register
+ * here (sm/ never calls up into them). changed() runs whenever a sweep or
+ * reroute starts, finishes or fails, or the SM state changes; port_event()
+ * for a port change seen between sweeps (trap, light sweep). */
+struct sm_listener {
+	void (*changed)(void *arg, struct sm *sm);
+	void (*port_event)(void *arg, struct sm *sm, const char *type, const struct sm_port *p);
+	void *arg;
+};
+#define SM_MAX_LISTENERS 4
 
 enum sm_state {
 	SM_STATE_NOT_ACTIVE = 0,
@@ -102,7 +114,12 @@ struct sm {
 	bool stopping;      /* shutting down: start nothing new */
 	bool ignore_traps;  /* IBSMD_TEST_IGNORE_TRAPS: act as if traps were lost */
 	struct timespec t_trap;   /* arrival of the last Trap 128 */
+	struct sm_listener listeners[SM_MAX_LISTENERS];
+	unsigned nlisteners;
 };
+
+/* Registers l (copied); at most SM_MAX_LISTENERS. */
+void sm_listen(struct sm *sm, const struct sm_listener *l);
 
 /* Phase plumbing: sm_phase_begin() before submitting a batch, one
  * sm_phase_sub() per request, sm_phase_end() after the batch; each request's

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/ctl.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
@@ -339,15 +338,27 @@ void sm_retry_later(struct sm *sm)
 		evtimer_add(sm->ev_retry, &tv);
 }
 
+void sm_listen(struct sm *sm, const struct sm_listener *l)
+{
+	if (sm->nlisteners == SM_MAX_LISTENERS)
+		fatalx("too many SM listeners");
+	sm->listeners[sm->nlisteners++] = *l;
+}
+
 void sm_event(struct sm *sm, const char *type, const struct sm_port *p)
 {
-	if (p) {
+	if (p)
 		log_debug("event %s: %016llx port %u", type, (unsigned long long)p->node->guid, p->num);
-		ctl_port_event(sm, type, p);
-	} else {
+	else
 		log_debug("event %s", type);
+	for (unsigned i = 0; i < sm->nlisteners; i++) {
+		const struct sm_listener *l = &sm->listeners[i];
+
+		if (p && l->port_event)
+			l->port_event(l->arg, sm, type, p);
+		if (l->changed)
+			l->changed(l->arg, sm);
 	}
-	ctl_sm_changed(sm);
 }
 
 void sm_sweep_start(struct sm *sm)

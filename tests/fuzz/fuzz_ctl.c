@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sm/ctl_proto.h"
+#include "ctl/ctl_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

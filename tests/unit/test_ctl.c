@@ -1,5 +1,5 @@
 /*
- * DOC: unit tests of the control protocol codec (sm/ctl_proto.c) and of
+ * DOC: unit tests of the control protocol codec (ctl/ctl_proto.c) and of
  * the shared command and error tables (include/ibsm/ctl_proto.h): request
  * decoding and its error replies, framing of what we send, the access rule,
  * and the stability and completeness of the tables.
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sm/ctl_proto.h"
+#include "ctl/ctl_proto.h"
 
 struct cmd_row {
 	const char *name;

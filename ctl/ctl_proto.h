@@ -1,10 +1,10 @@
 /*
- * DOC: the control protocol codec (sm/ctl_proto.c): decoding a request
+ * DOC: the control protocol codec (ctl/ctl_proto.c): decoding a request
  * line, building replies, events and the hello, and the access rule.
  * Pure; used by the daemon, its unit tests and the fuzzer.
  */
-#ifndef IBSM_SM_CTL_PROTO_H
-#define IBSM_SM_CTL_PROTO_H
+#ifndef IBSM_CTL_PROTO_H_
+#define IBSM_CTL_PROTO_H_
 
 #include <json-c/json.h>
 #include <stdbool.h>

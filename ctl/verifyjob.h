@@ -8,8 +8,8 @@
  * like routing itself (routejob.h, both on worker.h); the loop then hands
  * the result to a callback.
  */
-#ifndef IBSM_SM_VERIFYJOB_H
-#define IBSM_SM_VERIFYJOB_H
+#ifndef IBSM_CTL_VERIFYJOB_H
+#define IBSM_CTL_VERIFYJOB_H
 
 #include <event2/event.h>
 #include <stdint.h>

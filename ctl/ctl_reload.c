@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sm/ctl.h"
-#include "sm/ctl_int.h"
+#include "ctl/ctl.h"
+#include "ctl/ctl_int.h"
 #include "sm/light.h"
 #include "sm/log.h"
 #include "sm/sm.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ibsm/ctl_proto.h"
-#include "sm/ctl_snap.h"
+#include "ctl/ctl_snap.h"
 #include "sm/fabric.h"
 #include "sm/log.h"
 

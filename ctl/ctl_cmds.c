@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sm/ctl.h"
+#include "ctl/ctl.h"
 #include "sm/ar.h"
-#include "sm/ctl_int.h"
+#include "ctl/ctl_int.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sm/ctl_proto.h"
+#include "ctl/ctl_proto.h"
 
 #define CTL_JSON_DEPTH 16
 

@@ -1,12 +1,12 @@
 /*
- * DOC: fabric snapshots for change events (sm/ctl_snap.c).
+ * DOC: fabric snapshots for change events (ctl/ctl_snap.c).
  *
  * The SM keeps only the latest fabric generation, so the control server
  * keeps a small copy of the previous one (node GUIDs, links) and diffs the
  * two after every sweep to report nodes added/removed and links up/down.
  */
-#ifndef IBSM_SM_CTL_SNAP_H
-#define IBSM_SM_CTL_SNAP_H
+#ifndef IBSM_CTL_SNAP_H
+#define IBSM_CTL_SNAP_H
 
 #include <json-c/json.h>
 

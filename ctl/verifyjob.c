@@ -8,7 +8,7 @@
 
 #include "sm/fabric.h"
 #include "sm/log.h"
-#include "sm/verifyjob.h"
+#include "ctl/verifyjob.h"
 #include "sm/worker.h"
 
 struct verify_job {

@@ -2,14 +2,14 @@
  * DOC: what the control server (ctl.c) and its command handlers
  * (ctl_cmds.c, ctl_reload.c) share. Not for the rest of the daemon.
  */
-#ifndef IBSM_SM_CTL_INT_H
-#define IBSM_SM_CTL_INT_H
+#ifndef IBSM_CTL_INT_H
+#define IBSM_CTL_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sm/ctl_proto.h"
+#include "ctl/ctl_proto.h"
 
 struct sm;
 struct ctl;

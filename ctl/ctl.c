@@ -15,9 +15,10 @@
  * Access comes from SO_PEERCRED/SO_PEERGROUPS at accept time; the command
  * table marks what needs admin rights.
  *
- * The SM calls ctl_sm_changed() from sm_event() (sweep.c) whenever a sweep
- * starts, ends or fails; it diffs what it sees against what it saw last,
- * so a missed or repeated call costs nothing.
+ * ctl_init() registers the server as an SM listener: sm_event() (sweep.c)
+ * calls sm_changed() whenever a sweep starts, ends or fails, and it diffs
+ * what it sees against what it saw last, so a missed or repeated call costs
+ * nothing.
  */
 #define _GNU_SOURCE 1 /* struct ucred */
 #include "config.h"
@@ -41,13 +42,13 @@
 #include <systemd/sd-daemon.h>
 #endif
 
-#include "sm/ctl.h"
-#include "sm/ctl_int.h"
-#include "sm/ctl_snap.h"
+#include "ctl/ctl.h"
+#include "ctl/ctl_int.h"
+#include "ctl/ctl_snap.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "routing/verify.h"
-#include "sm/verifyjob.h"
+#include "ctl/verifyjob.h"
 
 struct ctl {
 	struct sm *sm;
@@ -58,7 +59,7 @@ struct ctl {
 	bool have_group;
 	gid_t group;
 	struct event *ev_reap, *ev_wd;
-	/* what ctl_sm_changed() saw last */
+	/* what sm_changed() saw last */
 	uint64_t seen_sweeps;
 	bool seen_sweeping, seen_up;
 	int seen_state;
@@ -588,22 +589,27 @@ static void observe(struct ctl *ctl)
 	state_events(ctl, sm);
 }
 
-void ctl_sm_changed(struct sm *sm)
+/* The SM's sweep state may have changed: compare with what we saw last
+ * and emit the events (sweep started/done, state, subnet, node and link
+ * changes), answer "sweep wait" requests and notify systemd. */
+static void sm_changed(void *arg, struct sm *sm)
 {
-	struct ctl *ctl = the_ctl;
+	struct ctl *ctl = arg;
 
-	if (!ctl || ctl->sm != sm)
-		return;
-	observe(ctl);
+	if (ctl->sm == sm)
+		observe(ctl);
 }
 
-void ctl_port_event(struct sm *sm, const char *type, const struct sm_port *p)
+/* A port event seen between sweeps (light sweep, trap): streamed at once
+ * as a "port_event" {what: type, guid, port, desc}; the link_up/link_down
+ * events come from the next sweep's fabric diff. */
+static void port_event(void *arg, struct sm *sm, const char *type, const struct sm_port *p)
 {
-	struct ctl *ctl = the_ctl;
+	struct ctl *ctl = arg;
 	json_object *d;
 	char guid[24];
 
-	if (!ctl || ctl->sm != sm || !p)
+	if (ctl->sm != sm || !p)
 		return;
 	snprintf(guid, sizeof(guid), "0x%016llx", (unsigned long long)p->node->guid);
 	d = json_object_new_object();
@@ -748,10 +754,12 @@ static void observer_setup(struct ctl *ctl)
 int ctl_init(struct sm *sm)
 {
 	struct ctl *ctl = xcalloc(1, sizeof(*ctl));
+	struct sm_listener l = { .changed = sm_changed, .port_event = port_event, .arg = ctl };
 	int fd;
 
 	ctl->sm = sm;
 	the_ctl = ctl;
+	sm_listen(sm, &l);
 	observer_setup(ctl);
 	watchdog_setup(ctl);
 	ctl_reload_init(sm, NULL);
