@@ -391,30 +391,13 @@ static uint8_t pick(struct rep *r, const struct col *c, uint32_t x)
 	return p;
 }
 
-/* Where the fresh tables drop a LID at a switch without hosts (no pair
- * starts there and, the LID being dropped, no path passes through), an old
- * entry that points into a port that is now down drops it just the same:
- * keeping it is one LFT change fewer, and the fresh routing that follows a
- * recovery rewrites it anyway. */
-static uint8_t dropped(const struct rep *r, const struct col *c, uint32_t x)
-{
-	const struct rg_sw *sw = &r->g->sw[x];
-	const struct topo_node *n = &r->g->t->nodes[sw->node];
-	uint8_t old = prev_raw(r, x, c->lid);
-
-	if (sw->nhosts == 0 && old != LFT_NO_PORT && old != 0 && old <= n->nports &&
-	    n->ports[old].peer_node == TOPO_NONE)
-		return old;
-	return LFT_NO_PORT;
-}
-
 /* Decides one broken or missing entry of x. */
 static void fix_entry(struct rep *r, const struct col *c, uint32_t x)
 {
 	uint8_t f = CELL(r->fc, r, x, c->lid);
 
 	if (x == c->a || f == LFT_NO_PORT) {
-		CELL(r->oc, r, x, c->lid) = x == c->a ? f : dropped(r, c, x);
+		CELL(r->oc, r, x, c->lid) = x == c->a ? f : LFT_NO_PORT;
 		r->st[x] = x == c->a ? S_DOWN : S_BAD;
 		return;
 	}
@@ -547,7 +530,7 @@ static void fix_mgmt(struct rep *r, const struct col *c)
 
 	for (uint32_t x = 0; x < g->nsw; x++)
 		if (!valid(r->st[x]) && (x == c->a || CELL(r->fc, r, x, c->lid) == LFT_NO_PORT)) {
-			CELL(r->oc, r, x, c->lid) = x == c->a ? CELL(r->fc, r, x, c->lid) : dropped(r, c, x);
+			CELL(r->oc, r, x, c->lid) = x == c->a ? CELL(r->fc, r, x, c->lid) : LFT_NO_PORT;
 			r->st[x] = x == c->a ? S_DOWN : S_DROP;
 		} else if (!valid(r->st[x])) {
 			r->st[x] = S_BAD;

@@ -438,6 +438,27 @@ static void all_pairs(struct vctx *x, struct route_verify *v)
 	}
 }
 
+/* An entry toward a port that has no link sends packets nowhere: whether or
+ * not a pair's path uses it, it must say "no route" (0xFF). */
+static uint64_t count_dead_entries(const struct topo *t, const struct route_tables *rt)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		const struct topo_node *nd = &t->nodes[i];
+		const uint8_t *lft = rt->lft[i].ports;
+
+		for (uint32_t lid = 1; lft && lid <= rt->top; lid++) {
+			uint8_t p = lft[lid];
+
+			if (p != 0 && p != LFT_NO_PORT &&
+			    (p > nd->nports || !topo_port_linked(&nd->ports[p])))
+				n++;
+		}
+	}
+	return n;
+}
+
 int route_verify(const struct topo *t, const struct route_tables *rt,
 		 struct route_verify *v, char *err, size_t errlen)
 {
@@ -454,6 +475,7 @@ int route_verify(const struct topo *t, const struct route_tables *rt,
 	vctx_init(&x, &g, rt);
 	v->nhosts = g.nhosts;
 	v->nswitches = g.nsw;
+	v->dead_entries = count_dead_entries(t, rt);
 	all_pairs(&x, v);
 	a2a_bound(&x, v);
 	v->cdg_cycle = cdg_cycle(&x);
@@ -465,7 +487,7 @@ int route_verify(const struct topo *t, const struct route_tables *rt,
 
 int route_verify_ok(const struct route_verify *v)
 {
-	return !v->unreachable && !v->looping && !v->dead_port && !v->cdg_cycle;
+	return !v->unreachable && !v->looping && !v->dead_port && !v->dead_entries && !v->cdg_cycle;
 }
 
 static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
@@ -474,7 +496,8 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 
 	return (size_t)snprintf(buf, len,
 		"hosts %u, switches %u, pairs %llu\n"
-		"reachability: unreachable %llu, looping %llu, dead-port %llu\n"
+		"reachability: unreachable %llu, looping %llu, dead-port %llu, "
+		"entries to dead ports %llu\n"
 		"path length: max hops %u, non-minimal pairs %llu, max stretch %u\n"
 		"credit loops (CDG, one VL): %s (%llu channels, %llu dependencies)\n"
 		"all-to-all: busiest link %llu (0x%016llx port %u), lower bound %llu (x%.3f)\n"
@@ -486,7 +509,7 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 		"on the others %d\n",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
-		(unsigned long long)v->dead_port, v->max_hops,
+		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries, v->max_hops,
 		(unsigned long long)v->nonminimal, v->max_stretch,
 		v->cdg_cycle ? "CYCLE" : "none", (unsigned long long)v->cdg_channels,
 		(unsigned long long)v->cdg_edges, (unsigned long long)v->a2a_max,
@@ -503,7 +526,7 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 {
 	return (size_t)snprintf(buf, len,
 		"{\"hosts\":%u,\"switches\":%u,\"pairs\":%llu,\"unreachable\":%llu,"
-		"\"looping\":%llu,\"dead_port\":%llu,\"max_hops\":%u,\"nonminimal\":%llu,"
+		"\"looping\":%llu,\"dead_port\":%llu,\"dead_entries\":%llu,\"max_hops\":%u,\"nonminimal\":%llu,"
 		"\"max_stretch\":%u,\"cdg_cycle\":%s,\"cdg_channels\":%llu,"
 		"\"cdg_edges\":%llu,\"a2a_max\":%llu,\"a2a_bound\":%llu,"
 		"\"a2a_max_link\":{\"guid\":\"0x%016llx\",\"port\":%u},\"shift_max\":%u,"
@@ -512,7 +535,7 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 		"\"shift_free_excess\":%d,\"shifts_tried\":%u,\"shifts_sampled\":%s,\"ok\":%s}",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
-		(unsigned long long)v->dead_port, v->max_hops,
+		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries, v->max_hops,
 		(unsigned long long)v->nonminimal, v->max_stretch,
 		v->cdg_cycle ? "true" : "false", (unsigned long long)v->cdg_channels,
 		(unsigned long long)v->cdg_edges, (unsigned long long)v->a2a_max,

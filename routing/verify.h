@@ -28,6 +28,8 @@ struct route_verify {
 	uint64_t unreachable;    /* a hop has no entry (LFT_NO_PORT) */
 	uint64_t looping;        /* path revisits a switch */
 	uint64_t dead_port;      /* entry points at a port going nowhere useful */
+	uint64_t dead_entries;   /* LFT entries (any LID, on or off a path) that
+				    point at a port without a link: must be 0xFF */
 	uint32_t max_hops;       /* switch-to-switch hops of the longest path */
 	uint32_t max_stretch;    /* largest hops - shortest possible */
 	uint64_t nonminimal;     /* pairs whose path is longer than shortest */
@@ -60,7 +62,8 @@ int route_verify(const struct topo *t, const struct route_tables *rt,
 /* Formats v into buf (always NUL-terminated); returns the length needed. */
 size_t route_verify_format(const struct route_verify *v, int json, char *buf, size_t len);
 
-/* 1 if every pair is routed, loop-free, without dead ports, no CDG cycle. */
+/* 1 if every pair is routed, loop-free, no entry points at a dead port, no
+ * CDG cycle. */
 int route_verify_ok(const struct route_verify *v);
 
 #endif

@@ -149,6 +149,8 @@ static void repair_checked_t(const struct topo *t, const struct route_tables *pr
 	verify(t, &fresh, &vf);
 	assert_int_equal(v->looping, 0);
 	assert_int_equal(v->dead_port, 0);
+	/* an entry no legal path can use says "no route", never a dead port */
+	assert_int_equal(v->dead_entries, 0);
 	assert_int_equal(v->cdg_cycle, 0);
 	assert_true(v->unreachable <= vf.unreachable);
 	assert_superset(t, &fresh, rep);
@@ -257,8 +259,7 @@ static void test_spine_removed(void **state)
 	assert_int_equal(st.used_fresh, 0);
 	assert_int_equal(v.unreachable, 0);
 	assert_near_bound(&v);
-	/* only entries through the dead spine move (some of them may stay,
-	 * pointing into the dead links, where nothing can be routed anyway) */
+	/* only entries through the dead spine move */
 	assert_true(st.changed <= st.broken);
 	route_tables_free(&prev);
 	route_tables_free(&rep);
