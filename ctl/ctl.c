@@ -765,10 +765,8 @@ int ctl_init(struct sm *sm)
 	ctl_reload_init(sm, NULL);
 	resolve_group(ctl, sm->conf.socket_group);
 	fd = listen_on(sm->conf.socket_path);
-	if (fd < 0) {
-		log_warn("control socket %s", sm->conf.socket_path);
-		return -1;
-	}
+	if (fd < 0)
+		return -1;   /* errno says why; the caller reports it */
 	ctl->path = xstrdup(sm->conf.socket_path);
 	ctl->lev = evconnlistener_new(sm->base, on_accept, ctl, LEV_OPT_CLOSE_ON_FREE, -1, fd);
 	if (!ctl->lev)

@@ -14,7 +14,7 @@ struct sm;
 /* Remember the configuration file for reloads; call before ctl_init(). */
 void ctl_set_config_path(const char *path);
 /* Opens conf.socket_path and starts serving; also sets up sd_notify and the
- * watchdog. 0, or -1 (logged; the SM runs on without a control socket). */
+ * watchdog. 0, or -1 with errno set (the daemon does not run without it). */
 int ctl_init(struct sm *sm);
 /* Closes every client, removes the socket, sends STOPPING=1. */
 void ctl_fini(struct sm *sm);

@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sm/atomic.h"
@@ -63,5 +65,40 @@ int atomic_write(const char *path, int (*fill)(FILE *f, const void *arg), const 
 		unlink(tmp);
 	}
 	free(tmp);
+	return rc;
+}
+
+static int make_one(const char *path, mode_t mode)
+{
+	struct stat st;
+
+	if (mkdir(path, mode) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+	if (stat(path, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+int make_dirs(const char *path, unsigned mode, char *err, size_t errlen)
+{
+	char *dir = xstrdup(path);
+	int rc = 0;
+
+	for (char *s = strchr(dir + 1, '/'); s && rc == 0; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		rc = make_one(dir, 0755);
+		*s = '/';
+	}
+	if (rc == 0)
+		rc = make_one(dir, (mode_t)mode);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot create directory %s: %s", path, strerror(errno));
+	free(dir);
 	return rc;
 }

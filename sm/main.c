@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "sm/ar.h"
+#include "sm/atomic.h"
 #include "ctl/ctl.h"
 #include "sm/log.h"
 #include "sm/routejob.h"
@@ -442,6 +443,31 @@ static void teardown(struct sm *sm)
 	conf_free(&sm->conf);
 }
 
+/* The state directory and the control socket's directory, created when
+ * missing (a machine where neither `make install` nor the unit made them):
+ * before the first SMP, so a daemon that could not keep its LIDs or be
+ * controlled never touches the fabric. */
+static int prepare_dirs(const struct sm *sm)
+{
+	char err[512], *sockdir, *slash;
+	int rc = 0;
+
+	if (!sm->run.discover_only && make_dirs(sm->conf.state_dir, 0750, err, sizeof(err)) < 0)
+		rc = -1;
+	if (rc == 0 && !sm->run.once) {
+		sockdir = xstrdup(sm->conf.socket_path);
+		slash = strrchr(sockdir, '/');
+		if (slash && slash != sockdir) {
+			*slash = '\0';
+			rc = make_dirs(sockdir, 0755, err, sizeof(err));
+		}
+		free(sockdir);
+	}
+	if (rc < 0)
+		fprintf(stderr, "ibsmd: %s\n", err);
+	return rc;
+}
+
 /* A corrupt state file stops us rather than being overwritten: LIDs that
  * move break every running job. --fresh-state is the explicit way out. */
 static int prepare_state(struct sm *sm)
@@ -472,12 +498,17 @@ static int prepare_state(struct sm *sm)
 
 static int run(struct sm *sm)
 {
-	if (prepare_state(sm) < 0 || check_simulator() < 0 || open_port(sm) < 0)
+	if (prepare_dirs(sm) < 0 || prepare_state(sm) < 0 || check_simulator() < 0 ||
+	    open_port(sm) < 0)
 		return 1;
 	engine_setup(sm);
 	events_setup(sm);
-	if (!sm->run.once)
-		ctl_init(sm);   /* control socket; the SM runs on without it */
+	/* A daemon nobody can ask or stop cleanly is not run. */
+	if (!sm->run.once && ctl_init(sm) < 0) {
+		fprintf(stderr, "ibsmd: cannot serve the control socket %s: %s\n",
+			sm->conf.socket_path, strerror(errno));
+		return 1;
+	}
 	sm_sweep_start(sm);
 	after_event(sm);
 	event_base_dispatch(sm->base);
