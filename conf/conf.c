@@ -119,8 +119,14 @@ static const struct conf_opt opts[] = {
 	UINT(smp_timeout_ms, 10, 10000, "200", "ms", true,
 	     "Time to wait for an SMP response before a retry."),
 	UINT(smp_retries, 0, 10, "3", NULL, true,
-	     "Retries of a timed-out SMP before the node is taken as "
-	     "unreachable."),
+	     "Immediate retries of a timed-out SMP."),
+	UINT(smp_retries_max, 0, 15, "15", NULL, true,
+	     "Retries in all of an SMP that keeps failing on a node that "
+	     "answers other SMPs: after the smp_retries immediate ones, each "
+	     "waits twice as long as the one before (10 ms to 500 ms) without "
+	     "holding a place in the window. A node whose SMPs time out every "
+	     "time twice in a row gets the immediate retries only. Lossy "
+	     "links then cost time, not wrong answers."),
 	STR(state_dir, 1024, true, "\"" IBSM_DEFAULT_STATEDIR "\"", false,
 	    "Directory for persistent state (GUID to LID assignments)."),
 	STR(socket_path, 107, true, "\"/run/ibsmd/ibsmd.sock\"", false,

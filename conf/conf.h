@@ -79,6 +79,7 @@ struct sm_conf {
 	unsigned smp_per_dest;
 	unsigned smp_timeout_ms;
 	unsigned smp_retries;
+	unsigned smp_retries_max;
 	/* daemon */
 	char *state_dir;
 	char *socket_path;

@@ -18,6 +18,10 @@
  * The in-flight list is kept in deadline order, so expiry looks only at its
  * head. Attempts share one timeout, so a new one goes at the tail; only
  * after a reload shortened the timeout does it pass a few older ones.
+ *
+ * A request pausing before a backoff retry gives its slot back and waits on
+ * the delayed list (by due time); when due it goes back to the head of its
+ * destination's queue. It keeps its place in the destination's cap.
  */
 #include <assert.h>
 #include <errno.h>
@@ -52,6 +56,7 @@ struct req {
 	struct dest *dest;
 	struct req *qnext;              /* destination FIFO */
 	struct req *tprev, *tnext;      /* in-flight list, by deadline */
+	struct req *dnext;              /* delayed list, by due time */
 	int on_tlist;
 	uint64_t deadline;
 	uint32_t tid;                   /* low 32 bits as sent */
@@ -64,6 +69,8 @@ struct dest {
 	struct dest *rnext;             /* ready list */
 	struct req *qhead, *qtail;
 	unsigned inflight;
+	unsigned delayed;               /* requests of ours pausing */
+	unsigned failed_in_row;         /* requests that failed every attempt */
 	int on_ready;
 };
 
@@ -78,6 +85,8 @@ struct mad_engine {
 	unsigned nfree, nslots;
 	/* in flight, oldest deadline first */
 	struct req *thead, *ttail;
+	/* pausing before a retry, earliest due first */
+	struct req *dhead;
 	/* destinations */
 	struct dest **buckets;
 	size_t nbuckets, ndests;
@@ -115,6 +124,8 @@ void mad_engine_opts_default(struct mad_engine_opts *o)
 	o->per_dest = 4;
 	o->timeout_ms = 200;
 	o->retries = 3;
+	o->backoff_ms = 10;
+	o->backoff_max_ms = 500;
 	o->queue_max = 1u << 20;
 }
 
@@ -224,7 +235,7 @@ static void dest_update(struct mad_engine *e, struct dest *d)
 		return;
 	if (d->qhead && d->inflight < e->o.per_dest)
 		ready_push(e, d);
-	else if (!d->qhead && d->inflight == 0)
+	else if (!d->qhead && d->inflight == 0 && d->delayed == 0)
 		dest_remove(e, d);
 }
 
@@ -408,13 +419,73 @@ static void pump(struct mad_engine *e)
 	e->pumping = 0;
 }
 
+/* Pause r before its next attempt: off the wire and out of the window, but
+ * still counted against its destination's cap, so the destination's other
+ * requests wait behind it (and learn from it whether the node is gone). */
+static void delay(struct mad_engine *e, struct req *r, uint64_t now)
+{
+	unsigned k = r->attempts - e->o.retries - 1;
+	uint64_t pause = k < 16 ? (uint64_t)e->o.backoff_ms << k : UINT64_MAX;
+	struct req **pp = &e->dhead;
+
+	if (pause > e->o.backoff_max_ms)
+		pause = e->o.backoff_max_ms;
+	r->deadline = now + pause;
+	tlist_remove(e, r);
+	slot_release(e, r);
+	e->st.outstanding--;
+	r->dest->delayed++;
+	e->st.delayed++;
+	while (*pp && (*pp)->deadline <= r->deadline)
+		pp = &(*pp)->dnext;
+	r->dnext = *pp;
+	*pp = r;
+	dest_update(e, r->dest);
+}
+
+/* Requests whose pause is over go back to the head of their queue. */
+static void undelay_due(struct mad_engine *e, uint64_t now)
+{
+	while (e->dhead && e->dhead->deadline <= now) {
+		struct req *r = e->dhead;
+		struct dest *d = r->dest;
+
+		e->dhead = r->dnext;
+		r->qnext = d->qhead;
+		d->qhead = r;
+		if (!d->qtail)
+			d->qtail = r;
+		d->delayed--;
+		d->inflight--;
+		e->st.delayed--;
+		e->st.queued++;
+		e->st.backoffs++;
+		dest_update(e, d);
+	}
+}
+
+/* Immediate retries, then backoff ones while the destination is not
+ * taken as gone; 0 when r has had all its attempts. */
+static int may_retry(const struct mad_engine *e, const struct req *r)
+{
+	if (r->attempts <= e->o.retries)
+		return 1;
+	return r->attempts <= e->o.retries_max && r->dest->failed_in_row < 2;
+}
+
 /* An attempt failed (timed out, send returned, busy): retry or give up. */
 static void attempt_failed(struct mad_engine *e, struct req *r, int err, const struct smp *resp)
 {
 	uint64_t now = engine_now(e);
 
-	if (r->attempts > e->o.retries) {
+	if (!may_retry(e, r)) {
+		if (err == MAD_ERR_TIMEOUT)
+			r->dest->failed_in_row++;
 		finish(e, r, err, resp);
+		return;
+	}
+	if (r->attempts > e->o.retries) {
+		delay(e, r, now);
 		return;
 	}
 	tlist_remove(e, r);
@@ -444,6 +515,13 @@ static void opts_fill(struct mad_engine_opts *o, const struct mad_engine_opts *i
 		o->timeout_ms = d.timeout_ms;
 	if (o->queue_max == 0)
 		o->queue_max = d.queue_max;
+	if (o->backoff_ms == 0)
+		o->backoff_ms = d.backoff_ms;
+	if (o->backoff_max_ms == 0)
+		o->backoff_max_ms = d.backoff_max_ms;
+	/* the attempt number lives in 4 TID bits */
+	if (o->retries_max > ATT_MASK)
+		o->retries_max = ATT_MASK;
 }
 
 struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct mad_engine_opts *o)
@@ -475,6 +553,9 @@ void mad_engine_set_limits(struct mad_engine *e, const struct mad_engine_opts *o
 	e->o.per_dest = n.per_dest;
 	e->o.timeout_ms = n.timeout_ms;
 	e->o.retries = n.retries;
+	e->o.retries_max = n.retries_max;
+	e->o.backoff_ms = n.backoff_ms;
+	e->o.backoff_max_ms = n.backoff_max_ms;
 	/* a destination held back by the old cap may send now */
 	for (size_t b = 0; b < e->nbuckets; b++)
 		for (struct dest *d = e->buckets[b], *next; d; d = next) {
@@ -499,6 +580,12 @@ void mad_engine_free(struct mad_engine *e)
 	 * caller's own frame: a bug in the caller. */
 	assert(e->depth == 0);
 	e->closing = 1;
+	while (e->dhead) {
+		struct req *r = e->dhead;
+
+		e->dhead = r->dnext;
+		cancel(e, r);
+	}
 	for (unsigned i = 0; i < e->nslots; i++) {
 		struct req *r = e->slots[i];
 
@@ -611,6 +698,7 @@ static void handle_response(struct mad_engine *e, const uint8_t *buf, size_t len
 		e->st.dropped++;
 		return;
 	}
+	r->dest->failed_in_row = 0;   /* it answers */
 	if (s.hdr.status & STATUS_BUSY)
 		attempt_failed(e, r, MAD_ERR_STATUS, &s);
 	else
@@ -691,17 +779,22 @@ void mad_engine_on_timer(struct mad_engine *e)
 		e->st.timeouts++;
 		attempt_failed(e, e->thead, MAD_ERR_TIMEOUT, NULL);
 	}
+	undelay_due(e, now);
 	pump(e);
 }
 
 uint64_t mad_engine_next_deadline(const struct mad_engine *e)
 {
-	return e->thead ? e->thead->deadline : UINT64_MAX;
+	uint64_t t = e->thead ? e->thead->deadline : UINT64_MAX;
+
+	if (e->dhead && e->dhead->deadline < t)
+		t = e->dhead->deadline;
+	return t;
 }
 
 int mad_engine_idle(const struct mad_engine *e)
 {
-	return e->st.outstanding == 0 && e->st.queued == 0;
+	return e->st.outstanding == 0 && e->st.queued == 0 && e->st.delayed == 0;
 }
 
 void mad_engine_get_stats(const struct mad_engine *e, struct mad_stats *st)

@@ -8,6 +8,15 @@
  * retries=0 to the kernel and keep the policy here), and calls exactly one
  * completion per submitted request.
  *
+ * Retries adapt to loss: after `retries` immediate retries a request that
+ * keeps failing is retried up to `retries_max` times in all, each after a
+ * doubling pause (backoff_ms, capped at backoff_max_ms) during which it
+ * holds no window slot, so a lossy path does not stall the rest of the
+ * window (it keeps its place in its destination's cap). A destination whose
+ * requests failed every attempt twice in a row is taken as gone for as long
+ * as it has work queued: its further requests get the immediate retries
+ * only, so a dead node costs two backoff series, not one per request.
+ *
  * It knows nothing of libevent: the owner calls mad_engine_on_readable() when
  * the transport fd is readable and mad_engine_on_timer() at
  * mad_engine_next_deadline(). Time comes from opts.now_ms so tests can use a
@@ -81,7 +90,11 @@ struct mad_engine_opts {
 	unsigned window;       /* max SMPs on the wire, default 64 */
 	unsigned per_dest;     /* max SMPs to one destination, default 4 */
 	unsigned timeout_ms;   /* per attempt, default 200 */
-	unsigned retries;      /* extra attempts after the first, default 3 */
+	unsigned retries;      /* immediate extra attempts after the first, default 3 */
+	unsigned retries_max;  /* extra attempts in all, with backoff after the
+				  immediate ones; <= retries (default): none */
+	unsigned backoff_ms;   /* first pause, doubled each time; default 10 */
+	unsigned backoff_max_ms; /* longest pause, default 500 */
 	unsigned queue_max;    /* max queued (not yet sent) requests, default 1<<20 */
 	uint64_t (*now_ms)(void *arg);  /* monotonic clock; NULL = CLOCK_MONOTONIC */
 	void *now_arg;
@@ -95,10 +108,12 @@ struct mad_stats {
 	uint64_t completed;     /* requests completed MAD_OK */
 	uint64_t failed;        /* requests completed with an error */
 	uint64_t timeouts;      /* attempts that timed out */
+	uint64_t backoffs;      /* retries sent after a pause */
 	uint64_t dropped;       /* received MADs dropped: malformed, stray, duplicate, bad DR */
 	uint64_t unsolicited;   /* received MADs handed to the unsolicited hook */
 	unsigned outstanding;   /* on the wire now */
 	unsigned queued;        /* waiting for a window slot */
+	unsigned delayed;       /* pausing before a retry */
 	unsigned max_outstanding; /* high-water mark */
 };
 
@@ -111,8 +126,8 @@ struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct m
 void mad_engine_free(struct mad_engine *e);
 
 /* Takes window (up to 1024, or the window at creation if larger),
- * per_dest, timeout_ms and retries from o (zero: the default), the rest
- * stays. Requests on the wire keep their deadline and count; the new caps
+ * per_dest, timeout_ms, retries, retries_max, backoff_ms and backoff_max_ms
+ * from o (zero: the default), the rest stays. Requests on the wire keep their deadline and count; the new caps
  * hold for what is sent from now on. */
 void mad_engine_set_limits(struct mad_engine *e, const struct mad_engine_opts *o);
 
@@ -132,7 +147,7 @@ void mad_engine_on_timer(struct mad_engine *e);
 /* Milliseconds (on the engine's clock) of the earliest deadline, or
  * UINT64_MAX when nothing is outstanding. */
 uint64_t mad_engine_next_deadline(const struct mad_engine *e);
-/* True when nothing is outstanding or queued. */
+/* True when nothing is outstanding, queued or pausing before a retry. */
 int mad_engine_idle(const struct mad_engine *e);
 void mad_engine_get_stats(const struct mad_engine *e, struct mad_stats *st);
 

@@ -346,6 +346,7 @@ static void smp_limits(const struct sm *sm, struct mad_engine_opts *o)
 	o->per_dest = sm->conf.smp_per_dest;
 	o->timeout_ms = sm->conf.smp_timeout_ms;
 	o->retries = sm->conf.smp_retries;
+	o->retries_max = sm->conf.smp_retries_max;
 }
 
 void sm_smp_limits_apply(struct sm *sm)

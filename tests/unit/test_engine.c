@@ -338,6 +338,155 @@ static void test_timeout_retries(void **state)
 	fx_free(f);
 }
 
+static struct fx *fx_backoff(unsigned window, unsigned per_dest, unsigned retries_max)
+{
+	struct fx *f = fx_new(window, per_dest);
+
+	f->o.retries = 1;
+	f->o.retries_max = retries_max;
+	f->o.backoff_ms = 10;
+	f->o.backoff_max_ms = 40;
+	mad_engine_free(f->e);
+	f->e = mad_engine_new(&f->tp, &f->o);
+	return f;
+}
+
+/* After the immediate retries, a request that keeps being lost pauses 10,
+ * 20, 40, 40 ms between attempts, off the wire, and an answer to its last
+ * attempt still completes it. */
+static void test_backoff_retries(void **state)
+{
+	struct fx *f = fx_backoff(64, 4, 5);
+	struct mad_req q = dr_req(3, 0);
+	struct rec r = { 0 };
+	static const unsigned pause[] = { 10, 20, 40, 40 };
+
+	assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r), 0);
+	fake_tp_return_send(&f->ft, 0, 110);
+	mad_engine_on_readable(f->e);
+	assert_int_equal(f->ft.nsent, 2);           /* immediate retry */
+	for (unsigned k = 0; k < 4; k++) {
+		fake_tp_return_send(&f->ft, f->ft.nsent - 1, 110);
+		mad_engine_on_readable(f->e);
+		assert_int_equal(stats(f).delayed, 1);
+		assert_int_equal(stats(f).outstanding, 0);
+		assert_false(mad_engine_idle(f->e));
+		assert_true(mad_engine_next_deadline(f->e) == f->ft.now + pause[k]);
+		advance(f, pause[k] - 1);
+		assert_int_equal(f->ft.nsent, 2 + k);
+		advance(f, 1);
+		assert_int_equal(f->ft.nsent, 3 + k);
+	}
+	assert_int_equal(stats(f).backoffs, 4);
+	fake_tp_respond(&f->ft, f->ft.nsent - 1, 0);
+	mad_engine_on_readable(f->e);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.err, MAD_OK);
+	assert_true(mad_engine_idle(f->e));
+	fx_free(f);
+}
+
+/* A pausing request gives its window slot to the next one: one lossy
+ * destination does not stall the others. */
+static void test_backoff_frees_window(void **state)
+{
+	struct fx *f = fx_backoff(1, 1, 3);
+	struct mad_req a = dr_req(2, 0), b = dr_req(2, 10);
+	struct rec ra = { 0 }, rb = { 0 };
+
+	assert_int_equal(mad_engine_submit(f->e, &a, rec_done, &ra), 0);
+	assert_int_equal(mad_engine_submit(f->e, &b, rec_done, &rb), 0);
+	assert_int_equal(f->ft.nsent, 1);
+	fake_tp_return_send(&f->ft, 0, 110);
+	mad_engine_on_readable(f->e);
+	fake_tp_return_send(&f->ft, 1, 110);      /* a's immediate retry lost */
+	mad_engine_on_readable(f->e);
+	assert_int_equal(f->ft.nsent, 3);         /* b took the slot */
+	assert_int_equal(sent_smp(f, 2).initial_path[1], 11);
+	fake_tp_respond(&f->ft, 2, 0);
+	mad_engine_on_readable(f->e);
+	assert_int_equal(rb.calls, 1);
+	advance(f, 10);
+	assert_int_equal(f->ft.nsent, 4);
+	assert_int_equal(sent_smp(f, 3).initial_path[1], 1);
+	fake_tp_respond(&f->ft, 3, 0);
+	mad_engine_on_readable(f->e);
+	assert_int_equal(ra.calls, 1);
+	assert_int_equal(ra.err, MAD_OK);
+	fx_free(f);
+}
+
+/* A destination that lost every attempt of two requests in a row is taken
+ * as gone: its next request gets the immediate retry only. An answer makes
+ * it alive again. */
+static void test_backoff_gives_up_on_dead_dest(void **state)
+{
+	struct fx *f = fx_backoff(64, 1, 4);
+	struct mad_req q = dr_req(2, 0);
+	struct rec r[3] = { 0 };
+
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r[i]), 0);
+	for (int i = 0; i < 2; i++) {
+		size_t before = f->ft.nsent;
+
+		for (int t = 0; t < 20 && !r[i].calls; t++)
+			advance(f, 100);
+		assert_int_equal(r[i].calls, 1);
+		assert_int_equal(r[i].err, MAD_ERR_TIMEOUT);
+		assert_int_equal(r[i + 1].calls, 0);
+		/* 1 + 1 immediate + 3 paused, the next one's first attempt */
+		assert_int_equal(f->ft.nsent, before + 5);
+	}
+	size_t before = f->ft.nsent;
+	for (int t = 0; t < 20 && !r[2].calls; t++)
+		advance(f, 100);
+	assert_int_equal(r[2].calls, 1);
+	assert_int_equal(f->ft.nsent, before + 1);        /* its retry, no pauses */
+	fx_free(f);
+}
+
+/* An answer from a destination taken as gone makes it alive again. */
+static void test_backoff_dest_alive_again(void **state)
+{
+	struct fx *f = fx_backoff(64, 1, 4);
+	struct mad_req q = dr_req(2, 0);
+	struct rec r[4] = { 0 };
+
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r[i]), 0);
+	for (int t = 0; t < 40 && !r[1].calls; t++)
+		advance(f, 100);
+	assert_int_equal(r[1].err, MAD_ERR_TIMEOUT);
+	assert_int_equal(r[2].calls, 0);
+	fake_tp_respond(&f->ft, f->ft.nsent - 1, 0);     /* r[2]'s first attempt */
+	mad_engine_on_readable(f->e);
+	assert_int_equal(r[2].err, MAD_OK);
+	size_t before = f->ft.nsent;                      /* r[3]'s first sent */
+	for (int t = 0; t < 20 && !r[3].calls; t++)
+		advance(f, 100);
+	assert_int_equal(f->ft.nsent, before + 4);        /* pauses again */
+	fx_free(f);
+}
+
+/* Freeing the engine cancels pausing requests too. */
+static void test_backoff_cancel(void **state)
+{
+	struct fx *f = fx_backoff(64, 4, 5);
+	struct mad_req q = dr_req(2, 0);
+	struct rec r = { 0 };
+
+	assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r), 0);
+	for (int a = 0; a < 2; a++) {
+		fake_tp_return_send(&f->ft, f->ft.nsent - 1, 110);
+		mad_engine_on_readable(f->e);
+	}
+	assert_int_equal(stats(f).delayed, 1);
+	fx_free(f);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.err, MAD_ERR_CANCELED);
+}
+
 /* A late answer to a failed request must not complete the next request
  * that took over its slot, even an identical one. */
 static void test_late_response_after_slot_reuse(void **state)
@@ -745,6 +894,11 @@ int main(void)
 		cmocka_unit_test(test_set_limits_per_dest),
 		cmocka_unit_test(test_many_queued),
 		cmocka_unit_test(test_timeout_retries),
+		cmocka_unit_test(test_backoff_retries),
+		cmocka_unit_test(test_backoff_frees_window),
+		cmocka_unit_test(test_backoff_gives_up_on_dead_dest),
+		cmocka_unit_test(test_backoff_dest_alive_again),
+		cmocka_unit_test(test_backoff_cancel),
 		cmocka_unit_test(test_late_response_after_slot_reuse),
 		cmocka_unit_test(test_response_to_earlier_attempt),
 		cmocka_unit_test(test_returned_send),
