@@ -426,7 +426,7 @@ static void probe(struct sm *sm, struct ar_sw *w)
 
 static bool usable_switch(const struct sm_node *n)
 {
-	return node_is_switch(n) && n->have_si && n->reachable;
+	return node_is_switch(n) && n->have_si && node_usable(n);
 }
 
 /* Binds this generation's nodes to the per-GUID state. */
@@ -551,7 +551,7 @@ static bool req_ok(struct ar_sw *w, const struct ar_req *c, const struct smp *re
 	case ST_FB_LFT:
 		if (c->block < n->lft_blocks) {
 			memcpy(n->lft + (size_t)c->block * 64, c->data, 64);
-			n->lft_known[c->block] = 1;
+			n->lft_known[c->block] = LFT_KNOWN;
 		}
 		break;
 	case ST_DONE:

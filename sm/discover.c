@@ -244,6 +244,7 @@ static void got_port_info(struct discover *d, struct query *q, const struct smp 
 
 	if (smp_port_info_decode(r->data, sizeof(r->data), &p->pi) < 0) {
 		d->st.rejected++;
+		p->pi_failed = true;
 		return;
 	}
 	p->have_pi = true;
@@ -275,6 +276,18 @@ static void got_answer(struct discover *d, struct query *q, const struct smp *r)
 	}
 }
 
+/* What a failed query leaves unknown; carry.c fills it in from the last
+ * sweep rather than taking it as gone. */
+static void note_failure(const struct query *q)
+{
+	if (!q->node)
+		return;
+	if (q->kind == Q_PORT_INFO)
+		q->node->ports[q->port].pi_failed = true;
+	else if (q->kind == Q_NODE_INFO)
+		q->node->ports[q->port].peer_unknown = true;
+}
+
 static void query_done(void *arg, int err, const struct smp *resp)
 {
 	struct query *q = arg;
@@ -291,6 +304,7 @@ static void query_done(void *arg, int err, const struct smp *resp)
 		got_answer(d, q, resp);
 	} else {
 		d->st.failed++;
+		note_failure(q);
 		log_fabric(LOG_LVL_INFO, "discovery: query %d to %016llx port %u failed (%d)",
 			   q->kind, q->node ? (unsigned long long)q->node->guid : 0ULL, q->port, err);
 	}

@@ -19,6 +19,12 @@
 
 struct sm_node;
 
+enum lft_block_state {
+	LFT_UNKNOWN = 0,      /* never read nor written */
+	LFT_KNOWN = 1,        /* lft holds what the switch holds */
+	LFT_READ_FAILED = 2,  /* this sweep's read failed: leave it alone */
+};
+
 struct sm_port {
 	struct sm_node *node;
 	uint8_t num;
@@ -29,6 +35,12 @@ struct sm_port {
 	uint16_t lid;              /* the LID we assign (base), 0 none */
 	unsigned pi_ignored;       /* PortInfo fields this port does not take */
 	bool held;                 /* flapping: kept out of routing for now */
+	/* What this sweep could not learn (discover.c), and what was carried
+	 * over from the last sweep because of it (carry.c). */
+	bool pi_failed;            /* its PortInfo Get failed */
+	bool peer_unknown;         /* NodeInfo through it failed */
+	bool stale;                /* pi is from an earlier sweep, not read now */
+	bool dup_guid;             /* another port claims its GUID: left out */
 };
 
 struct sm_node {
@@ -45,8 +57,10 @@ struct sm_node {
 	struct sm_port *ports;     /* ni.num_ports + 1 entries */
 	struct sm_node *hnext;     /* GUID hash chain */
 	bool dup_guid;             /* a different node claimed this GUID */
+	bool stale;                /* did not answer this sweep: as last seen */
+	unsigned stale_sweeps;     /* heavy sweeps in a row it did not answer */
 	/* LFT as read back from the switch (NULL until read), and which
-	 * 64-entry blocks are known. */
+	 * 64-entry blocks are known (enum lft_block_state). */
 	uint8_t *lft;
 	uint8_t *lft_known;
 	unsigned lft_blocks;
@@ -78,6 +92,12 @@ void fabric_shortest_paths(struct sm_fabric *f);
 static inline bool node_is_switch(const struct sm_node *n)
 {
 	return n->ni.node_type == TOPO_SWITCH;
+}
+/* We may configure n this sweep: it answered, and a path over links that
+ * are up leads to it. (A stale node is read, never written.) */
+static inline bool node_usable(const struct sm_node *n)
+{
+	return n->reachable && !n->stale;
 }
 /* Port whose GUID is guid (CA ports, switch port 0), or NULL. */
 struct sm_port *fabric_find_port(const struct sm_fabric *f, uint64_t port_guid);

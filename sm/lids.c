@@ -16,7 +16,9 @@
 #include "sm/lids.h"
 #include "sm/log.h"
 
-#define LIDS_MAGIC "ibsmd-lids 1"
+#define LIDS_MAGIC "ibsmd-lids 2"
+#define LIDS_MAGIC_V1 "ibsmd-lids 1"
+#define SEEN_REFRESH_S 3600
 #define LIDS_MAX_FILE (64u << 20)
 
 void lid_db_init(struct lid_db *db)
@@ -63,14 +65,14 @@ const struct lid_entry *lid_db_get(const struct lid_db *db, uint64_t guid)
 	return e->used ? e : NULL;
 }
 
-void lid_db_set(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc)
+void lid_db_set(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc, uint64_t seen)
 {
 	struct lid_entry *e;
 
 	if (db->count * 2 >= db->size)
 		grow(db);
 	e = &db->tab[slot(db, guid)];
-	if (e->used && e->lid == lid && e->lmc == lmc)
+	if (e->used && e->lid == lid && e->lmc == lmc && seen < e->seen + SEEN_REFRESH_S)
 		return;
 	if (!e->used)
 		db->count++;
@@ -78,14 +80,47 @@ void lid_db_set(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc)
 	e->guid = guid;
 	e->lid = lid;
 	e->lmc = lmc;
+	if (seen > e->seen)
+		e->seen = seen;
 	db->dirty = true;
 }
 
-static int parse_line(const char *line, uint64_t *guid, unsigned *lid, unsigned *lmc)
+/* Open addressing with linear probing: re-place the cluster after a hole. */
+void lid_db_del(struct lid_db *db, uint64_t guid)
+{
+	size_t i = slot(db, guid), j = i;
+
+	if (!db->tab[i].used)
+		return;
+	db->tab[i].used = false;
+	db->count--;
+	db->dirty = true;
+	for (j = (j + 1) & (db->size - 1); db->tab[j].used; j = (j + 1) & (db->size - 1)) {
+		struct lid_entry e = db->tab[j];
+
+		db->tab[j].used = false;
+		db->tab[slot(db, e.guid)] = e;
+	}
+}
+
+void lid_db_each(const struct lid_db *db, void (*fn)(void *arg, const struct lid_entry *e),
+		 void *arg)
+{
+	for (size_t i = 0; i < db->size; i++)
+		if (db->tab[i].used)
+			fn(arg, &db->tab[i]);
+}
+
+static int parse_line(const char *line, int version, uint64_t *guid, unsigned *lid, unsigned *lmc,
+		      uint64_t *seen)
 {
 	char extra;
 
-	if (sscanf(line, "%" SCNx64 " %u %u %c", guid, lid, lmc, &extra) != 3)
+	*seen = 0;
+	if (version == 1 && sscanf(line, "%" SCNx64 " %u %u %c", guid, lid, lmc, &extra) != 3)
+		return -1;
+	if (version == 2 && sscanf(line, "%" SCNx64 " %u %u %" SCNu64 " %c", guid, lid, lmc, seen,
+				   &extra) != 4)
 		return -1;
 	if (strncmp(line, "0x", 2) != 0 || *guid == 0)
 		return -1;
@@ -118,28 +153,30 @@ static int check_overlaps(const struct lid_db *db, const char *name, char *err, 
 	return rc;
 }
 
-static int parse_body(struct lid_db *db, const char *name, char *text, char *err, size_t errlen)
+static int parse_body(struct lid_db *db, const char *name, int version, char *text, char *err,
+		      size_t errlen)
 {
 	unsigned lineno = 1;
 	char *save = NULL;
 
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		uint64_t guid;
+		uint64_t guid, seen;
 		unsigned lid, lmc;
 
 		lineno++;
 		l += strspn(l, " \t");
 		if (*l == '#' || *l == '\0')
 			continue;
-		if (parse_line(l, &guid, &lid, &lmc) < 0) {
-			snprintf(err, errlen, "%s:%u: expected \"0xGUID LID LMC\"", name, lineno);
+		if (parse_line(l, version, &guid, &lid, &lmc, &seen) < 0) {
+			snprintf(err, errlen, "%s:%u: expected \"0xGUID LID LMC%s\"", name, lineno,
+				 version == 2 ? " LAST-SEEN" : "");
 			return -1;
 		}
 		if (lid_db_get(db, guid)) {
 			snprintf(err, errlen, "%s:%u: GUID 0x%016" PRIx64 " listed twice", name, lineno, guid);
 			return -1;
 		}
-		lid_db_set(db, guid, (uint16_t)lid, (uint8_t)lmc);
+		lid_db_set(db, guid, (uint16_t)lid, (uint8_t)lmc, seen);
 	}
 	return check_overlaps(db, name, err, errlen);
 }
@@ -148,11 +185,15 @@ int lid_db_parse(struct lid_db *db, const char *name, const char *buf, size_t le
 		 char *err, size_t errlen)
 {
 	size_t mlen = strlen(LIDS_MAGIC);
+	int version = 2;
 	char *text;
 	int rc;
 
-	if (len < mlen || memcmp(buf, LIDS_MAGIC, mlen) != 0 ||
-	    (len > mlen && buf[mlen] != '\n')) {
+	if (len >= mlen && memcmp(buf, LIDS_MAGIC_V1, mlen) == 0)
+		version = 1;
+	else if (len < mlen || memcmp(buf, LIDS_MAGIC, mlen) != 0)
+		version = 0;
+	if (!version || (len > mlen && buf[mlen] != '\n')) {
 		snprintf(err, errlen, "%s:1: not an ibsmd LID file (expected \"%s\")", name, LIDS_MAGIC);
 		return -1;
 	}
@@ -163,7 +204,7 @@ int lid_db_parse(struct lid_db *db, const char *name, const char *buf, size_t le
 	text = xmalloc(len - mlen + 1);
 	memcpy(text, buf + mlen, len - mlen);
 	text[len - mlen] = '\0';
-	rc = parse_body(db, name, text, err, errlen);
+	rc = parse_body(db, name, version, text, err, errlen);
 	free(text);
 	db->dirty = false;
 	return rc;
@@ -212,12 +253,13 @@ static int write_entries(FILE *f, const void *arg)
 {
 	const struct lid_db *db = arg;
 
-	fprintf(f, "%s\n# port-guid base-lid lmc\n", LIDS_MAGIC);
+	fprintf(f, "%s\n# port-guid base-lid lmc last-seen\n", LIDS_MAGIC);
 	for (size_t i = 0; i < db->size; i++) {
 		const struct lid_entry *e = &db->tab[i];
 
 		if (e->used)
-			fprintf(f, "0x%016" PRIx64 " %u %u\n", e->guid, e->lid, e->lmc);
+			fprintf(f, "0x%016" PRIx64 " %u %u %" PRIu64 "\n", e->guid, e->lid, e->lmc,
+				e->seen);
 	}
 	return ferror(f) ? -1 : 0;
 }

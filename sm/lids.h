@@ -3,13 +3,17 @@
  *
  * File `lids` in the state directory, text, one port per line:
  *
- *     ibsmd-lids 1
- *     # port-guid          base-lid  lmc
- *     0x0002c90300a1b2c3   12        0
+ *     ibsmd-lids 2
+ *     # port-guid          base-lid  lmc  last-seen
+ *     0x0002c90300a1b2c3   12        0    1795000000
  *
  * The first line names the format and its version. LIDs are decimal,
- * 1..49151 (0xBFFF); lmc 0..7; a GUID appears once and LID ranges do not
- * overlap. Anything else makes the file corrupt: ibsmd refuses to start and
+ * 1..49151 (0xBFFF); lmc 0..7; last-seen is when a sweep last found the
+ * port (Unix seconds, refreshed at most hourly); a GUID appears once and
+ * LID ranges do not overlap. A reservation stays while its port is away
+ * (a node that does not answer, a host powered off), like OpenSM's
+ * guid2lid; only when the LID space runs short are the oldest released.
+ * Format 1 (no last-seen column, read as 0) is still read. Anything else makes the file corrupt: ibsmd refuses to start and
  * never overwrites it (--fresh-state starts from an empty database and
  * replaces the file). Every change is written atomically: temporary file,
  * fsync, rename, fsync of the directory, so kill -9 at any moment leaves
@@ -24,6 +28,7 @@
 
 struct lid_entry {
 	uint64_t guid;
+	uint64_t seen;   /* last-seen, Unix seconds; 0 unknown */
 	uint16_t lid;
 	uint8_t lmc;
 	bool used;
@@ -47,6 +52,13 @@ int lid_db_parse(struct lid_db *db, const char *name, const char *buf, size_t le
 /* Write the database if it changed. 0 or -1 with the reason in err. */
 int lid_db_save(struct lid_db *db, char *err, size_t errlen);
 const struct lid_entry *lid_db_get(const struct lid_db *db, uint64_t guid);
-void lid_db_set(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc);
+/* Sets guid's range; seen refreshes last-seen (kept if older by less than
+ * an hour, so a steady fabric does not rewrite the file every sweep). */
+void lid_db_set(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc, uint64_t seen);
+/* Forgets guid (its LIDs may be handed out again). */
+void lid_db_del(struct lid_db *db, uint64_t guid);
+/* Calls fn for every entry (order unspecified); fn must not change db. */
+void lid_db_each(const struct lid_db *db, void (*fn)(void *arg, const struct lid_entry *e),
+		 void *arg);
 
 #endif

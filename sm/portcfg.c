@@ -45,6 +45,12 @@ static bool linked_up(const struct sm_port *p)
 	       p->pi.port_state > TOPO_PORT_DOWN && p->peer->pi.port_state > TOPO_PORT_DOWN;
 }
 
+/* Both ends read this sweep: a state walk needs to know where both are. */
+static bool both_fresh(const struct sm_port *p)
+{
+	return !p->stale && !p->peer->stale && !p->peer->node->stale;
+}
+
 static void want_lid_fields(const struct sm *sm, const struct sm_port *p, struct smp_port_info *w)
 {
 	const struct sm_conf *c = &sm->conf;
@@ -175,7 +181,7 @@ static void config_node(struct sm *sm, struct sm_node *n)
 	for (unsigned i = 0; i <= n->ni.num_ports; i++) {
 		struct sm_port *p = &n->ports[i];
 
-		if (!p->have_pi || !(fields = port_wants(sm, p, &w)))
+		if (!p->have_pi || p->stale || !(fields = port_wants(sm, p, &w)))
 			continue;
 		sm->st.portinfo_sets++;
 		send_set(sm, p, &w, TOPO_PORT_NOCHANGE, fields);
@@ -191,7 +197,7 @@ void sm_portcfg_phase(struct sm *sm)
 {
 	sm_phase_begin(sm, portcfg_done);
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
-		if (sm->fabric->nodes[i]->reachable)
+		if (node_usable(sm->fabric->nodes[i]))
 			config_node(sm, sm->fabric->nodes[i]);
 	sm_phase_end(sm);
 }
@@ -205,10 +211,10 @@ static void walk(struct sm *sm, uint8_t from, uint8_t to)
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
 
-		for (unsigned k = 1; n->reachable && k <= n->ni.num_ports; k++) {
+		for (unsigned k = 1; node_usable(n) && k <= n->ni.num_ports; k++) {
 			struct sm_port *p = &n->ports[k];
 
-			if (!linked_up(p) || p->pi.port_state != from)
+			if (!linked_up(p) || !both_fresh(p) || p->pi.port_state != from)
 				continue;
 			w = p->pi;
 			sm->st.state_sets++;

@@ -53,9 +53,14 @@ static void lft_get_done(void *arg, int err, const struct smp *resp)
 
 	if (err == MAD_OK && smp_lft_block_decode(resp->data, sizeof(resp->data), &b) == 0) {
 		memcpy(c->n->lft + (size_t)c->block * 64, b.port, 64);
-		c->n->lft_known[c->block] = 1;
+		c->n->lft_known[c->block] = LFT_KNOWN;
 	} else {
-		log_fabric(LOG_LVL_INFO, "%016llx: LFT block %u read failed (%d), will rewrite it",
+		/* Not knowing what the block holds, we leave it alone this sweep:
+		 * a lossy sweep must not write what a clean one would not. */
+		c->n->lft_known[c->block] = LFT_READ_FAILED;
+		sm->sweep_clean = false;
+		sm->st.errors++;
+		log_fabric(LOG_LVL_INFO, "%016llx: LFT block %u read failed (%d), left as it is",
 			   (unsigned long long)c->n->guid, c->block, err);
 	}
 	free(c);
@@ -82,7 +87,7 @@ static void read_back(struct sm *sm, unsigned need_blocks)
 		struct sm_node *n = sm->fabric->nodes[i];
 		unsigned have;
 
-		if (!node_is_switch(n) || !n->have_si || !n->reachable)
+		if (!node_is_switch(n) || !n->have_si || !node_usable(n))
 			continue;
 		lft_reserve(n, need_blocks);
 		if (n->si.lin_top == 0) {
@@ -93,7 +98,7 @@ static void read_back(struct sm *sm, unsigned need_blocks)
 		}
 		have = blocks_for(n->si.lin_top);
 		for (unsigned b = 0; b < have && b < need_blocks; b++)
-			if (!n->lft_known[b])
+			if (n->lft_known[b] != LFT_KNOWN)
 				lft_get(sm, n, (uint16_t)b);
 	}
 }
@@ -116,7 +121,7 @@ static void lft_set_done(void *arg, int err, const struct smp *resp)
 
 	if (err == MAD_OK) {
 		memcpy(c->n->lft + (size_t)c->block * 64, c->data, 64);
-		c->n->lft_known[c->block] = 1;
+		c->n->lft_known[c->block] = LFT_KNOWN;
 	} else {
 		sm->sweep_clean = false;
 		sm->st.errors++;
@@ -145,7 +150,13 @@ static void lft_set(struct sm *sm, struct sm_node *n, uint16_t block, const uint
 
 static bool block_current(const struct sm_node *n, unsigned b, const uint8_t *want)
 {
-	return b < n->lft_blocks && n->lft_known[b] && memcmp(n->lft + (size_t)b * 64, want, 64) == 0;
+	return b < n->lft_blocks && n->lft_known[b] == LFT_KNOWN &&
+	       memcmp(n->lft + (size_t)b * 64, want, 64) == 0;
+}
+
+static bool block_unknown(const struct sm_node *n, unsigned b)
+{
+	return b < n->lft_blocks && n->lft_known[b] == LFT_READ_FAILED;
 }
 
 static void write_block_all(struct sm *sm, unsigned b)
@@ -155,10 +166,10 @@ static void write_block_all(struct sm *sm, unsigned b)
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
 
-		if (!node_is_switch(n) || !n->have_si || !n->reachable || sm_ar_owns_lft(sm, n))
+		if (!node_is_switch(n) || !n->have_si || !node_usable(n) || sm_ar_owns_lft(sm, n))
 			continue;   /* AR-enabled switches: sm/ar.c writes their tables */
 		desired_block(sm, n, b, want);
-		if (!block_current(n, b, want))
+		if (!block_current(n, b, want) && !block_unknown(n, b))
 			lft_set(sm, n, (uint16_t)b, want);
 	}
 }
@@ -210,7 +221,7 @@ static void write_tables(struct sm *sm)
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
 
-		if (node_is_switch(n) && n->have_si && n->reachable && n->si.lin_top != sm->routes.top)
+		if (node_is_switch(n) && n->have_si && node_usable(n) && n->si.lin_top != sm->routes.top)
 			set_top(sm, n, sm->routes.top);
 	}
 	for (unsigned b = 0; b < blocks; b++)
@@ -242,7 +253,7 @@ static void tables_held(const struct sm *sm, uint16_t top, struct route_tables *
 		bool known = node_is_switch(n) && n->lft && n->lft_blocks >= blocks;
 
 		for (unsigned b = 0; known && b < blocks; b++)
-			known = n->lft_known[b];
+			known = n->lft_known[b] == LFT_KNOWN;
 		if (known) {
 			prev->lft[i].ports = xmalloc((size_t)top + 1);
 			memcpy(prev->lft[i].ports, n->lft, (size_t)top + 1);

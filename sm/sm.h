@@ -108,6 +108,7 @@ struct sm {
 	bool sweep_again;               /* a sweep was asked for mid-sweep */
 	bool sweep_clean;               /* no error so far in this sweep */
 	bool subnet_up;
+	unsigned retry_s;               /* pause before retrying an unclean sweep */
 	uint64_t sweeps;
 	struct sweep_stats st;
 	int exit_code;

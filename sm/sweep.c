@@ -3,8 +3,11 @@
  * generations, and the end-of-sweep verdict.
  *
  * The subnet is declared up only when a sweep ran without a failed Set,
- * routes were computed and every linked port is Active; otherwise the next
- * sweep (immediately in --once mode, up to ONCE_ATTEMPTS) tries again.
+ * routes were computed, every linked port is Active and nothing that is up
+ * leads somewhere unknown. A sweep that could not confirm everything
+ * (queries lost, nodes kept as last seen) is unclean: the next one follows,
+ * immediately in --once mode (up to ONCE_ATTEMPTS), else after a pause
+ * that doubles up to SWEEP_RETRY_MAX_S while sweeps stay unclean.
  */
 #include "config.h"
 
@@ -13,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sm/carry.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
-#define ONCE_ATTEMPTS 3
+#define ONCE_ATTEMPTS 10
 #define SWEEP_RETRY_S 1
+#define SWEEP_RETRY_MAX_S 30
 
 uint64_t sm_now_ms(void)
 {
@@ -169,25 +174,32 @@ static void print_summary(struct sm *sm)
 	fflush(stdout);
 }
 
+/* A switch port that is up with nothing known behind it hides part of the
+ * fabric (a query through it was lost). */
+static bool port_ok(const struct sm_port *p)
+{
+	if (!p->have_pi || p->held || p->pi.port_state <= TOPO_PORT_DOWN)
+		return true;
+	if (!p->peer)
+		return !node_is_switch(p->node) || p->node->hop_cnt >= SMP_MAX_HOPS;
+	return p->pi.port_state == TOPO_PORT_ACTIVE;
+}
+
 static bool all_linked_active(const struct sm_fabric *f)
 {
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct sm_node *n = f->nodes[i];
 
-		for (unsigned k = 1; k <= n->ni.num_ports; k++) {
-			const struct sm_port *p = &n->ports[k];
-
-			if (p->peer && p->have_pi && !p->held && p->pi.port_state > TOPO_PORT_DOWN &&
-			    p->pi.port_state != TOPO_PORT_ACTIVE)
+		for (unsigned k = 1; k <= n->ni.num_ports; k++)
+			if (!port_ok(&n->ports[k]))
 				return false;
-		}
 	}
 	return true;
 }
 
 static void once_verdict(struct sm *sm)
 {
-	if (sm->subnet_up || sm->sweeps >= ONCE_ATTEMPTS) {
+	if ((sm->subnet_up && sm->sweep_clean) || sm->sweeps >= ONCE_ATTEMPTS) {
 		print_summary(sm);
 		if (!sm->subnet_up) {
 			fprintf(stderr, "ibsmd: subnet not up after %llu sweeps (%u errors)\n",
@@ -206,7 +218,9 @@ void sm_sweep_finished(struct sm *sm)
 {
 	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_done);
 	sm->sweeping = false;
-	sm->subnet_up = sm->sweep_clean && sm->have_routes && all_linked_active(sm->fabric);
+	sm->subnet_up = sm->st.errors == 0 && sm->have_routes && all_linked_active(sm->fabric);
+	if (sm->sweep_clean)
+		sm->retry_s = 0;
 	if (sm->subnet_up)
 		sm->state = SM_STATE_MASTER;
 	if (sm->run.dump_lfts && sm->have_routes) {
@@ -229,7 +243,7 @@ void sm_sweep_finished(struct sm *sm)
 	sm_event(sm, sm->st.reroute ? "reroute_done" : "sweep_done", NULL);
 	if (sm->run.once)
 		once_verdict(sm);
-	if (!sm->subnet_up && !sm->run.once && !sm->sweep_again)
+	if ((!sm->subnet_up || !sm->sweep_clean) && !sm->run.once && !sm->sweep_again)
 		sm_retry_later(sm);
 	if (sm->sweep_again) {
 		sm->sweep_again = false;
@@ -260,6 +274,7 @@ static void discovery_only_done(struct sm *sm)
 static void discovered(void *arg, struct sm_fabric *f, const struct discover_stats *ds)
 {
 	struct sm *sm = arg;
+	struct carry_stats cs;
 
 	sm->disc = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_discovered);
@@ -277,6 +292,9 @@ static void discovered(void *arg, struct sm_fabric *f, const struct discover_sta
 		 f->nnodes, f->nswitches, f->nlinks, (unsigned long long)ds->submitted, ds->failed,
 		 ds->conflicts);
 	if (ds->failed || ds->rejected)
+		sm->sweep_clean = false;
+	fabric_carry_unknown(f, sm->fabric, &cs);
+	if (cs.nodes || cs.links || cs.ports)
 		sm->sweep_clean = false;
 	carry_over(sm->fabric, f);
 	fabric_free(sm->fabric);
@@ -326,12 +344,19 @@ static void retry_due(evutil_socket_t fd, short what, void *arg)
 	sm_sweep_start(sm);
 }
 
-/* A sweep that did not bring the subnet up is retried, not in a tight
- * loop: a switch that rejects a Set would otherwise keep the SM busy. */
+/* A sweep that did not bring the subnet up, or could not confirm all of
+ * it, is retried, not in a tight loop: a switch that rejects a Set or a
+ * lossy link would otherwise keep the SM sweeping. The pause doubles
+ * while sweeps stay unclean. */
 void sm_retry_later(struct sm *sm)
 {
-	struct timeval tv = { SWEEP_RETRY_S, 0 };
+	struct timeval tv;
 
+	sm->retry_s = sm->retry_s ? 2 * sm->retry_s : SWEEP_RETRY_S;
+	if (sm->retry_s > SWEEP_RETRY_MAX_S)
+		sm->retry_s = SWEEP_RETRY_MAX_S;
+	tv.tv_sec = (time_t)sm->retry_s;
+	tv.tv_usec = 0;
 	if (!sm->ev_retry)
 		sm->ev_retry = evtimer_new(sm->base, retry_due, sm);
 	if (!evtimer_pending(sm->ev_retry, NULL))
