@@ -6,7 +6,12 @@
  * PortInfo of that one switch's ports and compare with the model:
  *   - a link went down: mark both ends down and reroute at once, without
  *     rediscovery (only routes that used the link change, see program.c);
- *   - a link came up, or the switch stopped answering: heavy sweep.
+ *   - a link came up, or the switch stopped answering: heavy sweep;
+ *   - a port that fell from Active to Init or Armed bounced (down and up
+ *     again between two looks): it carries no traffic until it is walked
+ *     to Active again, so both ends are held out of routing at once (a
+ *     reroute), and the hold-down's end starts the heavy sweep that
+ *     activates them; with no hold-down that sweep starts at once.
  * ibsim sends each trap once (a real switch repeats it until TrapRepress),
  * so the periodic light sweep -- SwitchInfo of every switch -- catches a
  * lost trap. A port that went down less than flap_holddown_s ago is held
@@ -156,6 +161,28 @@ static void link_went_down(struct sm *sm, struct sm_port *p)
 	sm_event(sm, "link_down", p);
 }
 
+static void link_bounced(struct sm *sm, struct sm_port *p, uint8_t state)
+{
+	struct sm_port *q = p->peer;
+
+	log_notice("link bounced: %016llx \"%s\" port %u <-> %016llx \"%s\" port %u is %s: "
+		   "re-activating it", (unsigned long long)p->node->guid, p->node->desc, p->num,
+		   (unsigned long long)q->node->guid, q->node->desc, q->num,
+		   state == TOPO_PORT_ARMED ? "Armed" : "Init");
+	if (q->pi.port_state == TOPO_PORT_ACTIVE)
+		q->pi.port_state = TOPO_PORT_INIT;  /* both ends retrain together */
+	flap_note_down(sm, p);
+	flap_note_down(sm, q);
+	sm_event(sm, "link_bounced", p);
+	if (!sm->conf.flap_holddown_s) {
+		sm->light.up = true;
+		return;
+	}
+	p->held = q->held = true;
+	sm->light.down = true;
+	arm_holddown(sm, (uint64_t)sm->conf.flap_holddown_s * 1000);
+}
+
 static void port_seen(struct sm *sm, struct sm_port *p, const struct smp_port_info *pi)
 {
 	bool was_up = model_up(p);
@@ -163,6 +190,12 @@ static void port_seen(struct sm *sm, struct sm_port *p, const struct smp_port_in
 	if (was_up && pi->port_state == TOPO_PORT_DOWN) {
 		p->pi = *pi;
 		link_went_down(sm, p);
+		return;
+	}
+	if (was_up && p->pi.port_state == TOPO_PORT_ACTIVE &&
+	    (pi->port_state == TOPO_PORT_INIT || pi->port_state == TOPO_PORT_ARMED)) {
+		p->pi = *pi;
+		link_bounced(sm, p, pi->port_state);
 		return;
 	}
 	if (!was_up && pi->port_state > TOPO_PORT_DOWN && !p->held) {

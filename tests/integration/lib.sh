@@ -172,6 +172,19 @@ sim_cmd() {
 	done
 }
 
+# sim_dump FILE [NODE]: the simulator's own state (console `Dump`) into
+# FILE, exactly one complete dump (see simstate.py, which judges it).
+sim_dump() {
+	_sim_off=$(wc -c <"$SIM_LOG")
+	if [ -n "${2:-}" ]; then sim_cmd "Dump \"$2\""; else sim_cmd Dump; fi
+	tail -c +"$((_sim_off + 1))" "$SIM_LOG" | grep -v 'cannot parse remote lid' >"$1"
+}
+
+# simstate FILE [ARGS]: judge a dump (tests/integration/simstate.py).
+simstate() {
+	python3 "$top_srcdir/tests/integration/simstate.py" "$@"
+}
+
 # Run a client against the simulator under `timeout -k 2 ${T:-60}`.
 # SIM_HOST (environment) picks the node it attaches at; sim_run_at is the
 # explicit form.  Returns the client's status (124: timed out).
