@@ -42,6 +42,21 @@ static void print_json(json_object *o)
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
 }
 
+static void r_problems(json_object *a)
+{
+	if (!alen(a))
+		return;
+	printf("problems:\n");
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+
+		if (!strcmp(str(p, "kind"), "more"))
+			printf("  ... and %s more\n", str(p, "text"));
+		else
+			printf("  %-15s %s\n", str(p, "kind"), str(p, "text"));
+	}
+}
+
 static void r_status(json_object *r)
 {
 	json_object *ls = get(r, "last_sweep"), *sm = get(r, "smps"), *f = get(r, "fabric");
@@ -55,7 +70,10 @@ static void r_status(json_object *r)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&tt, &tm));
 	}
 	printf("state:        %s\n", str(r, "state"));
-	printf("subnet:       %s\n", json_object_get_boolean(get(r, "subnet_up")) ? "up" : "NOT up");
+	if (get(r, "subnet"))
+		printf("subnet:       %s\n", str(r, "subnet"));
+	else
+		printf("subnet:       %s\n", json_object_get_boolean(get(r, "subnet_up")) ? "up" : "NOT up");
 	printf("sweeps:       %s%s\n", str(r, "sweeps"),
 	       json_object_get_boolean(get(r, "sweeping")) ? " (sweeping now)" : "");
 	printf("last sweep:   %s, %s ms, %s errors\n", when, str(ls, "duration_ms"), str(ls, "errors"));
@@ -66,6 +84,7 @@ static void r_status(json_object *r)
 	printf("SM port:      %s port %s, GUID %s, LID %s\n", str(r, "ca"), str(r, "port"),
 	       str(r, "port_guid"), str(r, "sm_lid"));
 	printf("routing:      %s, %s LIDs assigned\n", str(r, "routing_engine"), str(r, "lids"));
+	r_problems(get(r, "problems"));
 }
 
 static void r_nodes_key(json_object *r, const char *key, bool sw)

@@ -46,6 +46,7 @@
 #include "ctl/ctl_int.h"
 #include "ctl/ctl_snap.h"
 #include "sm/log.h"
+#include "sm/problems.h"
 #include "sm/sm.h"
 #include "routing/verify.h"
 #include "ctl/verifyjob.h"
@@ -63,6 +64,7 @@ struct ctl {
 	uint64_t seen_sweeps;
 	bool seen_sweeping, seen_up;
 	int seen_state;
+	uint64_t seen_problems;         /* sm_problems_digest() */
 	double last_done_time;
 	struct ctl_snap *snap;
 	/* routing verification cache, filled by a worker (verifyjob.h) */
@@ -571,6 +573,52 @@ static void state_events(struct ctl *ctl, const struct sm *sm)
 	}
 }
 
+json_object *ctl_problems_json(const struct sm *sm)
+{
+	struct sm_problem *p = xcalloc(CTL_MAX_PROBLEMS, sizeof(*p));
+	size_t n = sm_problems(sm, p, CTL_MAX_PROBLEMS);
+	json_object *a = json_object_new_array();
+	char guid[24];
+
+	for (size_t i = 0; i < n && i < CTL_MAX_PROBLEMS; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "kind", json_object_new_string(p[i].kind));
+		if (p[i].guid) {
+			snprintf(guid, sizeof(guid), "0x%016llx", (unsigned long long)p[i].guid);
+			json_object_object_add(o, "guid", json_object_new_string(guid));
+			json_object_object_add(o, "port", json_object_new_int(p[i].port));
+		}
+		json_object_object_add(o, "text", json_object_new_string(p[i].text));
+		json_object_array_add(a, o);
+	}
+	if (n > CTL_MAX_PROBLEMS) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "kind", json_object_new_string("more"));
+		snprintf(guid, sizeof(guid), "%zu", n - CTL_MAX_PROBLEMS);
+		json_object_object_add(o, "text", json_object_new_string(guid));
+		json_object_array_add(a, o);
+	}
+	free(p);
+	return a;
+}
+
+/* The problem list changed: subscribers get it whole. */
+static void problem_events(struct ctl *ctl, const struct sm *sm)
+{
+	uint64_t d = sm_problems_digest(sm);
+	json_object *o;
+
+	if (d == ctl->seen_problems)
+		return;
+	ctl->seen_problems = d;
+	o = json_object_new_object();
+	json_object_object_add(o, "subnet", json_object_new_string(sm_subnet_state(sm)));
+	json_object_object_add(o, "problems", ctl_problems_json(sm));
+	ctl_broadcast(ctl, CTL_EV_PROBLEMS, o);
+}
+
 static void observe(struct ctl *ctl)
 {
 	const struct sm *sm = ctl->sm;
@@ -587,6 +635,8 @@ static void observe(struct ctl *ctl)
 	}
 	ctl->seen_sweeping = sm->sweeping;
 	state_events(ctl, sm);
+	if (!sm->sweeping)
+		problem_events(ctl, sm);
 }
 
 /* The SM's sweep state may have changed: compare with what we saw last

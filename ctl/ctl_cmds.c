@@ -21,6 +21,7 @@
 #include "ctl/ctl.h"
 #include "sm/ar.h"
 #include "ctl/ctl_int.h"
+#include "sm/problems.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
@@ -341,7 +342,9 @@ static enum ctl_ret cmd_status(struct ctl_call *c, json_object **res)
 	json_object *o = json_object_new_object();
 
 	ADD(o, "state", JSTR(sm_state_name(sm->state)));
+	ADD(o, "subnet", JSTR(sm_subnet_state(sm)));
 	ADD(o, "subnet_up", json_object_new_boolean(sm->subnet_up));
+	ADD(o, "problems", ctl_problems_json(sm));
 	ADD(o, "sweeping", json_object_new_boolean(sm->sweeping));
 	ADD(o, "sweeps", JINT(sm->sweeps));
 	ADD(o, "last_sweep", last_sweep_json(c));

@@ -94,6 +94,11 @@ bool ctl_verify_running(const struct ctl *ctl);
 double ctl_last_sweep_time(const struct ctl *ctl);
 bool ctl_routes_match(const struct sm *sm);
 
+/* The subnet's problems (sm/problems.h) as a JSON array, at most
+ * CTL_MAX_PROBLEMS of them (then a last entry says how many more). */
+#define CTL_MAX_PROBLEMS 64
+json_object *ctl_problems_json(const struct sm *sm);
+
 /* Tells subscribers (ctl.c); takes ownership of result. */
 void ctl_reloaded(json_object *result);
 

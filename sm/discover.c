@@ -41,10 +41,26 @@ struct query {
 
 static void query_done(void *arg, int err, const struct smp *resp);
 
+/* Names for the log and status: known once every NodeDescription is in. */
+static void name_conflicts(struct sm_fabric *f)
+{
+	for (uint32_t i = 0; i < f->nconflicts; i++) {
+		struct sm_conflict *c = &f->conflicts[i];
+		const struct sm_node *a = fabric_find(f, c->known.via);
+		const struct sm_node *b = fabric_find(f, c->other.via);
+
+		if (a)
+			memcpy(c->known.via_desc, a->desc, sizeof(c->known.via_desc));
+		if (b)
+			memcpy(c->other.via_desc, b->desc, sizeof(c->other.via_desc));
+	}
+}
+
 static void finish_if_idle(struct discover *d)
 {
 	if (d->pending || d->aborted)
 		return;
+	name_conflicts(d->f);
 	fabric_shortest_paths(d->f);
 	if (!d->f->sm_node) {
 		fabric_free(d->f);
@@ -155,10 +171,13 @@ static void new_node(struct discover *d, struct query *q, const struct smp_node_
 {
 	struct sm_node *n = fabric_add(d->f, ni);
 
+	n->via_local = ni->local_port;
 	if (q->node) {
 		memcpy(n->path, q->node->path, sizeof(n->path));
 		n->hop_cnt = (uint8_t)(q->node->hop_cnt + 1);
 		n->path[n->hop_cnt] = q->port;
+		n->via_guid = q->node->guid;
+		n->via_port = q->port;
 	} else {
 		d->f->sm_node = n;
 		d->f->sm_port_num = ni->local_port;
@@ -168,32 +187,53 @@ static void new_node(struct discover *d, struct query *q, const struct smp_node_
 	query_new_node(d, n, q);
 }
 
-static void conflict(struct discover *d, struct sm_node *n, const char *what)
+/* Two nodes answer with n's GUID: n (found first) and the one that just
+ * answered through q. Neither can be told apart from the other by what we
+ * send, so both are left out of this sweep (dups.c says what is kept). */
+static void conflict(struct discover *d, struct sm_node *n, const struct query *q,
+		     const struct smp_node_info *ni, const char *what)
 {
+	struct sm_conflict c = { .guid = n->guid };
+
+	c.known.via = n->via_guid;
+	c.known.via_port = n->via_port;
+	c.known.local_port = n->via_local;
+	c.other.via = q->node ? q->node->guid : 0;
+	c.other.via_port = q->port;
+	c.other.local_port = ni->local_port;
 	d->st.conflicts++;
 	n->dup_guid = true;
-	d->f->dup_guids++;
-	log_fabric(LOG_LVL_WARNING, "node %016llx \"%s\": %s (duplicate GUID?)",
-		   (unsigned long long)n->guid, n->desc, what);
+	fabric_note_conflict(d->f, &c);
+	log_fabric(LOG_LVL_WARNING, "node GUID %016llx answered through %016llx port %u: %s",
+		   (unsigned long long)n->guid, (unsigned long long)c.other.via, c.other.via_port,
+		   what);
 }
 
-static void known_node(struct discover *d, struct sm_node *n, const struct query *via,
-		       const struct smp_node_info *ni)
+/* 0, or -1 after a conflict: the answer cannot come from n itself. */
+static int known_node(struct discover *d, struct sm_node *n, const struct query *via,
+		      const struct smp_node_info *ni)
 {
 	struct sm_port *p;
 
-	if (node_is_switch(n))
-		return;
+	if (node_is_switch(n)) {
+		/* one switch has one port 0 GUID, whichever link reached it */
+		if (n->ports[0].guid != ni->port_guid) {
+			conflict(d, n, via, ni, "another switch with this node GUID");
+			return -1;
+		}
+		return 0;
+	}
 	/* A CA reached again through another of its ports. */
 	p = &n->ports[ni->local_port];
 	if (p->guid && p->guid != ni->port_guid) {
-		conflict(d, n, "port GUID changed");
-		return;
+		conflict(d, n, via, ni, "another CA with this node GUID");
+		return -1;
 	}
 	if (!p->guid) {
 		p->guid = ni->port_guid;
 		query_ca_port(d, n, via, ni->local_port);
 	}
+	return 0;
 }
 
 static void got_node_info(struct discover *d, struct query *q, const struct smp *r)
@@ -209,18 +249,18 @@ static void got_node_info(struct discover *d, struct query *q, const struct smp 
 	}
 	n = fabric_find(d->f, ni.node_guid);
 	if (n && !same_node(n, &ni)) {
-		conflict(d, n, "GUID answered as a different node");
+		conflict(d, n, q, &ni, "a node of another kind with this GUID");
 		return;
 	}
 	if (!n)
 		new_node(d, q, &ni);
-	else
-		known_node(d, n, q, &ni);
+	else if (known_node(d, n, q, &ni) < 0)
+		return;
 	if (!q->node)
 		return;
 	n = fabric_find(d->f, ni.node_guid);
 	if (fabric_link(d->f, q->node, q->port, n, ni.local_port) < 0)
-		conflict(d, n, "port already linked elsewhere");
+		conflict(d, n, q, &ni, "its port is linked elsewhere already");
 }
 
 static bool should_probe(const struct discover *d, const struct sm_node *n, uint8_t port)

@@ -123,6 +123,63 @@ int fabric_link(struct sm_fabric *f, struct sm_node *a, uint8_t pa, struct sm_no
 	return 0;
 }
 
+void fabric_unlink(struct sm_fabric *f, struct sm_port *p)
+{
+	if (!p->peer)
+		return;
+	p->peer->peer = NULL;
+	p->peer = NULL;
+	f->nlinks--;
+}
+
+static void unlink_node(struct sm_fabric *f, struct sm_node *n)
+{
+	for (unsigned k = 1; k <= n->ni.num_ports; k++)
+		fabric_unlink(f, &n->ports[k]);
+}
+
+void fabric_remove_dropped(struct sm_fabric *f)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i]->drop)
+			unlink_node(f, f->nodes[i]);
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct sm_node *n = f->nodes[i];
+
+		if (!n->drop) {
+			n->idx = k;
+			f->nodes[k++] = n;
+			continue;
+		}
+		if (node_is_switch(n))
+			f->nswitches--;
+		else
+			f->ncas--;
+		if (f->sm_node == n)
+			f->sm_node = NULL;
+		node_free(n);
+	}
+	f->nnodes = k;
+	f->hash_size /= 2;
+	rehash(f);
+}
+
+void fabric_note_conflict(struct sm_fabric *f, const struct sm_conflict *c)
+{
+	for (uint32_t i = 0; i < f->nconflicts; i++)
+		if (f->conflicts[i].guid == c->guid && f->conflicts[i].port == c->port) {
+			f->conflicts[i].claims++;
+			return;
+		}
+	f->dup_guids++;
+	if (f->nconflicts < SM_MAX_CONFLICTS) {
+		f->conflicts[f->nconflicts] = *c;
+		f->conflicts[f->nconflicts++].claims = 1;
+	}
+}
+
 struct sm_port *fabric_find_port(const struct sm_fabric *f, uint64_t port_guid)
 {
 	for (uint32_t i = 0; i < f->nnodes; i++) {
@@ -207,6 +264,8 @@ static void topo_fill_port(const struct sm_port *sp, struct topo_port *tp)
 	tp->peer_node = TOPO_NONE;
 	tp->guid = sp->guid;
 	tp->lid = sp->lid;
+	if (sp->dup_guid)
+		return;   /* left out: another port owns its GUID */
 	if (sp->have_pi) {
 		tp->state = sp->pi.port_state;
 		tp->width = sp->pi.link_width_active;

@@ -59,12 +59,32 @@ struct sm_node {
 	bool dup_guid;             /* a different node claimed this GUID */
 	bool stale;                /* did not answer this sweep: as last seen */
 	unsigned stale_sweeps;     /* heavy sweeps in a row it did not answer */
+	bool drop;                 /* to be removed (fabric_remove_dropped) */
+	uint64_t via_guid;         /* where discovery first found it: node ... */
+	uint8_t via_port;          /* ... and port (0, 0: the SM node) */
+	uint8_t via_local;         /* the port it answered on */
 	/* LFT as read back from the switch (NULL until read), and which
 	 * 64-entry blocks are known (enum lft_block_state). */
 	uint8_t *lft;
 	uint8_t *lft_known;
 	unsigned lft_blocks;
 };
+
+/* Two nodes (or two ports) that answer with one GUID, and where. */
+struct sm_where {
+	uint64_t via;              /* node GUID the query went through, 0 local */
+	uint8_t via_port, local_port;
+	char via_desc[65];
+};
+
+struct sm_conflict {
+	uint64_t guid;
+	bool port;                 /* a port GUID; else a node GUID */
+	struct sm_where known, other;   /* other: the first place that clashed */
+	unsigned claims;           /* places that clashed with known */
+};
+
+#define SM_MAX_CONFLICTS 32
 
 struct sm_fabric {
 	struct sm_node **nodes;
@@ -75,7 +95,9 @@ struct sm_fabric {
 	uint8_t sm_port_num;
 	uint32_t nswitches, ncas;
 	uint32_t nlinks;
-	uint32_t dup_guids;        /* conflicting GUID claims seen */
+	uint32_t dup_guids;        /* GUIDs claimed by more than one node or port */
+	struct sm_conflict conflicts[SM_MAX_CONFLICTS];   /* the first ones */
+	uint32_t nconflicts;
 };
 
 struct sm_fabric *fabric_new(void);
@@ -87,6 +109,13 @@ struct sm_node *fabric_add(struct sm_fabric *f, const struct smp_node_info *ni);
  * elsewhere (a conflict: the caller reports it). Linking the same pair again
  * is a no-op. */
 int fabric_link(struct sm_fabric *f, struct sm_node *a, uint8_t pa, struct sm_node *b, uint8_t pb);
+/* Unlinks p from its peer (both ends). */
+void fabric_unlink(struct sm_fabric *f, struct sm_port *p);
+/* Removes the nodes marked drop (unlinking them first), keeping order. */
+void fabric_remove_dropped(struct sm_fabric *f);
+/* Records a GUID conflict: one entry per GUID (the first SM_MAX_CONFLICTS
+ * GUIDs), counting further clashes with it. */
+void fabric_note_conflict(struct sm_fabric *f, const struct sm_conflict *c);
 /* Recomputes every node's shortest DR path by BFS from the SM node. */
 void fabric_shortest_paths(struct sm_fabric *f);
 static inline bool node_is_switch(const struct sm_node *n)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sm/carry.h"
+#include "sm/dups.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
@@ -293,9 +294,12 @@ static void discovered(void *arg, struct sm_fabric *f, const struct discover_sta
 		 ds->conflicts);
 	if (ds->failed || ds->rejected)
 		sm->sweep_clean = false;
+	dups_drop_nodes(f, sm->fabric);
 	fabric_carry_unknown(f, sm->fabric, &cs);
-	if (cs.nodes || cs.links || cs.ports)
+	dups_mark_ports(f, sm->fabric);
+	if (cs.nodes || cs.links || cs.ports || f->dup_guids)
 		sm->sweep_clean = false;
+	dups_log(f);
 	carry_over(sm->fabric, f);
 	fabric_free(sm->fabric);
 	sm->fabric = f;

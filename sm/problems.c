@@ -1,0 +1,128 @@
+/*
+ * DOC: the subnet's problem list (see problems.h), walked from the
+ * fabric of the last sweep into a sink that either keeps the entries or
+ * only hashes them.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sm/problems.h"
+#include "sm/sm.h"
+
+struct sink {
+	struct sm_problem *out;
+	size_t max, n;
+	uint64_t digest;
+};
+
+static void mix(uint64_t *h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		*h = (*h ^ (v & 0xff)) * 0x100000001b3ull;
+}
+
+static void add(struct sink *s, const char *kind, uint64_t guid, uint8_t port, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void add(struct sink *s, const char *kind, uint64_t guid, uint8_t port, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (const char *k = kind; *k; k++)
+		mix(&s->digest, (uint8_t)*k);
+	mix(&s->digest, guid);
+	mix(&s->digest, port);
+	if (s->n < s->max) {
+		struct sm_problem *p = &s->out[s->n];
+
+		p->kind = kind;
+		p->guid = guid;
+		p->port = port;
+		va_start(ap, fmt);
+		vsnprintf(p->text, sizeof(p->text), fmt, ap);
+		va_end(ap);
+	}
+	s->n++;
+}
+
+static void conflicts(const struct sm_fabric *f, struct sink *s)
+{
+	for (uint32_t i = 0; i < f->nconflicts; i++) {
+		const struct sm_conflict *c = &f->conflicts[i];
+
+		add(s, "duplicate_guid", c->guid, 0,
+		    "%s GUID %016llx is also claimed behind \"%s\" port %u; the known one is kept, "
+		    "the other left out", c->port ? "port" : "node", (unsigned long long)c->guid,
+		    c->other.via_desc, c->other.via_port);
+	}
+}
+
+static void port_problems(const struct sm_port *p, struct sink *s)
+{
+	const struct sm_node *n = p->node;
+
+	if (!p->have_pi || p->pi.port_state <= TOPO_PORT_DOWN)
+		return;
+	if (p->held) {
+		add(s, "held", n->guid, p->num, "\"%s\" port %u: held down after flapping",
+		    n->desc, p->num);
+	} else if (!p->peer && node_is_switch(n) && n->hop_cnt < SMP_MAX_HOPS) {
+		add(s, "unknown_peer", n->guid, p->num,
+		    "\"%s\" port %u is up but what is behind it is unknown", n->desc, p->num);
+	} else if (p->peer && p->pi.port_state != TOPO_PORT_ACTIVE) {
+		add(s, "not_active", n->guid, p->num, "\"%s\" port %u is %s, not Active", n->desc,
+		    p->num, p->pi.port_state == TOPO_PORT_ARMED ? "Armed" : "Init");
+	}
+}
+
+static void node_problems(const struct sm_node *n, struct sink *s)
+{
+	if (n->stale)
+		add(s, "not_answering", n->guid, 0,
+		    "\"%s\" did not answer in the last %u sweep(s): kept as last seen", n->desc,
+		    n->stale_sweeps);
+	for (unsigned k = 1; k <= n->ni.num_ports; k++)
+		port_problems(&n->ports[k], s);
+}
+
+static void walk(const struct sm *sm, struct sink *s)
+{
+	const struct sm_fabric *f = sm->fabric;
+
+	s->digest = 0xcbf29ce484222325ull;
+	if (!f)
+		return;
+	conflicts(f, s);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		node_problems(f->nodes[i], s);
+	if (!sm->have_routes && !sm->sweeping && sm->sweeps)
+		add(s, "no_routes", 0, 0, "routing failed: %s", sm->routes.why);
+	if (sm->st.errors && !sm->sweeping)
+		add(s, "set_failed", 0, 0, "%u Sets or table reads failed in the last sweep",
+		    sm->st.errors);
+}
+
+size_t sm_problems(const struct sm *sm, struct sm_problem *out, size_t max)
+{
+	struct sink s = { .out = out, .max = max };
+
+	walk(sm, &s);
+	return s.n;
+}
+
+uint64_t sm_problems_digest(const struct sm *sm)
+{
+	struct sink s = { 0 };
+
+	walk(sm, &s);
+	return s.digest;
+}
+
+const char *sm_subnet_state(const struct sm *sm)
+{
+	if (!sm->subnet_up)
+		return "down";
+	return sm_problems(sm, NULL, 0) ? "degraded" : "up";
+}

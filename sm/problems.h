@@ -1,0 +1,39 @@
+/*
+ * DOC: what keeps the subnet from being simply "up": the list an operator
+ * sees in `ibsmctl status`, and the subnet's state word.
+ *
+ * Computed on demand from the current fabric and the last sweep (no state
+ * of its own), so it is always what is true now:
+ *   duplicate_guid  a GUID two nodes or ports claim (dups.h)
+ *   not_answering   a node kept as last seen because it did not answer
+ *   held            a link held down after flapping, until the hold-down ends
+ *   not_active      a linked port that is not Active
+ *   unknown_peer    a switch port that is up with nothing known behind it
+ *   set_failed      Sets or table reads that failed in the last sweep
+ *   no_routes       routing failed
+ * The subnet is "down" when it is not up, "degraded" when it is up with
+ * problems, else "up".
+ */
+#ifndef IBSM_SM_PROBLEMS_H
+#define IBSM_SM_PROBLEMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sm;
+
+struct sm_problem {
+	const char *kind;
+	uint64_t guid;        /* node (or port, for duplicate port GUIDs); 0 none */
+	uint8_t port;
+	char text[200];
+};
+
+/* Writes at most max problems into out; returns how many there are. */
+size_t sm_problems(const struct sm *sm, struct sm_problem *out, size_t max);
+/* "up", "degraded" or "down". */
+const char *sm_subnet_state(const struct sm *sm);
+/* A digest of the problem list, to notice when it changes. */
+uint64_t sm_problems_digest(const struct sm *sm);
+
+#endif
