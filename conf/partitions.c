@@ -172,6 +172,7 @@ static void *grow(void *arr, size_t n, size_t size)
 }
 
 /* Append "name:line: kind msg" to list, or only count it past the cap. */
+__attribute__((format(printf, 5, 0)))
 static void add_msg(struct conf_errors *list, const char *name, unsigned line,
 		    const char *kind, const char *fmt, va_list ap)
 {
@@ -1193,9 +1194,11 @@ static void check_ip_mgid(struct parser *p, const struct part_partition *pt,
 	if (!gid_is_ip(m->gid))
 		return;
 	gid_text(m->gid, gid);
-	if (bits && bits != full && memcmp(m->gid, bcast, sizeof(bcast)))
+	if (bits && bits != full && memcmp(m->gid, bcast, sizeof(bcast))) {
 		perr(p, m->line, "mgid %s: P_Key bits 0x%04x are neither 0 nor "
 		     "the partition's 0x%04x", gid, bits, full);
+		return;
+	}
 	if ((m->group.set & PART_G_MTU) && m->group.mtu != pt->group.mtu)
 		perr(p, m->line, "mgid %s: mtu %u differs from the partition's %u "
 		     "(an IP group must match the broadcast group)", gid,
@@ -1284,6 +1287,32 @@ static void finish(struct parser *p)
 
 /* ---- public entry points ---- */
 
+/* The line of "name:line: ..." (0 for "name: ..."). */
+static unsigned msg_line(const char *msg, size_t name_len)
+{
+	return (unsigned)strtoul(msg + name_len + 1, NULL, 10);
+}
+
+/*
+ * Messages from 'from' on in line order, those of one line in the order
+ * found: without this the checks that need the whole file would come
+ * after all the others.
+ */
+static void sort_by_line(struct conf_errors *list, size_t from, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = from + 1; i < list->n; i++) {
+		char *m = list->msg[i];
+		unsigned line = msg_line(m, len);
+		size_t j = i;
+
+		for (; j > from && msg_line(list->msg[j - 1], len) > line; j--)
+			list->msg[j] = list->msg[j - 1];
+		list->msg[j] = m;
+	}
+}
+
 static void free_partitions(struct part_config *c)
 {
 	for (size_t i = 0; i < c->n_parts; i++) {
@@ -1301,6 +1330,7 @@ int part_parse_buf(struct part_config *out, const char *name,
 {
 	struct parser p = { .c = out, .name = name, .errs = errs, .buf = buf,
 			    .len = len, .bol = true };
+	size_t first_err = errs->n;
 
 	memset(out, 0, sizeof(*out));
 	conf_errors_init(&out->warnings);
@@ -1317,6 +1347,8 @@ int part_parse_buf(struct part_config *out, const char *name,
 		parse_statement(&p);
 	finish(&p);
 	free(p.idx);
+	sort_by_line(errs, first_err, name);
+	sort_by_line(&out->warnings, 0, name);
 	if (p.nerr)
 		free_partitions(out);
 	return p.nerr;

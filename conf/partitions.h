@@ -71,9 +71,13 @@
  * statement in the file adds to it (OpenSM does the same). Without a
  * file, part_defaults() gives "Default=0x7fff,ipoib : ALL=full ;".
  *
- * The file is untrusted text: errors are "FILE:LINE: message", parsing
- * goes on after an error, sizes are capped. A config with errors is
- * never handed out: the caller gets an empty one.
+ * Also unlike OpenSM, an mgid entry inherits the partition's TClass too
+ * (OpenSM leaves it 0), and the mgid entries of one statement see the
+ * parameters every statement of the partition gave, not only their own.
+ *
+ * The file is untrusted text: errors are "FILE:LINE: message" in line
+ * order, parsing goes on after an error, sizes are capped. A config with
+ * errors is never handed out: the caller gets an empty one.
  */
 #ifndef IBSM_PARTITIONS_H
 #define IBSM_PARTITIONS_H
@@ -206,8 +210,10 @@ const struct part_partition *part_find(const struct part_config *c, uint16_t pke
 /*
  * Canonical text: one statement per partition (more when indx0 applies to
  * part of its members), flags in table order, every membership explicit,
- * implicit entries left out. It parses back to an equal config, and
- * OpenSM reads it too.
+ * one entry per line, implicit entries left out. It parses back to an
+ * equal config as long as it fits in CONF_MAX_FILE (a file near the caps
+ * written with very short entries, such as "1,2,3", can dump larger than
+ * itself), and OpenSM reads it too.
  */
 void part_dump(const struct part_config *c, FILE *out);
 

@@ -653,6 +653,10 @@ static void test_mgid_ip(void **state)
 	expect_error("P=0x10 : mgid=ff12:601b::1, rate=7 ;",
 		     "p.conf:1: mgid ff12:601b::1: rate 7 differs from the "
 		     "partition's 3 (an IP group must match the broadcast group)");
+	/* a rejected MGID is not filled in, so it cannot look like a copy */
+	expect_error("P=0x10 : mgid=ff12:401b:8012::1\n mgid=ff12:401b::1 ;",
+		     "p.conf:1: mgid ff12:401b:8012::1: P_Key bits 0x8012 are "
+		     "neither 0 nor the partition's 0x8010");
 	/* the partition's values may come from a later statement */
 	c = parse_ok("P=0x10 : mgid=ff12:401b::1, mtu=5 ;\nP=0x10, mtu=5 : ;");
 	part_config_free(&c);
@@ -715,6 +719,42 @@ static void test_syntax_errors(void **state)
 		"p.conf:1: expected ',' or ':' after the partition definition, got 'ALL'",
 		"p.conf:2: port GUID 0 is invalid",
 		"p.conf:3: expected ',' or ':' after the partition definition, got 'mtu'" });
+}
+
+/* Checks made once the file is read still come out in line order. */
+static void test_message_order(void **state)
+{
+	struct part_config c;
+	struct conf_errors e;
+
+	(void)state;
+	expect_errors("P=0x10 : mgid=ff12:401b:8011::1 ;\nQ=0x11 : 0x0 ;\n"
+		      "R=0x12 :\n mgid=ff12:601b::1, mtu=5\n 0x0 ;", 4,
+		      (const char *const[]){
+		"p.conf:1: mgid ff12:401b:8011::1: P_Key bits 0x8011 are neither "
+		"0 nor the partition's 0x8010",
+		"p.conf:2: port GUID 0 is invalid",
+		"p.conf:4: mgid ff12:601b::1: mtu 5 differs from the partition's "
+		"4 (an IP group must match the broadcast group)",
+		"p.conf:5: port GUID 0 is invalid" });
+	assert_int_equal(parse("Default=0x7fff : ALL ;\nA=0x10 : mgid=ff12::1 ;\n"
+			       "B=0x11 : mgid=ff12::1, 0x1=maybe ;", &c, &e), 0);
+	assert_int_equal(c.warnings.n, 3);
+	assert_true(strstr(c.warnings.msg[0], "p.conf:1: warning: the SM's port"));
+	/* one line: in the order found */
+	assert_true(strstr(c.warnings.msg[1], "p.conf:3: warning: membership 'maybe'"));
+	assert_true(strstr(c.warnings.msg[2], "p.conf:3: warning: mgid ff12::1 ignored"));
+	conf_errors_free(&e);
+	part_config_free(&c);
+	/* messages the caller had before are left where they are */
+	conf_errors_init(&e);
+	assert_int_equal(part_parse_buf(&c, "z.conf", "A=0x0 : ;", 9, &e), 1);
+	part_config_free(&c);
+	assert_int_equal(part_parse_buf(&c, "a.conf", "\nA=0x0 : ;", 10, &e), 1);
+	assert_string_equal(e.msg[0], "z.conf:1: P_Key 0x0000 is invalid (its low 15 bits are 0)");
+	assert_string_equal(e.msg[1], "a.conf:2: P_Key 0x0000 is invalid (its low 15 bits are 0)");
+	conf_errors_free(&e);
+	part_config_free(&c);
 }
 
 /* ---- limits ---- */
@@ -1266,6 +1306,7 @@ int main(void)
 		cmocka_unit_test(test_mgid_ip),
 		cmocka_unit_test(test_mgid_errors),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_message_order),
 		cmocka_unit_test(test_line_limits),
 		cmocka_unit_test(test_file_limit),
 		cmocka_unit_test(test_caps),
