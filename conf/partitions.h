@@ -242,6 +242,12 @@ unsigned part_port_membership(const struct part_partition *p,
  * deciding entry has indx0, else the Default P_Key; the rest follow by
  * P_Key, full before limited. Writes at most cap entries and returns how
  * many the port needs (more than cap: the table is too small).
+ *
+ * tests/golden/partitions/opensm-cross.sh checks this against the tables
+ * OpenSM programs. With allow_both_pkeys OpenSM differs at index 0 only:
+ * it leaves it empty (0x0000) for a port that is only a limited member of
+ * Default, and puts the limited P_Key of an indx0 partition the port is
+ * in as "both" there; we put 0x7fff and the full P_Key.
  */
 size_t part_port_pkeys(const struct part_config *c, const struct part_port *port,
 		       bool allow_both, uint16_t *pkeys, size_t cap);

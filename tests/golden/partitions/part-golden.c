@@ -7,8 +7,15 @@
  * switch, a router and the SM's port (exit 0). Comments keep the output
  * a partitions file, so the round trip in golden.sh applies to all of it.
  * "part-golden --defaults" does the same for part_defaults().
+ *
+ * "part-golden --ports FILE ALLOW_BOTH" reads lines "GUID KIND" (KIND ca,
+ * sw, rt or sm) and prints "GUID idx0=P0 P..." per port: index 0, then
+ * every P_Key of the port sorted (opensm-cross.sh compares that with what
+ * OpenSM programmed).
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conf/partitions.h"
@@ -59,14 +66,51 @@ static void print_ports(const struct part_config *c)
 		print_port(c, kinds[i].what, &kinds[i].port);
 }
 
+static int cmp_u16(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+static int resolve_ports(const char *path, bool allow_both)
+{
+	unsigned long long guid;
+	struct conf_errors errs;
+	struct part_config c;
+	char kind[4];
+
+	conf_errors_init(&errs);
+	if (part_load_file(&c, path, &errs) > 0) {
+		conf_errors_print(&errs, stderr);
+		return 1;
+	}
+	while (scanf("%llx %3s", &guid, kind) == 2) {
+		struct part_port port = { .guid = guid,
+			.is_switch = !strcmp(kind, "sw"),
+			.is_router = !strcmp(kind, "rt"), .is_sm = !strcmp(kind, "sm") };
+		uint16_t keys[128];
+		size_t n = part_port_pkeys(&c, &port, allow_both, keys, 128);
+
+		printf("0x%016llx idx0=0x%04x", guid, n ? keys[0] : 0);
+		qsort(keys, n < 128 ? n : 128, sizeof(*keys), cmp_u16);
+		for (size_t i = 0; i < n && i < 128; i++)
+			printf(" 0x%04x", keys[i]);
+		printf("\n");
+	}
+	part_config_free(&c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct conf_errors errs;
 	struct part_config c;
 	int n = 0;
 
+	if (argc == 4 && !strcmp(argv[1], "--ports"))
+		return resolve_ports(argv[2], !strcmp(argv[3], "1"));
 	if (argc != 2) {
-		fprintf(stderr, "usage: part-golden FILE | --defaults\n");
+		fprintf(stderr, "usage: part-golden FILE | --defaults | "
+			"--ports FILE ALLOW_BOTH\n");
 		return 2;
 	}
 	conf_errors_init(&errs);
