@@ -55,10 +55,11 @@ struct part_flag {
 	  .max = hi, .off = GOFF(f), .hex = h }
 
 /*
- * Ranges: MTU and rate are the IBA codes of MCMemberRecord/PathRecord
- * (IBA 15.2.5.16: mtu 1..5 = 256..4096 bytes; rate 2..24 = 2.5..1200
- * Gb/s), SL 4 bits, scope 4 bits (0 is reserved, RFC 4291 2.7; OpenSM
- * skips it too), Q_Key 32 bits, TClass 8 bits, FlowLabel 20 bits.
+ * Ranges: MTU and rate are the codes of MCMemberRecord and PathRecord
+ * (mtu 1..5 = 256..4096 bytes, rate 2..24 = 2.5..1200 Gb/s: OpenSM's
+ * ib_types.h IB_MTU_LEN_*, IB_PATH_RECORD_RATE_*), SL 4 bits, scope 4
+ * bits (0 is reserved, RFC 4291 2.7; OpenSM skips it too), Q_Key 32 bits,
+ * TClass 8 bits, FlowLabel 20 bits.
  */
 static const struct part_flag part_flags[] = {
 	{ .name = "ipoib", .kind = FK_IPOIB },
@@ -1251,7 +1252,7 @@ static void drop_duplicate_mgids(struct parser *p)
 }
 
 /*
- * IBA 10.9.1.2 / sa-mcast-ha.md 6.1: limited members cannot talk to each
+ * sa-mcast-ha.md 6.1: limited members cannot talk to each
  * other, so a limited SM port shuts limited hosts out of the SA. OpenSM
  * lets a file do that ("Default=0x7fff : ALL=limited ;"); warn about it.
  */
