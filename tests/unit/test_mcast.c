@@ -1419,6 +1419,85 @@ static void test_mft_roundtrip(void **state)
 	topo_free_all(&b.t);
 }
 
+/* One-sided and out-of-range links, LIDs the graph view rejects. */
+static void corrupt_topo(struct topo *t, uint64_t *seed)
+{
+	for (uint32_t n = 0; n < t->nnodes; n++)
+		for (uint32_t p = 0; p <= t->nodes[n].nports; p++) {
+			struct topo_port *tp = &t->nodes[n].ports[p];
+			uint64_t r = tb_rand(seed) % 64;
+			if (r == 0)
+				tp->peer_node = (uint32_t)(tb_rand(seed) % (t->nnodes + 4u));
+			else if (r == 1)
+				tp->peer_port = (uint8_t)tb_rand(seed);
+			else if (r == 2 && tb_rand(seed) % 8 == 0)
+				tp->lid = (uint16_t)tb_rand(seed);
+		}
+}
+
+/* Tables of random bytes (some switches without any), top at random. */
+static void garbage_tables(const struct topo *t, struct route_tables *rt, uint64_t *seed)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->nnodes = t->nnodes;
+	rt->top = (uint16_t)(tb_rand(seed) % 300);
+	rt->lft = calloc(t->nnodes + 1u, sizeof(*rt->lft));
+	for (uint32_t n = 0; n < t->nnodes; n++) {
+		if (!is_sw(t, n) || tb_rand(seed) % 10 == 0)
+			continue;
+		rt->lft[n].ports = malloc(rt->top + 1u);
+		for (uint32_t l = 0; l <= rt->top; l++)
+			rt->lft[n].ports[l] = (uint8_t)tb_rand(seed) % 16;
+	}
+}
+
+/*
+ * What the fabric says is untrusted: corrupted links, bogus LIDs and LFTs
+ * of random bytes, with and without a previous result from another
+ * fabric, give an error or results that pass every check.
+ */
+static void test_garbage(void **state)
+{
+	unsigned ok = 0, errors = 0;
+	struct mcast_result prev;
+
+	(void)state;
+	memset(&prev, 0, sizeof(prev));
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct tb b;
+		struct route_tables rt;
+		struct gset s = { 0 };
+		struct mcast_result r;
+		uint64_t gs = seed;
+		tb_init(&b);
+		if (seed % 2)
+			tb_random(&b, 8 + (unsigned)(seed % 8), 3, 2, seed);
+		else
+			tb_ft2(&b, 6);
+		fill(&b.t);
+		corrupt_topo(&b.t, &gs);
+		garbage_tables(&b.t, &rt, &gs);
+		random_groups(&b.t, &s, 12, 6, seed);
+		struct mcast_opts o = { .prev = seed % 4 ? &prev : NULL };
+		if (mcast_compute(&b.t, &rt, s.g, s.n, &o, &r)) {
+			assert_true(r.why[0] != 0);
+			errors++;
+		} else {
+			check_batch(&b.t, &rt, &s, &r);
+			ok++;
+		}
+		mcast_result_free(&prev);
+		prev = r; /* zeroed by mcast_result_free() after an error */
+		route_tables_free(&rt);
+		gs_free(&s);
+		topo_free_all(&b.t);
+	}
+	print_message("%u garbage fabrics: %u computed and checked, %u refused\n", ok + errors,
+		      ok, errors);
+	assert_true(ok > 100);
+	mcast_result_free(&prev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1433,6 +1512,7 @@ int main(void)
 		cmocka_unit_test(test_shuffle),
 		cmocka_unit_test(test_mft_helpers),
 		cmocka_unit_test(test_mft_roundtrip),
+		cmocka_unit_test(test_garbage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
