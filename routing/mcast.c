@@ -20,7 +20,7 @@
 #include "routing/graph.h"
 #include "routing/mcast_int.h"
 
-#define ROW_INF 0xFF /* unreachable in a hop row; hop counts stop at 254 */
+#define NO_BALL SIZE_MAX
 
 /* A switch's state in the tree being built. */
 enum { T_NONE, T_WALK, T_IN, T_BAD };
@@ -40,9 +40,14 @@ struct mctx {
 	struct mcast_result *out;
 	struct rgraph g;
 	uint32_t *label, *ccount;  /* component per switch; per component, scratch */
-	uint8_t *rows;             /* BFS hop rows of member switches, nsw bytes each */
-	uint32_t *row_of, nrows, rowcap;
-	uint8_t *maxd;             /* per switch: largest hops to the member switches */
+	/* Bitsets of wpr words over the switches. Balls of a member switch s:
+	 * ball d (d = 0..ecc[s]) holds the switches within d hops of it. */
+	uint32_t wpr;
+	uint64_t *balls;           /* every ball, of all member switches so far */
+	size_t nballs, ballcap;    /* in bitsets */
+	size_t *ball_at;           /* per switch: its ball 0, NO_BALL before needed */
+	uint32_t *ecc;             /* per switch: hops to the farthest switch it reaches */
+	uint64_t *cand, *acc;      /* candidate roots; scratch */
 	uint32_t *dist, *queue;
 	uint32_t *rooted;          /* groups rooted per switch */
 	uint32_t *load;            /* trees per directed link id (child's upstream port) */
@@ -231,10 +236,16 @@ static void setup_arrays(struct mctx *x)
 
 	x->label = rg_xmalloc(n, sizeof(*x->label));
 	x->ccount = rg_xcalloc(n, sizeof(*x->ccount));
-	x->row_of = rg_xmalloc(n, sizeof(*x->row_of));
+	x->wpr = (n + 63) / 64;
+	x->ball_at = rg_xmalloc(n, sizeof(*x->ball_at));
 	for (uint32_t s = 0; s < n; s++)
-		x->row_of[s] = RG_NONE;
-	x->maxd = rg_xmalloc(n, 1);
+		x->ball_at[s] = NO_BALL;
+	x->ecc = rg_xmalloc(n, sizeof(*x->ecc));
+	x->cand = rg_xcalloc(x->wpr, sizeof(*x->cand));
+	x->acc = rg_xmalloc(x->wpr, sizeof(*x->acc));
+	for (uint32_t s = 0; s < n; s++)
+		if (is_cand(x, s))
+			x->cand[s / 64] |= 1ull << (s % 64);
 	x->dist = rg_xmalloc(n, sizeof(*x->dist));
 	x->queue = rg_xmalloc(n, sizeof(*x->queue));
 	x->rooted = rg_xcalloc(n, sizeof(*x->rooted));
@@ -253,7 +264,8 @@ static void setup_arrays(struct mctx *x)
 
 static void free_ctx(struct mctx *x)
 {
-	void *p[] = { x->label, x->ccount, x->rows, x->row_of, x->maxd, x->dist, x->queue,
+	void *p[] = { x->label, x->ccount, x->balls, x->ball_at, x->ecc, x->cand, x->acc,
+		      x->dist, x->queue,
 		      x->rooted, x->load, x->used, x->stamp, x->st, x->mflag, x->up, x->kup,
 		      x->par, x->ent, x->mrow, x->path, x->msw, x->mres, x->tmp };
 
@@ -356,45 +368,69 @@ static void pick_component(struct mctx *x)
 
 /* ---- the root ---- */
 
-/* Hops from switch s to every switch, computed once per batch. */
-static const uint8_t *row(struct mctx *x, uint32_t s)
+/* Ball d of switch s (the last one it has past its eccentricity: the
+ * whole component); built with one BFS the first time s is asked for. */
+static const uint64_t *ball(struct mctx *x, uint32_t s, uint32_t d)
 {
-	uint32_t n = x->g.nsw;
+	uint32_t w = x->wpr;
 
-	if (x->row_of[s] == RG_NONE) {
-		if (x->nrows == x->rowcap) {
-			x->rowcap = x->rowcap ? x->rowcap * 2 : 16;
-			x->rows = realloc(x->rows, (size_t)x->rowcap * n);
-			if (!x->rows)
+	if (x->ball_at[s] == NO_BALL) {
+		uint32_t ecc = rg_bfs(&x->g, &s, 1, x->dist, x->queue);
+		if (x->nballs + ecc + 1 > x->ballcap) {
+			x->ballcap = (x->nballs + ecc + 1) * 2;
+			x->balls = realloc(x->balls, x->ballcap * w * sizeof(*x->balls));
+			if (!x->balls)
 				abort();
 		}
-		uint8_t *r = x->rows + (size_t)x->nrows * n;
-		rg_bfs(&x->g, &s, 1, x->dist, x->queue);
-		for (uint32_t v = 0; v < n; v++)
-			r[v] = x->dist[v] == UINT32_MAX ? ROW_INF
-			       : x->dist[v] >= ROW_INF ? ROW_INF - 1 : (uint8_t)x->dist[v];
-		x->row_of[s] = x->nrows++;
+		uint64_t *b = x->balls + x->nballs * w;
+		memset(b, 0, (ecc + 1u) * (size_t)w * sizeof(*b));
+		for (uint32_t v = 0; v < x->g.nsw; v++)
+			if (x->dist[v] != UINT32_MAX)
+				b[(size_t)x->dist[v] * w + v / 64] |= 1ull << (v % 64);
+		for (size_t i = w; i < (ecc + 1u) * (size_t)w; i++)
+			b[i] |= b[i - w];
+		x->ball_at[s] = x->nballs;
+		x->ecc[s] = ecc;
+		x->nballs += ecc + 1;
 	}
-	return x->rows + (size_t)x->row_of[s] * n;
+	d = d < x->ecc[s] ? d : x->ecc[s];
+	return x->balls + (x->ball_at[s] + d) * w;
 }
 
-/* maxd[s] = most hops from a member switch to s; returns the least over
- * the candidate roots (ROW_INF: none). */
-static uint8_t fill_maxd(struct mctx *x)
+/* acc = the candidates within d hops of every member switch; 1 if any. */
+static int within(struct mctx *x, uint32_t d)
 {
-	uint32_t n = x->g.nsw;
-	uint8_t best = ROW_INF;
-
-	memset(x->maxd, 0, n);
+	memcpy(x->acc, x->cand, x->wpr * sizeof(*x->acc));
 	for (uint32_t i = 0; i < x->nmsw; i++) {
-		const uint8_t *r = row(x, x->msw[i]);
-		for (uint32_t s = 0; s < n; s++)
-			x->maxd[s] = r[s] > x->maxd[s] ? r[s] : x->maxd[s];
+		const uint64_t *b = ball(x, x->msw[i], d);
+		uint64_t any = 0;
+		for (uint32_t w = 0; w < x->wpr; w++)
+			any |= x->acc[w] &= b[w];
+		if (!any)
+			return 0;
 	}
-	for (uint32_t s = 0; s < n; s++)
-		if (x->maxd[s] < best && is_cand(x, s))
-			best = x->maxd[s];
-	return best;
+	return 1;
+}
+
+/* The fewest hops any candidate needs to the farthest member switch,
+ * with those candidates in acc; UINT32_MAX if there is none. */
+static uint32_t best_depth(struct mctx *x)
+{
+	uint32_t top = 0;
+
+	for (uint32_t i = 0; i < x->nmsw; i++) {
+		ball(x, x->msw[i], 0);
+		top = x->ecc[x->msw[i]] > top ? x->ecc[x->msw[i]] : top;
+	}
+	for (uint32_t d = 0; d <= top; d++)
+		if (within(x, d))
+			return d;
+	return UINT32_MAX;
+}
+
+static int in_set(const uint64_t *set, uint32_t s)
+{
+	return (set[s / 64] >> (s % 64)) & 1;
 }
 
 static uint64_t clamp(uint64_t v, unsigned bits)
@@ -427,17 +463,27 @@ static uint64_t link_score(const struct mctx *x, uint32_t c)
 	return clamp(broken, 16) << 48 | clamp(busiest, 16) << 32 | clamp(sum, 32);
 }
 
-/* The best candidate that roots the fewest groups, then by link_score. */
-static uint32_t pick_best(struct mctx *x, uint8_t d)
+/* Next switch of acc at or after s, RG_NONE past the end. */
+static uint32_t next_in_acc(const struct mctx *x, uint32_t s)
+{
+	for (uint32_t w = s / 64; w < x->wpr; w++) {
+		uint64_t v = x->acc[w] & (w == s / 64 ? ~0ull << (s % 64) : ~0ull);
+		if (v)
+			return w * 64 + (uint32_t)__builtin_ctzll(v);
+	}
+	return RG_NONE;
+}
+
+/* The switch of acc that roots the fewest groups, then by link_score. */
+static uint32_t pick_best(struct mctx *x)
 {
 	uint32_t best = RG_NONE, minc = UINT32_MAX;
 	uint64_t bscore = UINT64_MAX;
 
-	for (uint32_t s = 0; s < x->g.nsw; s++)
-		if (x->maxd[s] == d && is_cand(x, s) && x->rooted[s] < minc)
-			minc = x->rooted[s];
-	for (uint32_t s = 0; s < x->g.nsw; s++) {
-		if (x->maxd[s] != d || !is_cand(x, s) || x->rooted[s] != minc)
+	for (uint32_t s = next_in_acc(x, 0); s != RG_NONE; s = next_in_acc(x, s + 1))
+		minc = x->rooted[s] < minc ? x->rooted[s] : minc;
+	for (uint32_t s = next_in_acc(x, 0); s != RG_NONE; s = next_in_acc(x, s + 1)) {
+		if (x->rooted[s] != minc)
 			continue;
 		uint64_t sc = link_score(x, s);
 		if (sc < bscore) {
@@ -457,10 +503,10 @@ static uint32_t choose_root(struct mctx *x, uint32_t prev_root, int whole, uint8
 	if (x->nmsw <= 1) {
 		root = x->nmsw ? x->msw[0] : RG_NONE;
 	} else {
-		uint8_t d = fill_maxd(x);
+		uint32_t d = best_depth(x);
 		int keep = prev_root != RG_NONE && is_cand(x, prev_root) &&
-			   (whole || (d != ROW_INF && x->maxd[prev_root] == d));
-		root = keep ? prev_root : d == ROW_INF ? RG_NONE : pick_best(x, d);
+			   (whole || (d != UINT32_MAX && in_set(x->acc, prev_root)));
+		root = keep ? prev_root : d == UINT32_MAX ? RG_NONE : pick_best(x);
 	}
 	*kept = root != RG_NONE && root == prev_root;
 	return root;

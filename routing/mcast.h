@@ -43,12 +43,16 @@
  * evenly over the spines, and every member-to-member path goes up to the
  * root's level and down again.
  *
- * Cost per batch: the graph view (switches by GUID), a component label per
- * switch, one BFS per distinct member switch (a byte per switch: hops,
- * kept for the batch), and with opts.prev a pass over the LFTs to know
- * which links unicast uses. Per group: O(member switches x switches) for
- * the root choice (a byte max per switch) plus O(tree + members) for the
- * tree, where each member path is walked once up to the tree.
+ * Cost per batch: the graph view (switches by GUID), a component label
+ * per switch, and per distinct member switch one BFS whose hop counts are
+ * kept as "balls" (a bitset of the switches within d hops, d = 0 up to
+ * its eccentricity); with opts.prev also a pass over the LFTs to know
+ * which links unicast uses. Per group: the best roots are the candidates
+ * in the intersection of the member switches' balls of the smallest d
+ * that leaves any, O(member switches x switches / 64) word operations
+ * (a radius that fails mostly stops after a few members), then the
+ * balance among them; the tree costs O(tree + members), each member
+ * path walked only up to where it meets the tree.
  */
 #ifndef IBSM_ROUTING_MCAST_H
 #define IBSM_ROUTING_MCAST_H
