@@ -465,6 +465,57 @@ static void check_component(const struct chk *c, const struct mcast_group *gr,
 	free(seen);
 }
 
+/* Hops from switch s over symmetric switch links, UINT32_MAX if none. */
+static void chk_bfs(const struct topo *t, uint32_t s, uint32_t *d, uint32_t *q)
+{
+	uint32_t head = 0, tail = 0;
+
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		d[i] = UINT32_MAX;
+	d[s] = 0;
+	q[tail++] = s;
+	while (head < tail) {
+		uint32_t x = q[head++];
+		for (uint32_t p = 1; p <= t->nodes[x].nports; p++) {
+			uint8_t pp;
+			uint32_t y = peer(t, x, p, &pp);
+			if (y != TOPO_NONE && is_sw(t, y) && d[y] == UINT32_MAX) {
+				d[y] = d[x] + 1;
+				q[tail++] = y;
+			}
+		}
+	}
+}
+
+/* A root not taken over from prev has the fewest hops to the farthest
+ * member switch of any switch with a routed LID (rule 3). */
+static void check_root(const struct chk *c, const struct mcast_group *gr,
+		       const struct mcast_tree *tr)
+{
+	const struct topo *t = c->t;
+	uint32_t n = t->nnodes, *far = calloc(n + 1u, sizeof(*far));
+	uint32_t *d = calloc(n + 1u, sizeof(*d)), *q = calloc(n + 1u, sizeof(*q));
+
+	for (uint32_t i = 0; tr->root != TOPO_NONE && !tr->kept_root && i < gr->nmembers; i++) {
+		uint8_t p;
+		uint32_t s = attach(t, &gr->members[i], &p);
+		if (s == TOPO_NONE || c->comp[s] != c->comp[tr->root])
+			continue;
+		chk_bfs(t, s, d, q);
+		for (uint32_t v = 0; v < n; v++)
+			far[v] = d[v] > far[v] ? d[v] : far[v];
+	}
+	for (uint32_t v = 0; tr->root != TOPO_NONE && !tr->kept_root && v < n; v++) {
+		uint16_t lid = is_sw(t, v) ? t->nodes[v].ports[0].lid : 0;
+		if (lid && lid <= c->rt->top && far[v] < far[tr->root])
+			fail_msg("MLID 0x%x: root %u has %u hops to a member switch, switch %u %u",
+				 gr->mlid, tr->root, far[tr->root], v, far[v]);
+	}
+	free(far);
+	free(d);
+	free(q);
+}
+
 /* The tree entries agree with the masks. */
 static void check_entries(const struct chk *c, const struct mcast_result *r,
 			  const struct mcast_tree *tr)
@@ -511,6 +562,7 @@ static uint32_t check_group(struct chk *c, const struct mcast_group *gr,
 	}
 	check_entries(c, r, tr);
 	check_component(c, gr, tr);
+	check_root(c, gr, tr);
 	check_flood(c, gr, r, nsw);
 	uint32_t got = check_members(c, gr, r, tr, &noroute);
 	assert_int_equal(got, tr->nmembers);
@@ -840,6 +892,64 @@ static void test_unreachable(void **state)
 	mcast_result_free(&r2);
 	mcast_result_free(&r3);
 	route_tables_free(&rt);
+	gs_free(&s);
+	topo_free_all(&b.t);
+}
+
+static void copy_tables(const struct route_tables *a, struct route_tables *b)
+{
+	*b = *a;
+	b->lft = calloc(a->nnodes + 1u, sizeof(*b->lft));
+	for (uint32_t n = 0; n < a->nnodes; n++)
+		if (a->lft[n].ports) {
+			b->lft[n].ports = malloc(a->top + 1u);
+			memcpy(b->lft[n].ports, a->lft[n].ports, a->top + 1u);
+		}
+}
+
+/* Entries of node n that point out of port from now point out of to. */
+static void move_entries(struct route_tables *rt, uint32_t n, uint8_t from, uint8_t to)
+{
+	for (uint32_t lid = 0; lid <= rt->top; lid++)
+		if (rt->lft[n].ports[lid] == from)
+			rt->lft[n].ports[lid] = to;
+}
+
+/*
+ * A previous upstream port over a link that is still up but that unicast
+ * no longer uses is not kept: ft2 radix 4, leaf 0's link to spine 12
+ * (its port 3, the spine's port 1) taken out of both ends' tables.
+ */
+static void test_kept_needs_unicast(void **state)
+{
+	struct tb b;
+	struct route_tables rt, moved;
+	struct gset s = { 0 };
+	struct mcast_result r, r2;
+
+	(void)state;
+	tb_init(&b);
+	tb_ft2(&b, 4);
+	fill(&b.t);
+	route(&b.t, &rt);
+	struct mcast_member *m = gs_add(&s, 0xC000, 2);
+	m[0] = (struct mcast_member){ 1, 1 };
+	m[1] = (struct mcast_member){ 4, 1 };
+	mcast(&b.t, &rt, s.g, s.n, NULL, &r);
+	assert_int_equal(r.trees[0].root, 12);
+	assert_true(tree_uses(&b.t, &r, 0xC000, 0, 3));
+	copy_tables(&rt, &moved);
+	move_entries(&moved, 0, 3, 4);
+	move_entries(&moved, 12, 1, LFT_NO_PORT);
+	mcast(&b.t, &moved, s.g, s.n, &r, &r2);
+	check_batch(&b.t, &moved, &s, &r2);
+	assert_int_equal(r2.trees[0].root, 12); /* still one hop from both leaves */
+	assert_false(tree_uses(&b.t, &r2, 0xC000, 0, 3));
+	assert_int_equal(r2.trees[0].kept_edges, 1); /* leaf 3's */
+	mcast_result_free(&r);
+	mcast_result_free(&r2);
+	route_tables_free(&rt);
+	route_tables_free(&moved);
 	gs_free(&s);
 	topo_free_all(&b.t);
 }
@@ -1504,6 +1614,7 @@ int main(void)
 		cmocka_unit_test(test_exact_small),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_unreachable),
+		cmocka_unit_test(test_kept_needs_unicast),
 		cmocka_unit_test(test_props),
 		cmocka_unit_test(test_balance),
 		cmocka_unit_test(test_join_leave),
