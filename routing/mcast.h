@@ -46,13 +46,15 @@
  * Cost per batch: the graph view (switches by GUID), a component label
  * per switch, and per distinct member switch one BFS whose hop counts are
  * kept as "balls" (a bitset of the switches within d hops, d = 0 up to
- * its eccentricity); with opts.prev also a pass over the LFTs to know
- * which links unicast uses. Per group: the best roots are the candidates
- * in the intersection of the member switches' balls of the smallest d
- * that leaves any, O(member switches x switches / 64) word operations
- * (a radius that fails mostly stops after a few members), then the
- * balance among them; the tree costs O(tree + members), each member
- * path walked only up to where it meets the tree.
+ * its eccentricity); with opts.prev also a pass over every LFT entry to
+ * know which links unicast uses. Per group: the best roots are the
+ * candidates in the intersection of the member switches' balls of the
+ * smallest d that leaves any, O(member switches x switches / 64) word
+ * operations (a radius that fails mostly stops after a few members); the
+ * balance looks at each member switch's first hop towards each of the
+ * best roots that root the fewest groups, O(those x member switches);
+ * the tree costs O(tree + members), each member path walked only up to
+ * where it meets the tree.
  */
 #ifndef IBSM_ROUTING_MCAST_H
 #define IBSM_ROUTING_MCAST_H

@@ -6,13 +6,16 @@
  * switch, or a switch link that is up and that unicast uses, with the bit
  * on both ends; the switches holding the MLID and their links form one
  * tree (V - 1 links, connected); flooding from every member reaches every
- * other member exactly once; members that got no bit are reported with
- * the right reason; the tree description matches the masks. Around it:
- * exact masks on a small fat tree, seeded property runs (degraded fat
- * trees, tori, random graphs, dragonflies, several fabrics in one), spine
- * balance, joins and leaves, link failures repaired with and without
- * route_repair, node-order shuffles, bad input, and the MFT block and
- * diff helpers.
+ * other member exactly once; a root not taken over from prev has the
+ * fewest hops to its farthest member switch; one member switch is the
+ * whole tree; members that got no bit are reported with the right
+ * reason; the tree description matches the masks. Around it: exact masks
+ * on a small fat tree; bad input; several fabrics in one, unplugged
+ * hosts, LFTs that lead nowhere or loop; seeded property runs (degraded
+ * fat trees, tori, random graphs, dragonflies); spine balance; joins and
+ * leaves; link failures repaired with route_repair or fresh tables;
+ * previous ports over links unicast dropped; node-order shuffles; MFT
+ * block, put and diff; corrupted fabrics and random LFT bytes.
  */
 #include <errno.h>
 #include <setjmp.h>
