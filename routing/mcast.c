@@ -19,8 +19,10 @@
 
 #include "routing/graph.h"
 #include "routing/mcast_int.h"
+#include "routing/simd.h"
 
-#define NO_BALL SIZE_MAX
+#define NO_ROW SIZE_MAX
+#define FAR 0xFF /* in a hop row: unreachable; hop counts stop at 254 */
 
 /* A switch's state in the tree being built. */
 enum { T_NONE, T_WALK, T_IN, T_BAD };
@@ -40,13 +42,13 @@ struct mctx {
 	struct mcast_result *out;
 	struct rgraph g;
 	uint32_t *label, *ccount;  /* component per switch; per component, scratch */
-	/* Bitsets of wpr words over the switches. Balls of a member switch s:
-	 * ball d (d = 0..ecc[s]) holds the switches within d hops of it. */
+	/* Hop rows of member switches: a byte per switch, padded with FAR to
+	 * wpr * 64; sets of switches: bitsets of wpr words. */
 	uint32_t wpr;
-	uint64_t *balls;           /* every ball, of all member switches so far */
-	size_t nballs, ballcap;    /* in bitsets */
-	size_t *ball_at;           /* per switch: its ball 0, NO_BALL before needed */
-	uint32_t *ecc;             /* per switch: hops to the farthest switch it reaches */
+	uint8_t *rows;
+	size_t nrows, rowcap;
+	size_t *row_at;            /* per switch: its row, NO_ROW before needed */
+	uint8_t *ecc;              /* per switch with a row: its largest hop count */
 	uint64_t *cand, *acc;      /* candidate roots; scratch */
 	uint32_t *dist, *queue;
 	uint32_t *rooted;          /* groups rooted per switch */
@@ -237,10 +239,10 @@ static void setup_arrays(struct mctx *x)
 	x->label = rg_xmalloc(n, sizeof(*x->label));
 	x->ccount = rg_xcalloc(n, sizeof(*x->ccount));
 	x->wpr = (n + 63) / 64;
-	x->ball_at = rg_xmalloc(n, sizeof(*x->ball_at));
+	x->row_at = rg_xmalloc(n, sizeof(*x->row_at));
 	for (uint32_t s = 0; s < n; s++)
-		x->ball_at[s] = NO_BALL;
-	x->ecc = rg_xmalloc(n, sizeof(*x->ecc));
+		x->row_at[s] = NO_ROW;
+	x->ecc = rg_xmalloc(n, 1);
 	x->cand = rg_xcalloc(x->wpr, sizeof(*x->cand));
 	x->acc = rg_xmalloc(x->wpr, sizeof(*x->acc));
 	for (uint32_t s = 0; s < n; s++)
@@ -264,7 +266,7 @@ static void setup_arrays(struct mctx *x)
 
 static void free_ctx(struct mctx *x)
 {
-	void *p[] = { x->label, x->ccount, x->balls, x->ball_at, x->ecc, x->cand, x->acc,
+	void *p[] = { x->label, x->ccount, x->rows, x->row_at, x->ecc, x->cand, x->acc,
 		      x->dist, x->queue,
 		      x->rooted, x->load, x->used, x->stamp, x->st, x->mflag, x->up, x->kup,
 		      x->par, x->ent, x->mrow, x->path, x->msw, x->mres, x->tmp };
@@ -368,44 +370,60 @@ static void pick_component(struct mctx *x)
 
 /* ---- the root ---- */
 
-/* Ball d of switch s (the last one it has past its eccentricity: the
- * whole component); built with one BFS the first time s is asked for. */
-static const uint64_t *ball(struct mctx *x, uint32_t s, uint32_t d)
+/* Hops from switch s to every switch, one BFS the first time. */
+static const uint8_t *row(struct mctx *x, uint32_t s)
 {
-	uint32_t w = x->wpr;
+	size_t len = (size_t)x->wpr * 64;
 
-	if (x->ball_at[s] == NO_BALL) {
+	if (x->row_at[s] == NO_ROW) {
 		uint32_t ecc = rg_bfs(&x->g, &s, 1, x->dist, x->queue);
-		if (x->nballs + ecc + 1 > x->ballcap) {
-			x->ballcap = (x->nballs + ecc + 1) * 2;
-			x->balls = realloc(x->balls, x->ballcap * w * sizeof(*x->balls));
-			if (!x->balls)
+		if (x->nrows == x->rowcap) {
+			x->rowcap = x->rowcap ? x->rowcap * 2 : 16;
+			x->rows = realloc(x->rows, x->rowcap * len);
+			if (!x->rows)
 				abort();
 		}
-		uint64_t *b = x->balls + x->nballs * w;
-		memset(b, 0, (ecc + 1u) * (size_t)w * sizeof(*b));
+		uint8_t *r = x->rows + x->nrows * len;
+		memset(r, FAR, len);
 		for (uint32_t v = 0; v < x->g.nsw; v++)
 			if (x->dist[v] != UINT32_MAX)
-				b[(size_t)x->dist[v] * w + v / 64] |= 1ull << (v % 64);
-		for (size_t i = w; i < (ecc + 1u) * (size_t)w; i++)
-			b[i] |= b[i - w];
-		x->ball_at[s] = x->nballs;
-		x->ecc[s] = ecc;
-		x->nballs += ecc + 1;
+				r[v] = x->dist[v] < FAR ? (uint8_t)x->dist[v] : FAR - 1;
+		x->ecc[s] = ecc < FAR ? (uint8_t)ecc : FAR - 1;
+		x->row_at[s] = x->nrows++;
 	}
-	d = d < x->ecc[s] ? d : x->ecc[s];
-	return x->balls + (x->ball_at[s] + d) * w;
+	return x->rows + x->row_at[s] * len;
+}
+
+/* Bit i: r[i] <= d, for the 64 bytes at r. */
+static uint64_t at_most(const uint8_t *r, uint8_t d)
+{
+	uint64_t m = 0;
+#ifdef __SSE2__
+	__m128i dv = _mm_set1_epi8((char)d);
+
+	for (uint32_t i = 0; i < 4; i++) {
+		__m128i v = rg_load16(r + 16 * i);
+		/* unsigned v <= d: max(v, d) == d */
+		uint32_t k = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, dv), dv));
+		m |= (uint64_t)k << (16 * i);
+	}
+#else
+	for (uint32_t i = 0; i < 64; i++)
+		m |= (uint64_t)(r[i] <= d) << i;
+#endif
+	return m;
 }
 
 /* acc = the candidates within d hops of every member switch; 1 if any. */
-static int within(struct mctx *x, uint32_t d)
+static int within(struct mctx *x, uint8_t d)
 {
 	memcpy(x->acc, x->cand, x->wpr * sizeof(*x->acc));
 	for (uint32_t i = 0; i < x->nmsw; i++) {
-		const uint64_t *b = ball(x, x->msw[i], d);
+		const uint8_t *r = row(x, x->msw[i]);
 		uint64_t any = 0;
 		for (uint32_t w = 0; w < x->wpr; w++)
-			any |= x->acc[w] &= b[w];
+			if (x->acc[w])
+				any |= x->acc[w] &= at_most(r + 64 * w, d);
 		if (!any)
 			return 0;
 	}
@@ -416,14 +434,14 @@ static int within(struct mctx *x, uint32_t d)
  * with those candidates in acc; UINT32_MAX if there is none. */
 static uint32_t best_depth(struct mctx *x)
 {
-	uint32_t top = 0;
+	uint8_t top = 0;
 
 	for (uint32_t i = 0; i < x->nmsw; i++) {
-		ball(x, x->msw[i], 0);
+		row(x, x->msw[i]);
 		top = x->ecc[x->msw[i]] > top ? x->ecc[x->msw[i]] : top;
 	}
 	for (uint32_t d = 0; d <= top; d++)
-		if (within(x, d))
+		if (within(x, (uint8_t)d))
 			return d;
 	return UINT32_MAX;
 }
@@ -431,6 +449,13 @@ static uint32_t best_depth(struct mctx *x)
 static int in_set(const uint64_t *set, uint32_t s)
 {
 	return (set[s / 64] >> (s % 64)) & 1;
+}
+
+/* rg_port_peer_sw(g, s, p) != RG_NONE, inline: link_score asks it for
+ * every member switch of every tied candidate. */
+static int to_switch(const struct rgraph *g, uint32_t s, uint8_t p)
+{
+	return p && p <= g->sw[s].nports && g->port2group[g->sw[s].portbase + p] != 0xFF;
 }
 
 static uint64_t clamp(uint64_t v, unsigned bits)
@@ -452,7 +477,7 @@ static uint64_t link_score(const struct mctx *x, uint32_t c)
 		if (m == c)
 			continue;
 		uint8_t p = lft_port(x, m, x->g.sw[c].lid);
-		if (rg_port_peer_sw(&x->g, m, p) == RG_NONE) {
+		if (!to_switch(&x->g, m, p)) {
 			broken++;
 			continue;
 		}

@@ -44,17 +44,18 @@
  * root's level and down again.
  *
  * Cost per batch: the graph view (switches by GUID), a component label
- * per switch, and per distinct member switch one BFS whose hop counts are
- * kept as "balls" (a bitset of the switches within d hops, d = 0 up to
- * its eccentricity); with opts.prev also a pass over every LFT entry to
- * know which links unicast uses. Per group: the best roots are the
- * candidates in the intersection of the member switches' balls of the
- * smallest d that leaves any, O(member switches x switches / 64) word
- * operations (a radius that fails mostly stops after a few members); the
- * balance looks at each member switch's first hop towards each of the
- * best roots that root the fewest groups, O(those x member switches);
- * the tree costs O(tree + members), each member path walked only up to
- * where it meets the tree.
+ * per switch, and per distinct member switch one BFS kept as a row of
+ * hop counts (a byte per switch; counts past 254 read as 254); with
+ * opts.prev also a pass over every LFT entry to know which links unicast
+ * uses. Per group: the best roots are the candidates within d hops of
+ * every member switch for the smallest d that leaves any, a bitset
+ * narrowed row by row (SSE2 compares 16 hop counts at a time, switches
+ * already out are skipped, and a d that fails mostly stops after a few
+ * rows): O(member switches x switches / 16) per d tried. The balance
+ * looks at each member switch's first hop towards each of the best roots
+ * that root the fewest groups, O(those x member switches). The tree
+ * costs O(tree + members), each member path walked only up to where it
+ * meets the tree.
  */
 #ifndef IBSM_ROUTING_MCAST_H
 #define IBSM_ROUTING_MCAST_H
