@@ -10,6 +10,9 @@
  * bits. The tables follow OpenSM's IB_*_COMPMASK_* (ib_types.h at fa74b98c)
  * bit for bit; PathRecord adds bit 22 Preference (Linux
  * IB_SA_PATH_REC_PREFERENCE). OpenSM's names are given in sa_fields.c.
+ * PathRecord bits 0 and 1 split the ServiceID as 8 + 56 bits (see there);
+ * for the masks OpenSM accepts (both bits or neither) the split does not
+ * change a match.
  *
  * sa_match() compares the selected components of two records bit-exactly
  * on their wire bytes. It knows nothing of semantics: selectors,
@@ -56,7 +59,7 @@ int sa_mask_check(const struct sa_rec_desc *d, uint64_t mask);
  * are ignored: reject them first with sa_mask_check(). */
 bool sa_match(const struct sa_rec_desc *d, const uint8_t *tmpl, const uint8_t *rec,
 	      uint64_t mask);
-/* True when component n of tmpl and rec has the same bits. */
+/* True when field f has the same bits in a and b. */
 bool sa_field_equal(const struct sa_field *f, const uint8_t *a, const uint8_t *b);
 
 #endif

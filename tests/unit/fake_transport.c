@@ -97,6 +97,7 @@ void fake_tp_init(struct fake_tp *ft, struct mad_transport *tp)
 	tp->recv = ft_recv;
 	tp->fd = ft_fd;
 	tp->close = ft_close;
+	tp->flags = 0;          /* kernel-RMPP style; tests set MAD_TP_USER_RMPP */
 }
 
 void fake_tp_fini(struct fake_tp *ft)
