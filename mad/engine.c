@@ -22,6 +22,11 @@
  * A request pausing before a backoff retry gives its slot back and waits on
  * the delayed list (by due time); when due it goes back to the head of its
  * destination's queue. It keeps its place in the destination's cap.
+ *
+ * GSI MADs bypass all of that: received ones go to the gsi hook, sent ones
+ * straight to the transport. Only RMPP sends done in user space keep state:
+ * a short list of sessions (at most rmpp_max_sessions, so lookups scan it),
+ * each owning a copy of its message and an rmpp_sender.
  */
 #include <assert.h>
 #include <errno.h>
@@ -31,6 +36,8 @@
 #include <time.h>
 
 #include "mad/engine.h"
+#include "mad/rmpp.h"
+#include "mad/sa.h"
 #include "mad/smp.h"
 
 #define SLOT_BITS 16
@@ -74,6 +81,17 @@ struct dest {
 	int on_ready;
 };
 
+/* An RMPP send of ours in progress (MAD_TP_USER_RMPP transports). */
+struct rmpp_sess {
+	struct rmpp_sess *prev, *next;
+	uint64_t tid;
+	uint8_t mgmt_class;
+	struct mad_addr to;
+	struct rmpp_sender tx;
+	size_t len;
+	uint8_t msg[];                  /* our copy of the message */
+};
+
 struct mad_engine {
 	struct mad_transport tp;
 	struct mad_engine_opts o;
@@ -94,6 +112,8 @@ struct mad_engine {
 	int pumping;
 	int closing;
 	unsigned depth;                 /* callbacks running */
+	uint8_t *rxbuf;                 /* MAD_RECV_MAX */
+	struct rmpp_sess *sessions;
 };
 
 static void *xcalloc(size_t n, size_t sz)
@@ -127,6 +147,10 @@ void mad_engine_opts_default(struct mad_engine_opts *o)
 	o->backoff_ms = 10;
 	o->backoff_max_ms = 500;
 	o->queue_max = 1u << 20;
+	o->rmpp_max_sessions = 64;
+	o->rmpp_max_bytes = 16u << 20;
+	o->rmpp_timeout_ms = RMPP_DEF_TIMEOUT_MS;
+	o->rmpp_retries = RMPP_DEF_RETRIES;
 }
 
 /* --- destinations --- */
@@ -496,6 +520,234 @@ static void attempt_failed(struct mad_engine *e, struct req *r, int err, const s
 		finish(e, r, MAD_ERR_SEND, NULL);
 }
 
+/* --- GSI: addresses, sends, RMPP sessions --- */
+
+/* The GSI classes the transport registers and we hand to the gsi hook. */
+static int is_gsi_class(uint8_t mgmt_class)
+{
+	return mgmt_class == MAD_CLASS_SA;
+}
+
+/* Class header length before the data, for classes that use RMPP
+ * (IBA 13.6: RMPP MADs carry the class header in every segment); 0 for
+ * classes without RMPP. */
+static unsigned rmpp_hdr_len(uint8_t mgmt_class)
+{
+	return mgmt_class == MAD_CLASS_SA ? SA_HDR_SIZE : 0;
+}
+
+void mad_addr_reply(const struct mad_addr *from, struct mad_addr *to)
+{
+	*to = *from;
+	to->qkey = MAD_QKEY_GSI;
+}
+
+static uint64_t mad_tid(const uint8_t *mad)
+{
+	uint64_t tid = 0;
+
+	for (int i = 8; i < 16; i++)
+		tid = (tid << 8) | mad[i];
+	return tid;
+}
+
+/* The session sending `tid` of `mgmt_class` to LID/QP `a`, or NULL. */
+static struct rmpp_sess *sess_find(const struct mad_engine *e, uint64_t tid,
+				   uint8_t mgmt_class, const struct mad_addr *a)
+{
+	for (struct rmpp_sess *s = e->sessions; s; s = s->next)
+		if (s->tid == tid && s->mgmt_class == mgmt_class && s->to.dlid == a->dlid &&
+		    s->to.qpn == a->qpn)
+			return s;
+	return NULL;
+}
+
+static void sess_end(struct mad_engine *e, struct rmpp_sess *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		e->sessions = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	e->st.rmpp_sessions--;
+	e->st.rmpp_bytes -= s->len;
+	if (s->tx.state == RMPP_DONE)
+		e->st.rmpp_done++;
+	else
+		e->st.rmpp_failed++;
+	free(s);
+}
+
+/* Send what the sender has due, then drop the session if it is over. A
+ * refused segment stops the burst: the ACK timer resends it (Linux does the
+ * same). Returns the first send error. */
+static int sess_pump(struct mad_engine *e, struct rmpp_sess *s)
+{
+	uint8_t seg[RMPP_SEG_SIZE];
+	uint64_t now = engine_now(e);
+	int rc = 0;
+
+	while (rmpp_sender_next(&s->tx, now, seg, sizeof(seg)) == 1) {
+		rc = e->tp.send(e->tp.ctx, seg, sizeof(seg), &s->to);
+		if (rc < 0)
+			break;
+		e->st.gsi_sent++;
+	}
+	if (rmpp_sender_finished(&s->tx))
+		sess_end(e, s);
+	return rc;
+}
+
+static void sess_timers(struct mad_engine *e, uint64_t now)
+{
+	struct rmpp_sess *s, *next;
+
+	for (s = e->sessions; s; s = next) {
+		next = s->next;
+		if (rmpp_sender_deadline(&s->tx) <= now) {
+			rmpp_sender_on_timer(&s->tx, now);
+			sess_pump(e, s);
+		}
+	}
+}
+
+static int sess_start(struct mad_engine *e, const uint8_t *msg, size_t len,
+		      const struct mad_addr *to)
+{
+	struct rmpp_opts ro = { .hdr_len = rmpp_hdr_len(msg[1]),
+				.timeout_ms = e->o.rmpp_timeout_ms,
+				.retries = e->o.rmpp_retries };
+	uint8_t seg[RMPP_SEG_SIZE];
+	struct rmpp_sess *s;
+	int rc;
+
+	if (sess_find(e, mad_tid(msg), msg[1], to))
+		return -EALREADY;
+	if (e->st.rmpp_sessions >= e->o.rmpp_max_sessions ||
+	    len > e->o.rmpp_max_bytes - e->st.rmpp_bytes)
+		return -ENOBUFS;
+	s = xcalloc(1, sizeof(*s) + len);
+	memcpy(s->msg, msg, len);
+	s->len = len;
+	s->tid = mad_tid(msg);
+	s->mgmt_class = msg[1];
+	s->to = *to;
+	/* The first window is segment 1 alone: send it here, so that a refusal
+	 * reaches the caller and leaves nothing behind. */
+	rc = rmpp_sender_start(&s->tx, s->msg, len, &ro);
+	if (rc == 0 && rmpp_sender_next(&s->tx, engine_now(e), seg, sizeof(seg)) == 1)
+		rc = e->tp.send(e->tp.ctx, seg, sizeof(seg), to);
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
+	e->st.gsi_sent++;
+	s->next = e->sessions;
+	if (s->next)
+		s->next->prev = s;
+	e->sessions = s;
+	e->st.rmpp_sessions++;
+	e->st.rmpp_bytes += len;
+	return 0;
+}
+
+/* Is this GSI message to go out RMPP-active? Only RMPP classes have the
+ * flag byte. */
+static int gsi_is_rmpp(const uint8_t *msg, size_t len)
+{
+	return len > MAD_SIZE || (rmpp_hdr_len(msg[1]) && len >= RMPP_HDR_END &&
+				  (msg[RMPP_HDR_OFF + 2] & RMPP_FLAG_ACTIVE));
+}
+
+static int send_kernel_rmpp(struct mad_engine *e, const uint8_t *msg, size_t len,
+			    const struct mad_addr *to)
+{
+	uint8_t *copy = xcalloc(1, len);
+	int rc;
+
+	memcpy(copy, msg, len);
+	copy[RMPP_HDR_OFF] = RMPP_VERSION;
+	copy[RMPP_HDR_OFF + 1] = RMPP_TYPE_DATA;
+	copy[RMPP_HDR_OFF + 2] |= RMPP_FLAG_ACTIVE;
+	rc = e->tp.send(e->tp.ctx, copy, len, to);
+	free(copy);
+	return rc;
+}
+
+static int send_one(struct mad_engine *e, const uint8_t *msg, size_t len,
+		    const struct mad_addr *to)
+{
+	uint8_t mad[MAD_SIZE];
+
+	memset(mad, 0, sizeof(mad));
+	memcpy(mad, msg, len);
+	return e->tp.send(e->tp.ctx, mad, sizeof(mad), to);
+}
+
+static int send_rmpp(struct mad_engine *e, const uint8_t *msg, size_t len,
+		     const struct mad_addr *to)
+{
+	unsigned hdr_len = rmpp_hdr_len(msg[1]);
+
+	if (!hdr_len || len > RMPP_MAX_MSG)
+		return -EMSGSIZE;
+	if (len < hdr_len)
+		return -EINVAL;
+	if (e->tp.flags & MAD_TP_USER_RMPP)
+		return sess_start(e, msg, len, to);
+	return send_kernel_rmpp(e, msg, len, to);
+}
+
+int mad_engine_send_gsi(struct mad_engine *e, const uint8_t *msg, size_t len,
+			const struct mad_addr *to)
+{
+	int rc;
+
+	if (e->closing)
+		return -ESHUTDOWN;
+	if (!msg || !to || len < MAD_HDR_LEN || !is_gsi_class(msg[1]))
+		return -EINVAL;
+	if (!gsi_is_rmpp(msg, len)) {
+		rc = send_one(e, msg, len, to);
+		if (rc == 0)
+			e->st.gsi_sent++;
+		return rc;
+	}
+	rc = send_rmpp(e, msg, len, to);
+	/* sess_start counts its own sends */
+	if (rc == 0 && !(e->tp.flags & MAD_TP_USER_RMPP))
+		e->st.gsi_sent++;
+	return rc;
+}
+
+/* A GSI MAD arrived: an ACK/STOP/ABORT for one of our RMPP sends feeds it;
+ * anything else goes to the hook. */
+static void handle_gsi(struct mad_engine *e, const uint8_t *buf, size_t len, int status,
+		       const struct mad_addr *from)
+{
+	struct rmpp_sess *s;
+
+	if (!status && buf[0] != 1) {
+		e->st.dropped++;
+		return;
+	}
+	if (!status && rmpp_is_control(buf, len) &&
+	    (s = sess_find(e, mad_tid(buf), buf[1], from))) {
+		rmpp_sender_on_mad(&s->tx, buf, len, engine_now(e));
+		sess_pump(e, s);
+		return;
+	}
+	if (!e->o.gsi) {
+		e->st.dropped++;
+		return;
+	}
+	e->st.gsi++;
+	e->depth++;
+	e->o.gsi(e->o.gsi_arg, buf, len, status, from);
+	e->depth--;
+}
+
 /* --- public: life cycle and submit --- */
 
 static void opts_fill(struct mad_engine_opts *o, const struct mad_engine_opts *in)
@@ -522,6 +774,12 @@ static void opts_fill(struct mad_engine_opts *o, const struct mad_engine_opts *i
 	/* the attempt number lives in 4 TID bits */
 	if (o->retries_max > ATT_MASK)
 		o->retries_max = ATT_MASK;
+	if (o->rmpp_max_sessions == 0)
+		o->rmpp_max_sessions = d.rmpp_max_sessions;
+	if (o->rmpp_max_bytes == 0)
+		o->rmpp_max_bytes = d.rmpp_max_bytes;
+	if (o->rmpp_timeout_ms == 0)
+		o->rmpp_timeout_ms = d.rmpp_timeout_ms;
 }
 
 struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct mad_engine_opts *o)
@@ -541,6 +799,7 @@ struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct m
 	e->nfree = e->nslots;
 	e->nbuckets = 64;
 	e->buckets = xcalloc(e->nbuckets, sizeof(*e->buckets));
+	e->rxbuf = xcalloc(MAD_RECV_MAX, 1);
 	return e;
 }
 
@@ -612,6 +871,9 @@ void mad_engine_free(struct mad_engine *e)
 	free(e->slots);
 	free(e->gen);
 	free(e->free_slots);
+	while (e->sessions)
+		sess_end(e, e->sessions);
+	free(e->rxbuf);
 	free(e);
 }
 
@@ -737,6 +999,13 @@ static void handle_unsolicited(struct mad_engine *e, const uint8_t *buf, size_t 
 static void handle_mad(struct mad_engine *e, const uint8_t *buf, size_t len, int status,
 		       const struct mad_addr *from)
 {
+	if (len >= MAD_HDR_LEN && is_gsi_class(buf[1])) {
+		handle_gsi(e, buf, len, status, from);
+		return;
+	}
+	/* SMPs are never longer; this keeps their path as it always was */
+	if (len > MAD_SIZE)
+		len = MAD_SIZE;
 	if (status) {
 		handle_returned(e, buf, len);
 		return;
@@ -744,6 +1013,8 @@ static void handle_mad(struct mad_engine *e, const uint8_t *buf, size_t len, int
 	/* Only version-1 SMPs are ours; anything else is dropped here. */
 	if (len < MAD_HDR_LEN || buf[0] != 1 ||
 	    (buf[1] != MAD_CLASS_SMI && buf[1] != MAD_CLASS_SMI_DR)) {
+		if (len >= MAD_HDR_LEN && buf[1] != MAD_CLASS_SMI && buf[1] != MAD_CLASS_SMI_DR)
+			e->st.unknown_class++;
 		e->st.dropped++;
 		return;
 	}
@@ -755,16 +1026,21 @@ static void handle_mad(struct mad_engine *e, const uint8_t *buf, size_t len, int
 
 void mad_engine_on_readable(struct mad_engine *e)
 {
-	uint8_t buf[MAD_SIZE];
-
 	for (;;) {
 		struct mad_addr from = { 0 };
 		int status = 0;
-		int n = e->tp.recv(e->tp.ctx, buf, sizeof(buf), &status, &from);
+		int n = e->tp.recv(e->tp.ctx, e->rxbuf, MAD_RECV_MAX, &status, &from);
 
+		if (n == -EMSGSIZE) {
+			/* the transport read and dropped it: go on */
+			e->st.too_long++;
+			e->st.dropped++;
+			continue;
+		}
 		if (n <= 0)
 			break;
-		handle_mad(e, buf, (size_t)n > sizeof(buf) ? sizeof(buf) : (size_t)n, status, &from);
+		handle_mad(e, e->rxbuf, (size_t)n > MAD_RECV_MAX ? MAD_RECV_MAX : (size_t)n,
+			   status, &from);
 	}
 	pump(e);
 }
@@ -780,16 +1056,23 @@ void mad_engine_on_timer(struct mad_engine *e)
 		attempt_failed(e, e->thead, MAD_ERR_TIMEOUT, NULL);
 	}
 	undelay_due(e, now);
+	sess_timers(e, now);
 	pump(e);
 }
 
 uint64_t mad_engine_next_deadline(const struct mad_engine *e)
 {
-	uint64_t t = e->thead ? e->thead->deadline : UINT64_MAX;
+	uint64_t dl = e->thead ? e->thead->deadline : UINT64_MAX;
 
-	if (e->dhead && e->dhead->deadline < t)
-		t = e->dhead->deadline;
-	return t;
+	if (e->dhead && e->dhead->deadline < dl)
+		dl = e->dhead->deadline;
+	for (const struct rmpp_sess *s = e->sessions; s; s = s->next) {
+		uint64_t d = rmpp_sender_deadline(&s->tx);
+
+		if (d < dl)
+			dl = d;
+	}
+	return dl;
 }
 
 int mad_engine_idle(const struct mad_engine *e)

@@ -21,6 +21,11 @@
  * the transport fd is readable and mad_engine_on_timer() at
  * mad_engine_next_deadline(). Time comes from opts.now_ms so tests can use a
  * fake clock.
+ *
+ * GSI classes (today the SA, class 0x03) ride on the same transport: every
+ * received MAD of such a class goes to the `gsi` hook, and
+ * mad_engine_send_gsi() sends whole GSI messages, segmenting long ones with
+ * RMPP either in the kernel or, when the transport says so, in rmpp.c.
  */
 #ifndef IBSM_MAD_ENGINE_H
 #define IBSM_MAD_ENGINE_H
@@ -30,26 +35,58 @@
 
 #include "mad/smp.h"
 
-/* Where a MAD goes: DR SMPs need only the path, LID-routed ones the DLID. */
+/* Where a MAD goes: DR SMPs need only the path, LID-routed ones the DLID.
+ * On receipt, where it came from (dlid is then the source LID). */
 struct mad_addr {
 	uint16_t dlid;     /* LID-routed destination; LID_PERMISSIVE for DR */
 	uint32_t qpn;      /* 0 for SMPs */
 	uint32_t qkey;
 	uint8_t sl;
+	/* GSI answers go back the way the request came (sa-mcast-ha.md 10.2):
+	 * these are copied from the received umad address. umad2sim fills only
+	 * the LID and QPN and leaves the rest as its buffer held it, so they are
+	 * untrusted input; the transport only clamps grh_present to 0 or 1. */
+	uint16_t pkey_index;
+	uint8_t grh_present;
+	uint8_t gid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint32_t flow_label;
+	uint8_t gid[16];   /* the remote port's GID when grh_present */
 };
+
+/* The well-known Q_Key of QP1, which every GSI MAD carries (sa-mcast-ha.md 1). */
+#define MAD_QKEY_GSI 0x80010000u
+
+/* The address to answer a GSI MAD received from `from`: the same LID, QP,
+ * SL, P_Key index and GRH, with the GSI Q_Key. */
+void mad_addr_reply(const struct mad_addr *from, struct mad_addr *to);
+
+/* struct mad_transport.flags */
+#define MAD_TP_USER_RMPP 0x1   /* send() takes single MADs only: RMPP is ours */
+
+/* The largest GSI message the engine receives; longer ones are dropped. */
+#define MAD_RECV_MAX (64u * 1024)
 
 /* The transport: real umad, umad2sim (the same code under LD_PRELOAD), or a
  * fake for unit tests. */
 struct mad_transport {
 	void *ctx;
-	/* Send one MAD (len <= MAD_SIZE). 0 or -errno. */
+	/* Send one MAD (len <= MAD_SIZE) or, unless flags has MAD_TP_USER_RMPP,
+	 * a whole RMPP-active GSI message of any length, which the kernel
+	 * segments. 0 or -errno; -EALREADY when the kernel refused a response
+	 * because one with the same TID to the same destination is still in
+	 * flight (Linux user_mad.c is_duplicate). */
 	int (*send)(void *ctx, const uint8_t *mad, size_t len, const struct mad_addr *to);
 	/* Non-blocking receive. Returns the MAD length (> 0), 0 when nothing is
 	 * waiting, or -errno. *status is umad_status(): non-zero means the MAD is
-	 * our own send coming back failed (e.g. ETIMEDOUT); *from the source. */
+	 * our own send coming back failed (e.g. ETIMEDOUT); *from the source.
+	 * -EMSGSIZE: a (reassembled) message longer than cap arrived and was
+	 * dropped; the caller may read on. */
 	int (*recv)(void *ctx, uint8_t *buf, size_t cap, int *status, struct mad_addr *from);
 	int (*fd)(void *ctx);
 	void (*close)(void *ctx);
+	unsigned flags;    /* MAD_TP_* */
 };
 
 /* Completion status (the `err` of mad_done_fn). */
@@ -86,6 +123,15 @@ typedef void (*mad_done_fn)(void *arg, int err, const struct smp *resp);
 typedef void (*mad_unsolicited_fn)(void *arg, const uint8_t *mad, size_t len,
 				   const struct mad_addr *from);
 
+/* A MAD (or a message the kernel reassembled, up to MAD_RECV_MAX bytes) of
+ * a GSI class: a request, a response such as ReportResp, or - with a
+ * non-zero umad status - one of our own GSI sends returned by the transport
+ * (the kernel returns only its first 24 bytes then). RMPP ACK/STOP/ABORT
+ * MADs of a send in progress in rmpp.c are consumed by the engine and do
+ * not come here. The bytes are valid during the call only. */
+typedef void (*mad_gsi_fn)(void *arg, const uint8_t *msg, size_t len, int status,
+			   const struct mad_addr *from);
+
 struct mad_engine_opts {
 	unsigned window;       /* max SMPs on the wire, default 64 */
 	unsigned per_dest;     /* max SMPs to one destination, default 4 */
@@ -100,6 +146,13 @@ struct mad_engine_opts {
 	void *now_arg;
 	mad_unsolicited_fn unsolicited;
 	void *unsolicited_arg;
+	mad_gsi_fn gsi;        /* NULL: GSI MADs are dropped */
+	void *gsi_arg;
+	/* RMPP sends done here (transports with MAD_TP_USER_RMPP) */
+	unsigned rmpp_max_sessions; /* at once, default 64 */
+	size_t rmpp_max_bytes;      /* their messages together, default 16 MiB */
+	unsigned rmpp_timeout_ms;   /* ACK wait, default RMPP_DEF_TIMEOUT_MS */
+	unsigned rmpp_retries;      /* window resends, default RMPP_DEF_RETRIES */
 };
 
 struct mad_stats {
@@ -115,6 +168,15 @@ struct mad_stats {
 	unsigned queued;        /* waiting for a window slot */
 	unsigned delayed;       /* pausing before a retry */
 	unsigned max_outstanding; /* high-water mark */
+	/* GSI; the two drop reasons are also counted in dropped */
+	uint64_t unknown_class; /* received MADs of a class we do not serve */
+	uint64_t too_long;      /* received messages longer than MAD_RECV_MAX */
+	uint64_t gsi;           /* received GSI MADs handed to the gsi hook */
+	uint64_t gsi_sent;      /* GSI sends handed to the transport (MADs or whole messages) */
+	uint64_t rmpp_done;     /* RMPP sends of ours acknowledged to the end */
+	uint64_t rmpp_failed;   /* ... stopped, aborted or timed out */
+	unsigned rmpp_sessions; /* RMPP sends of ours in progress */
+	size_t rmpp_bytes;      /* their messages together */
 };
 
 struct mad_engine;
@@ -139,6 +201,21 @@ int mad_engine_submit(struct mad_engine *e, const struct mad_req *req, mad_done_
  * not windowed, not retried. 0 or -errno. */
 int mad_engine_send_raw(struct mad_engine *e, const uint8_t *mad, size_t len, const struct mad_addr *to);
 
+/* Send a whole GSI message (class header + data; for the SA the 56-byte
+ * header and the records). Up to MAD_SIZE bytes without the RMPP Active flag
+ * it goes out as one MAD, zero-padded. Longer ones, and any with the Active
+ * flag set (OpenSM marks every GetTableResp so), go out RMPP-active: as one
+ * buffer that the kernel segments, or, on a MAD_TP_USER_RMPP transport,
+ * segment by segment from rmpp.c, the engine keeping the message until the
+ * receiver has acknowledged it (or stopped, aborted or timed out).
+ * msg is copied; the caller may reuse it at once. Returns 0; -EINVAL (not a
+ * GSI class, too short); -EMSGSIZE (over RMPP_MAX_MSG, or RMPP for a class
+ * without it); -EALREADY (an RMPP send with this TID to this destination is
+ * still in progress: the request was answered already); -ENOBUFS (the RMPP
+ * session or byte cap is reached); or the transport's -errno. */
+int mad_engine_send_gsi(struct mad_engine *e, const uint8_t *msg, size_t len,
+			const struct mad_addr *to);
+
 /* Drain the transport: match responses, fail timed-out sends, refill the
  * window. Completions run from here. */
 void mad_engine_on_readable(struct mad_engine *e);
@@ -147,16 +224,18 @@ void mad_engine_on_timer(struct mad_engine *e);
 /* Milliseconds (on the engine's clock) of the earliest deadline, or
  * UINT64_MAX when nothing is outstanding. */
 uint64_t mad_engine_next_deadline(const struct mad_engine *e);
-/* True when nothing is outstanding, queued or pausing before a retry. */
+/* True when no SMP is outstanding, queued or pausing before a retry (RMPP
+ * sends are not counted; their deadlines are in mad_engine_next_deadline()). */
 int mad_engine_idle(const struct mad_engine *e);
 void mad_engine_get_stats(const struct mad_engine *e, struct mad_stats *st);
 
 /* The real transport: libibumad on CA `ca` (NULL = first with an active
  * port) port `port` (0 = first active), or the port whose GUID is port_guid
  * when non-zero. Registers classes 0x01 and 0x81 (Get/Set/Trap/TrapRepress
- * served), opens issm when want_issm so we can set IsSM and receive SMInfo.
- * Fills *tp, and on success info about the opened port. On error returns
- * -1 with a one-line message in err. */
+ * served) and the SA, class 0x03 version 2 (Get, Set, GetTable, GetMulti,
+ * Delete, Report; kernel RMPP), opens issm when want_issm so we can set
+ * IsSM and receive SMInfo. Fills *tp, and on success info about the opened
+ * port. On error returns -1 with a one-line message in err. */
 struct mad_port_info {
 	char ca_name[64];
 	int port_num;
@@ -164,9 +243,26 @@ struct mad_port_info {
 	uint16_t lid;
 	uint16_t sm_lid;
 	uint8_t state;
+	int user_rmpp;      /* the SA agent does RMPP in user space (rmpp.c) */
+	char note[160];     /* "" or something worth a log line (RMPP fallback) */
 };
 int mad_umad_open(const char *ca, int port, uint64_t port_guid, int want_issm,
 		  struct mad_transport *tp, struct mad_port_info *info, char *err, size_t errlen);
+
+struct mad_umad_opts {
+	int want_issm;      /* default 1 */
+	int sa;             /* register the SA agent; default 1 */
+	/* Ask the kernel to leave the SA agent's RMPP to us (umad_register2
+	 * with UMAD_USER_RMPP); default 0. When refused (umad2sim, old kernels)
+	 * the agent gets kernel RMPP and info->note says so. Without kernel
+	 * RMPP long SA requests (GetMulti) arrive as raw segments. */
+	int user_rmpp;
+};
+void mad_umad_opts_default(struct mad_umad_opts *o);
+/* mad_umad_open() with all the options. */
+int mad_umad_open_opts(const char *ca, int port, uint64_t port_guid,
+		       const struct mad_umad_opts *o, struct mad_transport *tp,
+		       struct mad_port_info *info, char *err, size_t errlen);
 /* The kernel's send timeout of a transport from mad_umad_open(): set it to
  * the engine's per-attempt timeout (the kernel drops a response that comes
  * after it). Default 200 ms. */
