@@ -494,6 +494,8 @@ static int may_retry(const struct mad_engine *e, const struct req *r)
 {
 	if (r->attempts <= e->o.retries)
 		return 1;
+	if (r->mr.flags & MAD_REQ_NO_BACKOFF)
+		return 0;
 	return r->attempts <= e->o.retries_max && r->dest->failed_in_row < 2;
 }
 

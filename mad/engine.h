@@ -101,7 +101,11 @@ enum mad_err {
 /* What to send. For DR SMPs (mgmt_class MAD_CLASS_SMI_DR) path[1..hop_cnt]
  * is the initial path; for LID-routed ones dlid is used. data is the SMP
  * attribute payload (Set data; ignored for Get). */
+#define MAD_REQ_NO_BACKOFF 0x01   /* immediate retries only (a probe that a node
+				      may well never answer) */
+
 struct mad_req {
+	uint8_t flags;          /* MAD_REQ_* */
 	uint8_t mgmt_class;
 	uint8_t method;
 	uint16_t attr_id;

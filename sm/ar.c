@@ -421,6 +421,7 @@ static void probe(struct sm *sm, struct ar_sw *w)
 		return;
 	}
 	sm_dr_req(sm, w->n, MAD_METHOD_GET, SMP_ATTR_GENERAL_INFO, AR_GI_MOD_CAPS, &r);
+	r.flags = MAD_REQ_NO_BACKOFF;   /* a switch without the vendor class never answers */
 	sm_submit(sm, &r, probe_gi_done, w);
 }
 

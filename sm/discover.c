@@ -261,6 +261,8 @@ static void got_node_info(struct discover *d, struct query *q, const struct smp 
 	n = fabric_find(d->f, ni.node_guid);
 	if (fabric_link(d->f, q->node, q->port, n, ni.local_port) < 0)
 		conflict(d, n, q, &ni, "its port is linked elsewhere already");
+	else
+		q->node->ports[q->port].probed = true;
 }
 
 static bool should_probe(const struct discover *d, const struct sm_node *n, uint8_t port)

@@ -52,31 +52,43 @@ static bool found_at_known_place(const struct sm_node *n, const struct sm_node *
 	return p && p->node->guid == n->via_guid && p->num == n->via_port;
 }
 
-/* The known node keeps the links the last sweep knew; any other link to it
- * may be the newcomer's (first come, first linked). */
-static void keep_known_links(struct sm_fabric *f, struct sm_node *n, const struct sm_node *o)
+static bool old_link(const struct sm_node *o, unsigned k, const struct sm_port *p)
+{
+	const struct sm_port *q = o && k <= o->ni.num_ports ? o->ports[k].peer : NULL;
+
+	return q && q->node->guid == p->node->guid && q->num == p->num;
+}
+
+/* A link of n is n's own when a query through n found it (it went along
+ * n's path), when it is the link n was first found through, or when the
+ * last sweep knew it. Another node's query that landed on n's GUID may
+ * have met the newcomer (first come, first linked): such links go. */
+static void keep_own_links(struct sm_fabric *f, struct sm_node *n, const struct sm_node *o)
 {
 	for (unsigned k = 1; k <= n->ni.num_ports; k++) {
-		const struct sm_port *p = n->ports[k].peer, *q = o->ports[k].peer;
+		struct sm_port *p = &n->ports[k];
+		bool via = p->peer && k == n->via_local && p->peer->node->guid == n->via_guid &&
+			   p->peer->num == n->via_port;
 
-		if (p && !(q && q->node->guid == p->node->guid && q->num == p->num))
-			fabric_unlink(f, &n->ports[k]);
+		if (p->peer && !p->probed && !via && !old_link(o, k, p->peer))
+			fabric_unlink(f, p);
 	}
 }
 
-/* The owner stays (fresh) where it was found at its known place; else the
- * node goes, and carry.c brings the known one back as it last was. */
+/* The node found first stays (fresh) unless the last sweep had its GUID
+ * somewhere else: then it is the newcomer and goes, and carry.c brings the
+ * known one back as it last was. */
 static bool settle(struct sm_fabric *f, struct sm_node *n, const struct sm_fabric *old)
 {
 	const struct sm_node *o = old ? fabric_find(old, n->guid) : NULL;
 
 	if (n == f->sm_node)
 		return false;
-	if (!found_at_known_place(n, o)) {
+	if (o && !found_at_known_place(n, o)) {
 		n->drop = true;
 		return true;
 	}
-	keep_known_links(f, n, o);
+	keep_own_links(f, n, o);
 	n->dup_guid = false;
 	return true;
 }
@@ -184,7 +196,7 @@ static void log_one(const struct sm_conflict *c)
 {
 	if (c->port) {
 		log_fabric(LOG_LVL_WARNING,
-			   "duplicate port GUID %016llx: kept by %016llx \"%s\" port %u, "
+			   "duplicate GUID: port GUID %016llx kept by %016llx \"%s\" port %u, "
 			   "left out on %016llx \"%s\" port %u",
 			   (unsigned long long)c->guid, (unsigned long long)c->known.via,
 			   c->known.via_desc, c->known.via_port, (unsigned long long)c->other.via,
@@ -192,9 +204,9 @@ static void log_one(const struct sm_conflict *c)
 		return;
 	}
 	log_fabric(LOG_LVL_WARNING,
-		   "duplicate node GUID %016llx: found behind %016llx \"%s\" port %u (its port %u) "
+		   "duplicate GUID: node GUID %016llx found behind %016llx \"%s\" port %u (its port %u) "
 		   "and behind %016llx \"%s\" port %u (its port %u)%s; the one known from the "
-		   "last sweep is kept as it was, the other is left out",
+		   "last sweep (or the first found) is kept, the other is left out",
 		   (unsigned long long)c->guid, (unsigned long long)c->known.via, c->known.via_desc,
 		   c->known.via_port, c->known.local_port, (unsigned long long)c->other.via,
 		   c->other.via_desc, c->other.via_port, c->other.local_port,

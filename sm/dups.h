@@ -5,12 +5,14 @@
  * Node GUIDs: discovery flags a GUID that two nodes answer with (a second
  * port 0 GUID for one switch GUID, a port linked twice, another kind of
  * node). Discovery read the node along the path that first found it. If
- * that path ends where the last sweep had this GUID, what was read is the
- * known node's: it stays, with only the links the last sweep knew (any
- * other link may be the newcomer's). Otherwise it is dropped with what only
- * it leads to, and carry.c brings the known one back as it last saw it.
- * Either way the newcomer stays out. On a fresh start neither is known:
- * both stay out until the conflict is resolved.
+ * the last sweep had this GUID elsewhere, that node is the newcomer: it is
+ * dropped with what only it leads to, and carry.c brings the known one back
+ * as it last saw it. Otherwise (found at its known place, or no history:
+ * the first found is taken as the owner) it stays, keeping only the links
+ * that are surely its own: found by queries through it, the one it was
+ * found through, or known to the last sweep. Another node's query that
+ * landed on its GUID may have met the newcomer. Either way the newcomer
+ * stays out.
  *
  * Port GUIDs: two ports (of different nodes) with one port GUID. The one
  * that held it in the last sweep (same node GUID and port) keeps it; the

@@ -41,6 +41,7 @@ struct sm_port {
 	bool peer_unknown;         /* NodeInfo through it failed */
 	bool stale;                /* pi is from an earlier sweep, not read now */
 	bool dup_guid;             /* another port claims its GUID: left out */
+	bool probed;               /* its link was found by a query through it */
 };
 
 struct sm_node {
