@@ -36,6 +36,7 @@
 #include "sm/log.h"
 #include "sm/routejob.h"
 #include "sm/sm.h"
+#include "sm/snap.h"
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
 #define PUMP_WAIT_MS 1
@@ -437,8 +438,8 @@ static void teardown(struct sm *sm)
 	if (sm->base)
 		event_base_free(sm->base);
 	fabric_free(sm->fabric);
-	if (sm->have_routes)
-		route_tables_free(&sm->routes);
+	sm_snap_fini(sm);
+	sm_routes_drop(sm);
 	lid_db_free(&sm->lids);
 	linkset_free(&sm->routed_links);
 	conf_free(&sm->conf);

@@ -21,6 +21,7 @@
 #include "sm/routejob.h"
 #include "sm/log.h"
 #include "sm/sm.h"
+#include "sm/snap.h"
 
 struct lft_ctx {
 	struct sm *sm;
@@ -330,10 +331,7 @@ static void routes_ready(struct sm *sm)
 	linkset_from_topo(&sm->pending_links, t);
 	sm->pending_change = linkset_compare(&sm->routed_links, &sm->pending_links);
 	repair = sm->pending_change == LINKS_SAME || sm->pending_change == LINKS_LOST_ONLY;
-	if (sm->have_routes)
-		route_tables_free(&sm->routes);
-	memset(&sm->routes, 0, sizeof(sm->routes));
-	sm->have_routes = false;
+	sm_routes_drop(sm);
 	route_opts_from_conf(sm, &o);
 	if (repair)
 		tables_held(sm, max_lid(sm->fabric), &prev);

@@ -31,6 +31,8 @@
 struct event_base;
 struct event;
 struct sm_ar;   /* adaptive routing state, sm/ar.c */
+struct sm_snap; /* the last complete sweep, sm/snap.h */
+struct rt_hold;
 struct sm;
 
 /* Who hears about the SM's changes: the control server and the SA register
@@ -92,6 +94,8 @@ struct sm {
 	struct lid_db lids;
 	struct route_tables routes;
 	bool have_routes;
+	struct rt_hold *rt_hold;        /* routes, once a snapshot shares them */
+	struct sm_snap *snap;           /* current snapshot (sm/snap.h) */
 	struct linkset routed_links;    /* the links `routes` were computed for */
 	struct linkset pending_links;   /* ... and those the running job routes */
 	int pending_change;             /* enum linkset_change of that job */

@@ -20,6 +20,7 @@
 #include "sm/dups.h"
 #include "sm/log.h"
 #include "sm/sm.h"
+#include "sm/snap.h"
 
 #define ONCE_ATTEMPTS 10
 #define SWEEP_RETRY_S 1
@@ -224,6 +225,7 @@ void sm_sweep_finished(struct sm *sm)
 		sm->retry_s = 0;
 	if (sm->subnet_up)
 		sm->state = SM_STATE_MASTER;
+	sm_snap_publish(sm);
 	if (sm->run.dump_lfts && sm->have_routes) {
 		int err = fabric_dump_lfts(sm->fabric, &sm->routes, sm->run.dump_lfts);
 

@@ -1,0 +1,121 @@
+/*
+ * DOC: the immutable snapshot of the fabric after the last complete sweep.
+ *
+ * Everything that answers questions about the fabric without sending an
+ * SMP reads a snapshot, never the SM's working state: the SA (sa/), the
+ * control socket's large replies (ctl/), later the performance manager. A
+ * running sweep therefore never blocks or changes an answer, and an answer
+ * never waits for a sweep. A new snapshot is published at the end of every
+ * heavy sweep and reroute (sm_sweep_finished); readers that hold one across
+ * loop turns take a reference.
+ *
+ * Contents: every node (NodeInfo, NodeDescription, SwitchInfo), every port
+ * (PortInfo as last read or programmed, link, LID range), O(1) lookups by
+ * LID and by port GUID, and the unicast tables the switches were given
+ * (shared with the SM, never copied; the snapshot takes them over when the
+ * SM replaces them).
+ */
+#ifndef IBSM_SM_SNAP_H
+#define IBSM_SM_SNAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/smp.h"
+#include "routing/routing.h"
+
+#define SNAP_NONE UINT32_MAX
+
+struct sm;
+
+struct snap_port {
+	uint32_t node;            /* index into snap.nodes */
+	uint8_t num;
+	uint8_t peer_port;
+	uint32_t peer;            /* port index of the linked port, SNAP_NONE */
+	uint64_t guid;            /* CA ports and switch port 0; else 0 */
+	uint16_t lid;             /* base LID of a LID-holding port, else 0 */
+	uint8_t lmc;
+	bool have_pi;
+	bool stale;               /* PortInfo from an earlier sweep */
+	struct smp_port_info pi;
+};
+
+struct snap_node {
+	uint64_t guid;
+	struct smp_node_info ni;
+	char desc[65];
+	bool is_switch;
+	bool have_si;
+	bool stale;               /* did not answer the last sweep */
+	struct smp_switch_info si;
+	uint32_t port0;           /* its port p is snap.ports[port0 + p] */
+	uint8_t nports;
+};
+
+struct snap_guid {
+	uint64_t guid;
+	uint32_t port;            /* port index */
+};
+
+struct sm_snap {
+	unsigned refs;
+	uint64_t sweep;           /* the sweep (or reroute) it follows */
+	uint64_t subnet_prefix;
+	uint16_t sm_lid;
+	uint64_t sm_port_guid;
+	uint8_t subnet_timeout;
+	uint32_t nnodes, nports;
+	struct snap_node *nodes;
+	struct snap_port *ports;
+	uint16_t top;             /* highest unicast LID in use */
+	uint32_t *by_lid;         /* [0..top]: port holding that LID, SNAP_NONE */
+	struct snap_guid *by_guid;    /* port GUIDs, sorted */
+	uint32_t nguids;
+	struct snap_guid *by_node;    /* node GUIDs -> node index, sorted */
+	/* The unicast tables (same node order as nodes[]); NULL when routing
+	 * failed. Shared with the SM and other snapshots (rt_hold counts). */
+	const struct route_tables *rt;
+	struct rt_hold *rt_hold;
+};
+
+/* Unicast tables shared by the SM and snapshots, freed with the last. */
+struct rt_hold {
+	unsigned refs;
+	struct route_tables t;
+};
+
+/* Builds a snapshot of sm's fabric and tables and makes it current (the
+ * previous one loses the SM's reference). */
+void sm_snap_publish(struct sm *sm);
+/* The current snapshot (borrowed: valid until the next publish, or until
+ * the caller's own reference is dropped), NULL before the first sweep. */
+const struct sm_snap *sm_snap_current(const struct sm *sm);
+struct sm_snap *sm_snap_ref(const struct sm_snap *s);
+void sm_snap_unref(struct sm_snap *s);
+/* Drops the SM's unicast tables (sm->routes): freed now, or by the last
+ * snapshot that shares them. Leaves sm->routes empty. */
+void sm_routes_drop(struct sm *sm);
+/* Drops the SM's reference (shutdown). */
+void sm_snap_fini(struct sm *sm);
+
+/* Lookups, all O(1) or O(log n). */
+const struct snap_port *snap_port_by_lid(const struct sm_snap *s, uint16_t lid);
+const struct snap_port *snap_port_by_guid(const struct sm_snap *s, uint64_t port_guid);
+const struct snap_node *snap_node_by_guid(const struct sm_snap *s, uint64_t node_guid);
+static inline const struct snap_node *snap_node_of(const struct sm_snap *s,
+						   const struct snap_port *p)
+{
+	return &s->nodes[p->node];
+}
+static inline const struct snap_port *snap_port(const struct sm_snap *s, const struct snap_node *n,
+					       unsigned num)
+{
+	return &s->ports[n->port0 + num];
+}
+/* The port a LID-holding port p is linked to (the switch port of a CA), or
+ * NULL. */
+const struct snap_port *snap_peer(const struct sm_snap *s, const struct snap_port *p);
+
+#endif
