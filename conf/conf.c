@@ -84,6 +84,16 @@ static const struct conf_opt opts[] = {
 	UINT(flap_holddown_s, 0, 3600, "10", "s", true,
 	     "A port that changed state within this time is held out of "
 	     "routing until it has been stable this long. 0: no hold-down."),
+	UINT(audit_period, 0, 86400, "300", "s", true,
+	     "The background audit re-reads, a share at each light sweep, every "
+	     "LID-holding port's PortInfo and every switch's LFT blocks, so that "
+	     "the whole fabric is checked once per this period, and writes back "
+	     "what differs from what the SM programmed (a table block or a LID "
+	     "someone else changed). The share is fabric size x "
+	     "light_sweep_interval / audit_period SMPs per light sweep: on a "
+	     "3456-host, 720-switch tree about 1 750 every 10 s with the "
+	     "default. The SM's own port is read at every light sweep. 0: no "
+	     "audit but of the SM's port."),
 	ENUM(routing_engine, route_engines, "auto", true,
 	     "Unicast routing engine. auto lets the routing library choose "
 	     "from the topology; it logs the engine it chose and why."),

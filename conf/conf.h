@@ -62,6 +62,7 @@ struct sm_conf {
 	unsigned sweep_interval;
 	unsigned light_sweep_interval;
 	unsigned flap_holddown_s;
+	unsigned audit_period;
 	/* routing and LIDs */
 	int routing_engine;            /* enum conf_routing_engine */
 	struct conf_guids root_guids;

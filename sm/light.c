@@ -31,8 +31,16 @@
 struct scan_ctx {
 	struct sm *sm;
 	struct sm_node *n;
+	uint64_t gen;       /* the fabric n belongs to (sm->fabric_gen) */
 	uint8_t port;
 };
+
+/* A heavy sweep replaced the fabric while this SMP was out: its node is
+ * gone, and the sweep has seen whatever it would have told. */
+static bool outdated(const struct scan_ctx *c)
+{
+	return c->gen != c->sm->fabric_gen;
+}
 
 /* --- flap history: port -> when it last went down ---------------------- */
 
@@ -225,6 +233,8 @@ static void light_done(struct sm *sm)
 
 	sm->light.running = false;
 	sm->light.down = sm->light.up = sm->light.failed = sm->light.again = false;
+	if (sm->light.gen != sm->fabric_gen)
+		return;   /* a heavy sweep ran meanwhile */
 	if (up || (failed && !down)) {
 		sm_sweep_start(sm);
 		return;
@@ -237,10 +247,15 @@ static void light_done(struct sm *sm)
 		sm_light_sweep(sm);
 }
 
-static void light_put(struct sm *sm)
+void sm_light_put(struct sm *sm)
 {
 	if (--sm->light.pending == 0)
 		light_done(sm);
+}
+
+void sm_port_seen(struct sm *sm, struct sm_port *p, const struct smp_port_info *pi)
+{
+	port_seen(sm, p, pi);
 }
 
 static void scan_port_done(void *arg, int err, const struct smp *resp)
@@ -249,12 +264,24 @@ static void scan_port_done(void *arg, int err, const struct smp *resp)
 	struct sm *sm = c->sm;
 	struct smp_port_info pi;
 
-	if (err == MAD_OK && smp_port_info_decode(resp->data, sizeof(resp->data), &pi) == 0)
+	if (outdated(c))
+		;
+	else if (err == MAD_OK && smp_port_info_decode(resp->data, sizeof(resp->data), &pi) == 0)
 		port_seen(sm, &c->n->ports[c->port], &pi);
 	else
 		sm->light.failed = true;
 	free(c);
-	light_put(sm);
+	sm_light_put(sm);
+}
+
+int sm_light_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg)
+{
+	if (mad_engine_submit(sm->eng, r, cb, arg) < 0) {
+		sm->light.failed = true;
+		return -1;
+	}
+	sm->light.pending++;
+	return 0;
 }
 
 static void light_submit(struct sm *sm, struct sm_node *n, uint8_t port, uint8_t method,
@@ -265,16 +292,13 @@ static void light_submit(struct sm *sm, struct sm_node *n, uint8_t port, uint8_t
 
 	c->sm = sm;
 	c->n = n;
+	c->gen = sm->fabric_gen;
 	c->port = port;
 	sm_dr_req(sm, n, method, attr, attr == SMP_ATTR_PORT_INFO ? port : 0, &r);
 	if (data)
 		memcpy(r.data, data, SMP_DATA_SIZE);
-	if (mad_engine_submit(sm->eng, &r, cb, c) < 0) {
+	if (sm_light_submit(sm, &r, cb, c) < 0)
 		free(c);
-		sm->light.failed = true;
-		return;
-	}
-	sm->light.pending++;
 }
 
 static void ack_done(void *arg, int err, const struct smp *resp)
@@ -282,10 +306,10 @@ static void ack_done(void *arg, int err, const struct smp *resp)
 	struct scan_ctx *c = arg;
 	struct sm *sm = c->sm;
 
-	if (err == MAD_OK)
+	if (err == MAD_OK && !outdated(c))
 		smp_switch_info_decode(resp->data, sizeof(resp->data), &c->n->si);
 	free(c);
-	light_put(sm);
+	sm_light_put(sm);
 }
 
 /* Reads every port of n; clears its PortStateChange bit (written as 1). */
@@ -319,6 +343,7 @@ static void begin(struct sm *sm)
 {
 	sm->light.running = true;
 	sm->light.pending = 1;
+	sm->light.gen = sm->fabric_gen;
 }
 
 void sm_trap_scan(struct sm *sm, uint16_t issuer_lid)
@@ -336,7 +361,7 @@ void sm_trap_scan(struct sm *sm, uint16_t issuer_lid)
 	}
 	begin(sm);
 	scan_switch(sm, n);
-	light_put(sm);
+	sm_light_put(sm);
 }
 
 static void si_done(void *arg, int err, const struct smp *resp)
@@ -345,15 +370,21 @@ static void si_done(void *arg, int err, const struct smp *resp)
 	struct sm *sm = c->sm;
 	struct smp_switch_info si;
 
-	if (err != MAD_OK || smp_switch_info_decode(resp->data, sizeof(resp->data), &si) < 0)
+	if (outdated(c))
+		;
+	else if (err != MAD_OK || smp_switch_info_decode(resp->data, sizeof(resp->data), &si) < 0)
 		sm->light.failed = true;
-	else if (si.port_state_change) {
+	else if (c->n->stale) {
+		log_info("%016llx \"%s\" answers again: sweeping", (unsigned long long)c->n->guid,
+			 c->n->desc);
+		sm->light.up = true;
+	} else if (si.port_state_change) {
 		log_debug("%016llx \"%s\": PortStateChange set", (unsigned long long)c->n->guid,
 			  c->n->desc);
 		scan_switch(sm, c->n);
 	}
 	free(c);
-	light_put(sm);
+	sm_light_put(sm);
 }
 
 void sm_light_sweep(struct sm *sm)
@@ -369,7 +400,8 @@ void sm_light_sweep(struct sm *sm)
 		if (node_is_switch(n) && n->reachable)
 			light_submit(sm, n, 0, MAD_METHOD_GET, SMP_ATTR_SWITCH_INFO, NULL, si_done);
 	}
-	light_put(sm);
+	sm_audit_step(sm);
+	sm_light_put(sm);
 }
 
 void sm_light_free(struct sm *sm)

@@ -97,9 +97,7 @@ static unsigned pi_diff(const struct smp_port_info *a, const struct smp_port_inf
 	       (a->oper_vls != b->oper_vls ? PF_VLS : 0);
 }
 
-/* Fills *w with what the port should hold; returns the fields that differ
- * and that the port is known to accept. */
-static unsigned port_wants(const struct sm *sm, const struct sm_port *p, struct smp_port_info *w)
+unsigned sm_port_wants(const struct sm *sm, const struct sm_port *p, struct smp_port_info *w)
 {
 	*w = p->pi;
 	if (holds_lid(p) && p->lid)
@@ -154,6 +152,17 @@ static void set_done(void *arg, int err, const struct smp *resp)
 	sm_phase_put(sm);
 }
 
+void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
+		     uint8_t state, struct mad_req *r)
+{
+	struct smp_port_info w = *want;
+
+	no_change_fields(&w);
+	w.port_state = state;
+	sm_port_req(sm, p, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, p->num, r);
+	smp_port_info_encode(&w, r->data, sizeof(r->data));
+}
+
 static void send_set(struct sm *sm, struct sm_port *p, struct smp_port_info *w, uint8_t state,
 		     unsigned fields)
 {
@@ -161,14 +170,11 @@ static void send_set(struct sm *sm, struct sm_port *p, struct smp_port_info *w, 
 	struct mad_req r;
 
 	c->want = *w;
-	no_change_fields(w);
-	w->port_state = state;
 	c->sm = sm;
 	c->p = p;
 	c->want_state = state;
 	c->fields = fields;
-	sm_port_req(sm, p, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, p->num, &r);
-	smp_port_info_encode(w, r.data, sizeof(r.data));
+	sm_port_set_req(sm, p, w, state, &r);
 	if (sm_submit(sm, &r, set_done, c) < 0)
 		free(c);
 }
@@ -181,7 +187,7 @@ static void config_node(struct sm *sm, struct sm_node *n)
 	for (unsigned i = 0; i <= n->ni.num_ports; i++) {
 		struct sm_port *p = &n->ports[i];
 
-		if (!p->have_pi || p->stale || !(fields = port_wants(sm, p, &w)))
+		if (!p->have_pi || p->stale || !(fields = sm_port_wants(sm, p, &w)))
 			continue;
 		sm->st.portinfo_sets++;
 		send_set(sm, p, &w, TOPO_PORT_NOCHANGE, fields);

@@ -82,7 +82,7 @@ static void lft_get(struct sm *sm, struct sm_node *n, uint16_t block)
 		free(c);
 }
 
-static void read_back(struct sm *sm, unsigned need_blocks)
+static void read_back(struct sm *sm, unsigned need_blocks, bool reread)
 {
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
@@ -91,6 +91,8 @@ static void read_back(struct sm *sm, unsigned need_blocks)
 		if (!node_is_switch(n) || !n->have_si || !node_usable(n))
 			continue;
 		lft_reserve(n, need_blocks);
+		if (reread)   /* an operator's sweep trusts nothing it wrote */
+			memset(n->lft_known, LFT_UNKNOWN, n->lft_blocks);
 		if (n->si.lin_top == 0) {
 			/* A reset switch holds nothing, whatever we wrote before. */
 			memset(n->lft_known, 0, n->lft_blocks);
@@ -104,7 +106,7 @@ static void read_back(struct sm *sm, unsigned need_blocks)
 	}
 }
 
-static void desired_block(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t *out)
+void sm_lft_desired(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t out[64])
 {
 	const uint8_t *ports = sm->routes.lft[n->idx].ports;
 
@@ -169,7 +171,7 @@ static void write_block_all(struct sm *sm, unsigned b)
 
 		if (!node_is_switch(n) || !n->have_si || !node_usable(n) || sm_ar_owns_lft(sm, n))
 			continue;   /* AR-enabled switches: sm/ar.c writes their tables */
-		desired_block(sm, n, b, want);
+		sm_lft_desired(sm, n, b, want);
 		if (!block_current(n, b, want) && !block_unknown(n, b))
 			lft_set(sm, n, (uint16_t)b, want);
 	}
@@ -342,7 +344,11 @@ static void routes_ready(struct sm *sm)
  * repairs or keeps those tables exactly as the running one would have. */
 void sm_route_phase(struct sm *sm)
 {
+	bool reread = sm->reread_lfts && !sm->st.reroute;
+
+	if (reread)
+		sm->reread_lfts = false;
 	sm_phase_begin(sm, routes_ready);
-	read_back(sm, blocks_for(max_lid(sm->fabric)));
+	read_back(sm, blocks_for(max_lid(sm->fabric)), reread);
 	sm_phase_end(sm);
 }

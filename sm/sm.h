@@ -22,6 +22,7 @@
 #include "conf/conf.h"
 #include "mad/engine.h"
 #include "routing/routing.h"
+#include "sm/audit.h"
 #include "sm/discover.h"
 #include "sm/fabric.h"
 #include "sm/lids.h"
@@ -90,6 +91,7 @@ struct sm {
 
 	enum sm_state state;
 	struct sm_fabric *fabric;       /* last complete sweep */
+	uint64_t fabric_gen;            /* bumped each time fabric is replaced */
 	struct discover *disc;          /* discovery in progress */
 	struct lid_db lids;
 	struct route_tables routes;
@@ -101,6 +103,7 @@ struct sm {
 	int pending_change;             /* enum linkset_change of that job */
 	struct route_job *route_job;    /* routing running on the worker */
 	struct sm_light light;
+	struct sm_audit audit;
 	struct flap_tab flaps;
 	uint16_t sm_lid;                /* our own LID */
 	struct sm_ar *ar;               /* adaptive routing, per switch (sm/ar.c) */
@@ -110,6 +113,7 @@ struct sm {
 	void (*phase_done)(struct sm *);
 	bool sweeping;
 	bool sweep_again;               /* a sweep was asked for mid-sweep */
+	bool reread_lfts;               /* next heavy sweep reads every LFT block */
 	bool sweep_clean;               /* no error so far in this sweep */
 	bool subnet_up;
 	unsigned retry_s;               /* pause before retrying an unclean sweep */
@@ -141,6 +145,16 @@ void sm_dr_req(const struct sm *sm, const struct sm_node *n, uint8_t method,
 /* A DR request about port p: a CA port is addressed through its own link. */
 void sm_port_req(const struct sm *sm, const struct sm_port *p, uint8_t method,
 		 uint16_t attr, uint32_t mod, struct mad_req *r);
+
+/* What port p should hold (fills *w); returns the PortInfo fields that
+ * differ and that the port takes (portcfg.c). */
+unsigned sm_port_wants(const struct sm *sm, const struct sm_port *p, struct smp_port_info *w);
+/* A PortInfo Set of want to p that changes only the fields we own and, if
+ * state is not 0, the port state. */
+void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
+		     uint8_t state, struct mad_req *r);
+/* The LFT block b switch n should hold (program.c). */
+void sm_lft_desired(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t out[64]);
 
 void sm_sweep_start(struct sm *sm);
 /* Route and program again without rediscovery (a link went down). */

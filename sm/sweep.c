@@ -305,6 +305,7 @@ static void discovered(void *arg, struct sm_fabric *f, const struct discover_sta
 	carry_over(sm->fabric, f);
 	fabric_free(sm->fabric);
 	sm->fabric = f;
+	sm->fabric_gen++;
 	sm_apply_holddown(sm);
 	if (sm->run.discover_only) {
 		discovery_only_done(sm);

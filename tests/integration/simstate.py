@@ -16,6 +16,8 @@ stdin) and checks what an SM must guarantee:
   smlid        LID-holding ports whose SM LID is not the expected one
 
 Usage: simstate.py [--smlid N] [--pairs N] [--seed S] [--json] [FILE]
+       simstate.py --lid-of NAME [FILE]   the LID of a node (switch port 0,
+                                          else its first port)
 Prints "dups=D inactive=I dead=X unreachable=U smlid=M ports=P lids=L"
 (and details with -v). --pairs samples that many (source, destination)
 pairs (0 = all). Exit status 0 always; callers compare the numbers.
@@ -205,10 +207,16 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--json', action='store_true')
     ap.add_argument('-v', action='store_true')
+    ap.add_argument('--lid-of')
     a = ap.parse_args()
     f = open(a.file, errors='replace') if a.file else sys.stdin
     lines = last_dump(f.read().splitlines())
     nodes = parse(lines)
+    if a.lid_of:
+        n = nodes.get(a.lid_of)
+        port = n and n.ports.get(0 if n.kind == 'Switch' else 1)
+        print(port.get('lid', 0) if port else 0)
+        return
     res, details = summarize(nodes, a.smlid, a.pairs, a.seed)
     if a.json:
         print(json.dumps(res))

@@ -1,0 +1,128 @@
+/*
+ * DOC: rogue_smp, a test tool that changes a fabric behind the SM's back,
+ * as a misbehaving host or a second, misconfigured SM would.
+ *
+ *   rogue_smp lft LID BLOCK PORT      every entry of LFT block BLOCK of the
+ *                                     switch at LID becomes PORT
+ *   rogue_smp lid LID PORT NEWLID     port PORT of the node at LID gets
+ *                                     LID NEWLID (PortInfo Get, then Set)
+ *
+ * Both are LID-routed SMPs (class 0x01) through ibsmd's own engine and
+ * transport, sent from wherever the tool is attached (SIM_HOST under the
+ * umad2sim preload). Exit status 0 when the Set was answered without error,
+ * 3 when it got no answer (a block that drops the way back to us loses the
+ * answer, not the Set), 1 otherwise.
+ */
+#include "config.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mad/engine.h"
+#include "mad/smp.h"
+
+struct job {
+	int done;
+	int err;
+	struct smp resp;
+};
+
+static void on_done(void *arg, int err, const struct smp *resp)
+{
+	struct job *j = arg;
+
+	j->done = 1;
+	j->err = err;
+	if (resp)
+		j->resp = *resp;
+}
+
+/* Runs one request to completion; 0 or -1. */
+static int run(struct mad_engine *e, const struct mad_transport *tp, const struct mad_req *r,
+	       struct smp *resp)
+{
+	struct job j = { 0 };
+	struct pollfd p = { .fd = tp->fd(tp->ctx), .events = POLLIN };
+
+	if (mad_engine_submit(e, r, on_done, &j) < 0)
+		return -1;
+	while (!j.done) {
+		if (poll(&p, 1, 10) > 0)
+			mad_engine_on_readable(e);
+		mad_engine_on_timer(e);
+	}
+	if (resp)
+		*resp = j.resp;
+	if (j.err != MAD_OK)
+		fprintf(stderr, "rogue_smp: attribute 0x%x to LID %u: error %d, status 0x%x\n",
+			r->attr_id, r->dlid, j.err, j.resp.hdr.status);
+	return j.err == MAD_OK ? 0 : j.err == MAD_ERR_TIMEOUT ? -3 : -1;
+}
+
+static void lid_req(struct mad_req *r, uint8_t method, uint16_t attr, uint32_t mod, uint16_t lid)
+{
+	memset(r, 0, sizeof(*r));
+	r->mgmt_class = MAD_CLASS_SMI;
+	r->method = method;
+	r->attr_id = attr;
+	r->attr_mod = mod;
+	r->dlid = lid;
+}
+
+static int set_lft(struct mad_engine *e, const struct mad_transport *tp, char **av)
+{
+	struct mad_req r;
+
+	lid_req(&r, MAD_METHOD_SET, SMP_ATTR_LFT, (uint32_t)strtoul(av[1], NULL, 0),
+		(uint16_t)strtoul(av[0], NULL, 0));
+	memset(r.data, (int)strtoul(av[2], NULL, 0), 64);
+	return run(e, tp, &r, NULL);
+}
+
+static int set_lid(struct mad_engine *e, const struct mad_transport *tp, char **av)
+{
+	uint16_t lid = (uint16_t)strtoul(av[0], NULL, 0);
+	uint32_t port = (uint32_t)strtoul(av[1], NULL, 0);
+	struct smp_port_info pi;
+	struct mad_req r;
+	struct smp s;
+
+	lid_req(&r, MAD_METHOD_GET, SMP_ATTR_PORT_INFO, port, lid);
+	if (run(e, tp, &r, &s) != 0 || smp_port_info_decode(s.data, sizeof(s.data), &pi) < 0)
+		return -1;
+	pi.lid = (uint16_t)strtoul(av[2], NULL, 0);
+	pi.port_state = 0;              /* no change */
+	pi.phys_state = 0;
+	pi.link_down_def_state = 0;
+	pi.link_speed_enabled = 0;
+	pi.link_width_enabled = 0;
+	pi.link_speed_ext_enabled = 0;
+	lid_req(&r, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, port, lid);
+	smp_port_info_encode(&pi, r.data, sizeof(r.data));
+	return run(e, tp, &r, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct mad_transport tp;
+	struct mad_port_info info;
+	struct mad_engine *e;
+	char err[256];
+	int rc;
+
+	if (argc < 5 || (strcmp(argv[1], "lft") && strcmp(argv[1], "lid"))) {
+		fprintf(stderr, "usage: rogue_smp lft LID BLOCK PORT | lid LID PORT NEWLID\n");
+		return 2;
+	}
+	if (mad_umad_open(NULL, 0, 0, 0, &tp, &info, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rogue_smp: %s\n", err);
+		return 1;
+	}
+	e = mad_engine_new(&tp, NULL);
+	rc = !strcmp(argv[1], "lft") ? set_lft(e, &tp, argv + 2) : set_lid(e, &tp, argv + 2);
+	mad_engine_free(e);
+	tp.close(tp.ctx);
+	return rc == -3 ? 3 : rc < 0 ? 1 : 0;
+}
