@@ -144,8 +144,8 @@ void mad_engine_opts_default(struct mad_engine_opts *o)
 	o->per_dest = 4;
 	o->timeout_ms = 200;
 	o->retries = 3;
-	o->backoff_ms = 10;
-	o->backoff_max_ms = 500;
+	o->backoff_ms = 1;
+	o->backoff_max_ms = 50;
 	o->queue_max = 1u << 20;
 	o->rmpp_max_sessions = 64;
 	o->rmpp_max_bytes = 16u << 20;
@@ -975,9 +975,13 @@ static void handle_returned(struct mad_engine *e, const uint8_t *buf, size_t len
 	struct smp s;
 	struct req *r;
 
-	/* A GetResp or TrapRepress we sent for someone else carries their TID. */
-	if (smp_decode(buf, len, &s) < 0 || is_response(s.hdr.method) ||
-	    !(r = tid_lookup(e, s.hdr.tid)) || (uint32_t)s.hdr.tid != r->tid) {
+	/* Our own request, or its response lost on the way back (ibsim hands
+	 * those back as the GetResp, with status 110): the attempt failed.
+	 * A GetResp or TrapRepress we sent for someone else carries their TID,
+	 * so a response only counts if TID and attribute are exactly ours. */
+	if (smp_decode(buf, len, &s) < 0 || !(r = tid_lookup(e, s.hdr.tid)) ||
+	    (uint32_t)s.hdr.tid != r->tid || s.hdr.attr_id != r->mr.attr_id ||
+	    (is_response(s.hdr.method) && s.hdr.method != resp_method(r->mr.method))) {
 		e->st.dropped++;
 		return;
 	}

@@ -129,13 +129,28 @@ static void learn_ignored(struct pi_ctx *c, const struct smp_port_info *got)
 		  (unsigned long long)c->p->node->guid, c->p->num, ignored);
 }
 
+/* A state Set whose first answer was lost is repeated; the port, already
+ * in that state, refuses the repeat (a transition to the state it is in is
+ * invalid). Its answer still carries its PortInfo: if it is where we
+ * wanted it, the walk went through. */
+static bool reached(const struct pi_ctx *c, int err, const struct smp *resp,
+		    struct smp_port_info *pi)
+{
+	if (err != MAD_ERR_STATUS || !resp || !c->want_state ||
+	    smp_port_info_decode(resp->data, sizeof(resp->data), pi) < 0)
+		return false;
+	return pi->port_state == c->want_state ||
+	       (c->want_state == TOPO_PORT_ARMED && pi->port_state == TOPO_PORT_ACTIVE);
+}
+
 static void set_done(void *arg, int err, const struct smp *resp)
 {
 	struct pi_ctx *c = arg;
 	struct sm *sm = c->sm;
 	struct smp_port_info pi;
 
-	if (err == MAD_OK && smp_port_info_decode(resp->data, sizeof(resp->data), &pi) == 0) {
+	if (reached(c, err, resp, &pi) || (err == MAD_OK &&
+	    smp_port_info_decode(resp->data, sizeof(resp->data), &pi) == 0)) {
 		c->p->pi = pi;
 		learn_ignored(c, &pi);
 		if (c->want_state && pi.port_state != c->want_state)

@@ -13,6 +13,8 @@ stdin) and checks what an SM must guarantee:
   dead         LFT entries that point at a port whose link is down
   unreachable  (source CA port, destination LID) pairs whose packets do
                not arrive by following the switches' LFTs
+  (both within the part of the fabric that holds most CAs: a switch cut
+  off from it can be neither reached nor programmed)
   smlid        LID-holding ports whose SM LID is not the expected one
 
 Usage: simstate.py [--smlid N] [--pairs N] [--seed S] [--json] [FILE]
@@ -112,10 +114,32 @@ def linked(p):
     return p.get('peer') is not None and p['state'] != 'Down'
 
 
+def main_component(nodes):
+    """Names of the nodes linked (over ports not Down) to the most CAs: a
+    switch cut off from it cannot be reached, nor programmed, by anyone."""
+    comp, best = {}, set()
+    for start in nodes:
+        if start in comp:
+            continue
+        todo, seen = [start], {start}
+        while todo:
+            n = nodes[todo.pop()]
+            for p in n.ports.values():
+                if linked(p) and p['peer'] in nodes and p['peer'] not in seen:
+                    seen.add(p['peer'])
+                    todo.append(p['peer'])
+        for x in seen:
+            comp[x] = seen
+        if sum(nodes[x].kind == 'Ca' for x in seen) > sum(nodes[x].kind == 'Ca' for x in best):
+            best = seen
+    return best
+
+
 def check_dead(nodes, details):
     dead = 0
+    alive = main_component(nodes)
     for n in nodes.values():
-        if n.kind != 'Switch':
+        if n.kind != 'Switch' or n.name not in alive:
             continue
         for lid, port in n.lft.items():
             if port in (0, 0xFF) or port > n.nports:
@@ -158,7 +182,9 @@ def check_reach(nodes, held, npairs, seed, details):
                 peer = nodes.get(p['peer'])
                 if peer is not None and peer.kind == 'Switch':
                     srcs.append((n.name, num, peer))
-    dsts = [(lid, hs[0]) for lid, hs in held.items() if len(hs) == 1]
+    alive = main_component(nodes)
+    srcs = [s for s in srcs if s[0] in alive]
+    dsts = [(lid, hs[0]) for lid, hs in held.items() if len(hs) == 1 and hs[0][0] in alive]
     pairs = [(s, d) for s in srcs for d in dsts if (s[0], s[1]) != d[1]]
     if npairs and len(pairs) > npairs:
         pairs = random.Random(seed).sample(pairs, npairs)

@@ -487,6 +487,35 @@ static void test_backoff_cancel(void **state)
 	assert_int_equal(r.err, MAD_ERR_CANCELED);
 }
 
+/* ibsim hands a response it dropped on its way back to us back as that
+ * GetResp with a failed status: the attempt failed, retry at once (not
+ * after our own timer). */
+static void test_returned_response(void **state)
+{
+	struct fx *f = fx_new(64, 4);
+	struct mad_req q = dr_req(2, 0);
+	struct rec r = { 0 };
+	uint8_t resp[MAD_SIZE];
+	struct mad_addr from = { .dlid = LID_PERMISSIVE };
+
+	(void)state;
+	assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r), 0);
+	fake_tp_make_resp(f->ft.sent[0].buf, resp, 0);
+	fake_tp_inject(&f->ft, resp, sizeof(resp), 110, &from);
+	mad_engine_on_readable(f->e);
+	assert_int_equal(f->ft.nsent, 2);
+	assert_int_equal(stats(f).timeouts, 1);
+	assert_int_equal(r.calls, 0);
+	/* another attribute with our TID is not ours */
+	fake_tp_make_resp(f->ft.sent[1].buf, resp, 0);
+	resp[17] ^= 1;
+	fake_tp_inject(&f->ft, resp, sizeof(resp), 110, &from);
+	mad_engine_on_readable(f->e);
+	assert_int_equal(f->ft.nsent, 2);
+	assert_int_equal(stats(f).dropped, 1);
+	fx_free(f);
+}
+
 /* A late answer to a failed request must not complete the next request
  * that took over its slot, even an identical one. */
 static void test_late_response_after_slot_reuse(void **state)
@@ -895,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_many_queued),
 		cmocka_unit_test(test_timeout_retries),
 		cmocka_unit_test(test_backoff_retries),
+		cmocka_unit_test(test_returned_response),
 		cmocka_unit_test(test_backoff_frees_window),
 		cmocka_unit_test(test_backoff_gives_up_on_dead_dest),
 		cmocka_unit_test(test_backoff_dest_alive_again),
