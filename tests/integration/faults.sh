@@ -23,6 +23,9 @@
 #              degraded, no LID or route taken from the owner
 #   dirs       missing state and socket directories are created; one that
 #              cannot be is one error before any SMP
+#
+# FAULTS="loss overlap failures live dirs" runs only the parts named (live:
+# flaps, bounces, reset, kill -9, rogue and dup GUIDs, which share fabrics).
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools
 
@@ -88,6 +91,12 @@ blocks_after() {
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
+part() {
+	[ -z "${FAULTS:-}" ] && return 0
+	case " $FAULTS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # ---------------------------------------------------------------- loss
 sim_setup
 topo_gen "$SIM_DIR/ft2-12.net" ft2 12
@@ -132,26 +141,29 @@ loss_run() {
 	stop_sm
 	sim_stop
 }
-loss_run 5
-loss_run 10
+if part loss; then
+	loss_run 5
+	loss_run 10
+fi
 
 # ---------------------------------------------------------------- overlap
-# Fabric A: ft2-12 (single-port hosts, ports 0x100001, 0x100003 ...).
-# Fabric B: dual-port hosts (ports 0x100001, 0x100002, 0x100004 ...): some
-# GUIDs in both, some in one only.
-topo_gen "$SIM_DIR/mp.net" multiport 8
-rm -rf "$SIM_DIR/state"
-sim_start "$SIM_DIR/ft2-12.net"
-sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/state" >/dev/null 2>"$SIM_DIR/a.err" ||
-	fail "overlap: --once on A failed"
-cp "$SIM_DIR/state/lids" "$SIM_DIR/lids.a"
-sim_stop
-sim_start "$SIM_DIR/mp.net"
-sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/state" >/dev/null 2>"$SIM_DIR/b.err" ||
-	fail "overlap: --once on B failed ($(tail -n 2 "$SIM_DIR/b.err"))"
-sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/state" >/dev/null 2>"$SIM_DIR/b2.err" ||
-	fail "overlap: the state file B wrote is refused: $(tail -n 1 "$SIM_DIR/b2.err")"
-python3 - "$SIM_DIR/lids.a" "$SIM_DIR/state/lids" <<'EOF' || fail "overlap: state file check"
+part_overlap() {
+	# Fabric A: ft2-12 (single-port hosts, ports 0x100001, 0x100003 ...).
+	# Fabric B: dual-port hosts (ports 0x100001, 0x100002, 0x100004 ...): some
+	# GUIDs in both, some in one only.
+	topo_gen "$SIM_DIR/mp.net" multiport 8
+	rm -rf "$SIM_DIR/state"
+	sim_start "$SIM_DIR/ft2-12.net"
+	sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/state" >/dev/null 2>"$SIM_DIR/a.err" ||
+		fail "overlap: --once on A failed"
+	cp "$SIM_DIR/state/lids" "$SIM_DIR/lids.a"
+	sim_stop
+	sim_start "$SIM_DIR/mp.net"
+	sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/state" >/dev/null 2>"$SIM_DIR/b.err" ||
+		fail "overlap: --once on B failed ($(tail -n 2 "$SIM_DIR/b.err"))"
+	sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/state" >/dev/null 2>"$SIM_DIR/b2.err" ||
+		fail "overlap: the state file B wrote is refused: $(tail -n 1 "$SIM_DIR/b2.err")"
+	python3 - "$SIM_DIR/lids.a" "$SIM_DIR/state/lids" <<'EOF' || fail "overlap: state file check"
 import sys
 def load(p):
     m = {}
@@ -171,32 +183,40 @@ assert not absent, "reservations of A moved: %s" % absent
 assert all(g in b for g in a), "reservations of A dropped"
 print("overlap: %d GUIDs of A kept, %d added by B, no LID twice" % (len(a), len(b) - len(a)))
 EOF
-sim_stop
+	sim_stop
+}
+part overlap && part_overlap
 
 # ---------------------------------------------------------------- failures
-topo_gen "$SIM_DIR/ft2-16.net" ft2 16
-sim_start "$SIM_DIR/ft2-16.net"
-rm -rf "$SIM_DIR/state"
-start_sm fail
-until_healthy "bring-up" 30
-sim_cmd 'Unlink "L0001"[9]'
-sleep 1
-until_healthy "leaf-spine link" 20
-for p in $(seq 1 16); do sim_cmd "Unlink \"S0003\"[$p]"; done
-sleep 1
-until_healthy "whole spine" 20
-msg "failures: leaf-spine link and whole spine: no dead-port entry, every pair reachable"
-for p in $(seq 1 16); do sim_cmd "ReLink \"S0003\"[$p]"; done
-sim_cmd 'ReLink "L0001"[9]'
-until_healthy "recovery" 30
-stop_sm
-sim_stop
+part_failures() {
+	topo_gen "$SIM_DIR/ft2-16.net" ft2 16
+	sim_start "$SIM_DIR/ft2-16.net"
+	rm -rf "$SIM_DIR/state"
+	start_sm fail
+	until_healthy "bring-up" 30
+	sim_cmd 'Unlink "L0001"[9]'
+	sleep 1
+	until_healthy "leaf-spine link" 20
+	for p in $(seq 1 16); do sim_cmd "Unlink \"S0003\"[$p]"; done
+	sleep 1
+	until_healthy "whole spine" 20
+	msg "failures: leaf-spine link and whole spine: no dead-port entry, every pair reachable"
+	for p in $(seq 1 16); do sim_cmd "ReLink \"S0003\"[$p]"; done
+	sim_cmd 'ReLink "L0001"[9]'
+	until_healthy "recovery" 30
+	stop_sm
+	sim_stop
+}
+part failures && part_failures
 
-# ---------------------------------------------------------------- flaps
-sim_start "$SIM_DIR/ft2-12.net"
-start_sm flap
-until_healthy "bring-up" 30
-LINKS=$(python3 - "$SIM_DIR/ft2-12.net" <<'EOF'
+# ---------------------------------------------------------------- live
+# flaps, bounces, a host reset, kill -9, rogue changes and duplicate GUIDs
+# on one fabric, one daemon after another.
+part_live() {
+	sim_start "$SIM_DIR/ft2-12.net"
+	start_sm flap
+	until_healthy "bring-up" 30
+	LINKS=$(python3 - "$SIM_DIR/ft2-12.net" <<'EOF'
 import random, re, sys
 cur, out = None, []
 for l in open(sys.argv[1]):
@@ -210,63 +230,63 @@ for l in open(sys.argv[1]):
 random.seed(7)
 print(' '.join(random.choice(out) for _ in range(50)))
 EOF
-)
-for l in $LINKS; do
-	n=${l%:*} p=${l#*:}
-	sim_cmd "Unlink \"$n\"[$p]"
-	sleep 0.0$(( $(od -An -N1 -tu1 /dev/urandom) % 5 ))
-	sim_cmd "ReLink \"$n\"[$p]"
-done
-sleep 3
-until_healthy "50 flaps" 40
-msg "flaps: 50 random flaps, every port Active again, no dead entry, every pair reachable"
-for l in 'H00040 1' 'L0003 8'; do
-	set -- $l
-	sim_cmd "Unlink \"$1\"[$2]"
-	sim_cmd "ReLink \"$1\"[$2]"
-	until_healthy "bounce of $1 port $2" 15
-done
-stop_sm
-export IBSMD_TEST_IGNORE_TRAPS=1
-start_sm flap-notrap
-unset IBSMD_TEST_IGNORE_TRAPS
-until_healthy "restart" 30
-for l in 'H00041 1' 'L0004 9'; do
-	set -- $l
-	sim_cmd "Unlink \"$1\"[$2]"
-	sim_cmd "ReLink \"$1\"[$2]"
-	until_healthy "bounce of $1 port $2 with traps lost" 15
-done
-msg "bounces: host and switch ports Unlinked and ReLinked back to back, with and without traps: Active again"
+	)
+	for l in $LINKS; do
+		n=${l%:*} p=${l#*:}
+		sim_cmd "Unlink \"$n\"[$p]"
+		sleep 0.0$(( $(od -An -N1 -tu1 /dev/urandom) % 5 ))
+		sim_cmd "ReLink \"$n\"[$p]"
+	done
+	sleep 3
+	until_healthy "50 flaps" 40
+	msg "flaps: 50 random flaps, every port Active again, no dead entry, every pair reachable"
+	for l in 'H00040 1' 'L0003 8'; do
+		set -- $l
+		sim_cmd "Unlink \"$1\"[$2]"
+		sim_cmd "ReLink \"$1\"[$2]"
+		until_healthy "bounce of $1 port $2" 15
+	done
+	stop_sm
+	export IBSMD_TEST_IGNORE_TRAPS=1
+	start_sm flap-notrap
+	unset IBSMD_TEST_IGNORE_TRAPS
+	until_healthy "restart" 30
+	for l in 'H00041 1' 'L0004 9'; do
+		set -- $l
+		sim_cmd "Unlink \"$1\"[$2]"
+		sim_cmd "ReLink \"$1\"[$2]"
+		until_healthy "bounce of $1 port $2 with traps lost" 15
+	done
+	msg "bounces: host and switch ports Unlinked and ReLinked back to back, with and without traps: Active again"
 
-# ---------------------------------------------------------------- reset
-lid_before=$(simstate --lid-of H00050 "$SIM_DIR/h.dump")
-sim_cmd 'Clear "H00050"[1]'
-sleep 0.5
-sim_cmd 'ReLink "H00050"[1]'
-until_healthy "host reset" 20
-lid_after=$(simstate --lid-of H00050 "$SIM_DIR/h.dump")
-[ "$lid_before" = "$lid_after" ] || fail "reset: H00050 had LID $lid_before, now $lid_after"
-msg "reset: H00050 Cleared and ReLinked, LID $lid_after back"
-stop_sm
+	# ---------------------------------------------------------------- reset
+	lid_before=$(simstate --lid-of H00050 "$SIM_DIR/h.dump")
+	sim_cmd 'Clear "H00050"[1]'
+	sleep 0.5
+	sim_cmd 'ReLink "H00050"[1]'
+	until_healthy "host reset" 20
+	lid_after=$(simstate --lid-of H00050 "$SIM_DIR/h.dump")
+	[ "$lid_before" = "$lid_after" ] || fail "reset: H00050 had LID $lid_before, now $lid_after"
+	msg "reset: H00050 Cleared and ReLinked, LID $lid_after back"
+	stop_sm
 
-# ---------------------------------------------------------------- kill -9
-state before
-cp "$SIM_DIR/before.dump" "$SIM_DIR/kill-ref.dump"
-i=0
-while [ $i -lt 6 ]; do
-	start_sm kill$i
-	sleep 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 9 ))
-	[ $((i % 2)) = 1 ] && ctl sweep >/dev/null 2>&1
-	sleep 0.0$(( $(od -An -N1 -tu1 /dev/urandom) % 9 ))
-	stop_sm -KILL
-	i=$((i + 1))
-done
-start_sm kill-last
-until_healthy "restart after kill -9" 30
-grep -m1 'done in' "$SIM_DIR/kill-last.log" | grep -q ' 0 LFT blocks written' ||
-	fail "kill -9: restart wrote LFT blocks: $(grep -m1 'done in' "$SIM_DIR/kill-last.log")"
-python3 - "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" <<'EOF' || fail "kill -9: LIDs moved"
+	# ---------------------------------------------------------------- kill -9
+	state before
+	cp "$SIM_DIR/before.dump" "$SIM_DIR/kill-ref.dump"
+	i=0
+	while [ $i -lt 6 ]; do
+		start_sm kill$i
+		sleep 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 9 ))
+		[ $((i % 2)) = 1 ] && ctl sweep >/dev/null 2>&1
+		sleep 0.0$(( $(od -An -N1 -tu1 /dev/urandom) % 9 ))
+		stop_sm -KILL
+		i=$((i + 1))
+	done
+	start_sm kill-last
+	until_healthy "restart after kill -9" 30
+	grep -m1 'done in' "$SIM_DIR/kill-last.log" | grep -q ' 0 LFT blocks written' ||
+		fail "kill -9: restart wrote LFT blocks: $(grep -m1 'done in' "$SIM_DIR/kill-last.log")"
+	python3 - "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" <<'EOF' || fail "kill -9: LIDs moved"
 import re, sys
 def lids(p):
     out, node = {}, None
@@ -279,59 +299,65 @@ def lids(p):
 a, b = lids(sys.argv[1]), lids(sys.argv[2])
 assert a == b, [k for k in a if a[k] != b.get(k)][:5]
 EOF
-msg "kill -9: 6 kills at random moments, restart kept every LID and wrote 0 LFT blocks"
+	msg "kill -9: 6 kills at random moments, restart kept every LID and wrote 0 LFT blocks"
 
-# ---------------------------------------------------------------- rogue
-SWLID=$(simstate --lid-of L0003 "$SIM_DIR/h.dump")
-sim_run_at H00030 "$ROGUE" lft "$SWLID" 0 255 || [ $? = 3 ] || fail "rogue: LFT Set failed"
-sim_cmd 'Baselid "H00020"[1] 333'
-sim_cmd 'Baselid "H00001"[1] 444'
-state r
-healthy && fail "rogue: the rogue changes did not take"
-until_healthy "rogue LFT block and LIDs (audit_period 4 s)" 8
-grep -q 'audit:.*LFT block 0' "$SIM_DIR/kill-last.log" || fail "rogue: LFT repair not logged"
-grep -q 'audit:.*H00001.*setting back' "$SIM_DIR/kill-last.log" || fail "rogue: SM port repair not logged"
-msg "rogue: LFT block and two LIDs repaired within one audit period"
+	# ---------------------------------------------------------------- rogue
+	SWLID=$(simstate --lid-of L0003 "$SIM_DIR/h.dump")
+	sim_run_at H00030 "$ROGUE" lft "$SWLID" 0 255 || [ $? = 3 ] || fail "rogue: LFT Set failed"
+	sim_cmd 'Baselid "H00020"[1] 333'
+	sim_cmd 'Baselid "H00001"[1] 444'
+	state r
+	healthy && fail "rogue: the rogue changes did not take"
+	until_healthy "rogue LFT block and LIDs (audit_period 4 s)" 8
+	grep -q 'audit:.*LFT block 0' "$SIM_DIR/kill-last.log" || fail "rogue: LFT repair not logged"
+	grep -q 'audit:.*H00001.*setting back' "$SIM_DIR/kill-last.log" || fail "rogue: SM port repair not logged"
+	msg "rogue: LFT block and two LIDs repaired within one audit period"
 
-# ---------------------------------------------------------------- dup GUIDs
-sim_cmd 'Guid "L0002" 0x200000'
-ctl sweep --wait >/dev/null
-ctl -j status >"$SIM_DIR/st.json"
-grep -q '"subnet":"degraded"\|"subnet": "degraded"' "$SIM_DIR/st.json" || fail "dup switch GUID: status not degraded"
-grep -q 'duplicate_guid' "$SIM_DIR/st.json" || fail "dup switch GUID: not in the problem list"
-grep -q 'duplicate GUID' "$SIM_DIR/kill-last.log" || fail "dup switch GUID: not logged"
-PAIRS=0 state d
-[ "$DUPS" = 0 ] && [ "$UNREACH" = 0 ] || fail "dup switch GUID: routes or LIDs lost (dups=$DUPS unreachable=$UNREACH)"
-sim_cmd 'Guid "L0002" 0x200001'
-sim_cmd 'Guid "H00005" 0x100006'
-ctl sweep --wait >/dev/null
-ctl -j status >"$SIM_DIR/st2.json"
-grep -q 'duplicate_guid' "$SIM_DIR/st2.json" || fail "dup CA GUID: not in the problem list"
-lid4=$(simstate --lid-of H00004 "$SIM_DIR/kill-ref.dump")
-PAIRS=0 state d2
-[ "$(simstate --lid-of H00004 "$SIM_DIR/d2.dump")" = "$lid4" ] || fail "dup CA GUID: the owner's LID moved"
-[ "$DUPS" = 0 ] || fail "dup CA GUID: a LID held twice"
-simstate "$SIM_DIR/d2.dump" -v | grep "unreachable:.*-> lid $lid4\$" && fail "dup CA GUID: the owner lost routes"
-sim_cmd 'Guid "H00005" 0x100008'
-ctl sweep --wait >/dev/null
-ctl -j status | grep -q '"subnet":"up"\|"subnet": "up"' || fail "dup GUIDs gone: status not up again"
-msg "dup GUIDs: switch and CA reported, degraded, owners kept LIDs and routes; up again once fixed"
-stop_sm
-sim_stop
+	# ---------------------------------------------------------------- dup GUIDs
+	sim_cmd 'Guid "L0002" 0x200000'
+	ctl sweep --wait >/dev/null
+	ctl -j status >"$SIM_DIR/st.json"
+	grep -q '"subnet":"degraded"\|"subnet": "degraded"' "$SIM_DIR/st.json" || fail "dup switch GUID: status not degraded"
+	grep -q 'duplicate_guid' "$SIM_DIR/st.json" || fail "dup switch GUID: not in the problem list"
+	grep -q 'duplicate GUID' "$SIM_DIR/kill-last.log" || fail "dup switch GUID: not logged"
+	PAIRS=0 state d
+	[ "$DUPS" = 0 ] && [ "$UNREACH" = 0 ] || fail "dup switch GUID: routes or LIDs lost (dups=$DUPS unreachable=$UNREACH)"
+	sim_cmd 'Guid "L0002" 0x200001'
+	sim_cmd 'Guid "H00005" 0x100006'
+	ctl sweep --wait >/dev/null
+	ctl -j status >"$SIM_DIR/st2.json"
+	grep -q 'duplicate_guid' "$SIM_DIR/st2.json" || fail "dup CA GUID: not in the problem list"
+	lid4=$(simstate --lid-of H00004 "$SIM_DIR/kill-ref.dump")
+	PAIRS=0 state d2
+	[ "$(simstate --lid-of H00004 "$SIM_DIR/d2.dump")" = "$lid4" ] || fail "dup CA GUID: the owner's LID moved"
+	[ "$DUPS" = 0 ] || fail "dup CA GUID: a LID held twice"
+	simstate "$SIM_DIR/d2.dump" -v | grep "unreachable:.*-> lid $lid4\$" && fail "dup CA GUID: the owner lost routes"
+	sim_cmd 'Guid "H00005" 0x100008'
+	ctl sweep --wait >/dev/null
+	ctl -j status | grep -q '"subnet":"up"\|"subnet": "up"' || fail "dup GUIDs gone: status not up again"
+	msg "dup GUIDs: switch and CA reported, degraded, owners kept LIDs and routes; up again once fixed"
+	stop_sm
+	sim_stop
+}
+part live && part_live
 
 # ---------------------------------------------------------------- dirs
-sim_start "$SIM_DIR/ft2-12.net"
-sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/new/a/b" >/dev/null 2>&1 || fail "dirs: --once with a missing state_dir"
-[ "$(stat -c %a "$SIM_DIR/new/a/b")" = 750 ] || fail "dirs: state_dir mode $(stat -c %a "$SIM_DIR/new/a/b")"
-sim_stop
-sim_start "$SIM_DIR/ft2-12.net"
-touch "$SIM_DIR/plain"
-sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/plain/x" >/dev/null 2>"$SIM_DIR/dir.err" &&
-	fail "dirs: ran although state_dir cannot be created"
-[ "$(wc -l <"$SIM_DIR/dir.err")" = 1 ] || fail "dirs: not one error line: $(cat "$SIM_DIR/dir.err")"
-T=5 sim_run "$IBSMD" -o state_dir="$SIM_DIR/st2" -o socket_path="$SIM_DIR/plain/s.sock" \
-	>/dev/null 2>"$SIM_DIR/sock.err" && fail "dirs: daemon ran without its socket"
-sim_dump "$SIM_DIR/untouched.dump"
-[ "$(grep -c 'lid [1-9]' "$SIM_DIR/untouched.dump")" = 0 ] || fail "dirs: SMPs were sent before the error"
-msg "dirs: missing state dir created (0750); uncreatable state or socket dir: one error, fabric untouched"
+part_dirs() {
+	sim_start "$SIM_DIR/ft2-12.net"
+	sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/new/a/b" >/dev/null 2>&1 || fail "dirs: --once with a missing state_dir"
+	[ "$(stat -c %a "$SIM_DIR/new/a/b")" = 750 ] || fail "dirs: state_dir mode $(stat -c %a "$SIM_DIR/new/a/b")"
+	sim_stop
+	sim_start "$SIM_DIR/ft2-12.net"
+	touch "$SIM_DIR/plain"
+	sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/plain/x" >/dev/null 2>"$SIM_DIR/dir.err" &&
+		fail "dirs: ran although state_dir cannot be created"
+	[ "$(wc -l <"$SIM_DIR/dir.err")" = 1 ] || fail "dirs: not one error line: $(cat "$SIM_DIR/dir.err")"
+	T=5 sim_run "$IBSMD" -o state_dir="$SIM_DIR/st2" -o socket_path="$SIM_DIR/plain/s.sock" \
+		>/dev/null 2>"$SIM_DIR/sock.err" && fail "dirs: daemon ran without its socket"
+	sim_dump "$SIM_DIR/untouched.dump"
+	[ "$(grep -c 'lid [1-9]' "$SIM_DIR/untouched.dump")" = 0 ] || fail "dirs: SMPs were sent before the error"
+	msg "dirs: missing state dir created (0750); uncreatable state or socket dir: one error, fabric untouched"
+}
+part dirs && part_dirs
+
 exit 0
