@@ -20,6 +20,8 @@ stdin) and checks what an SM must guarantee:
 Usage: simstate.py [--smlid N] [--pairs N] [--seed S] [--json] [FILE]
        simstate.py --lid-of NAME [FILE]   the LID of a node (switch port 0,
                                           else its first port)
+       --blocks OUT also writes one line per (switch, 64-LID block) with a
+       digest of its entries, so two dumps' files tell which blocks changed.
 Prints "dups=D inactive=I dead=X unreachable=U smlid=M ports=P lids=L"
 (and details with -v). --pairs samples that many (source, destination)
 pairs (0 = all). Exit status 0 always; callers compare the numbers.
@@ -224,6 +226,16 @@ def summarize(nodes, smlid, npairs, seed):
     return res, details
 
 
+def write_blocks(nodes, path):
+    with open(path, 'w') as f:
+        for n in sorted(nodes.values(), key=lambda x: x.name):
+            blocks = {}
+            for lid, port in n.lft.items():
+                blocks.setdefault(lid // 64, []).append((lid, port))
+            for b in sorted(blocks):
+                f.write('%s %d %x\n' % (n.name, b, hash(tuple(sorted(blocks[b]))) & 0xffffffff))
+
+
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     ap = argparse.ArgumentParser()
@@ -234,6 +246,7 @@ def main():
     ap.add_argument('--json', action='store_true')
     ap.add_argument('-v', action='store_true')
     ap.add_argument('--lid-of')
+    ap.add_argument('--blocks')
     a = ap.parse_args()
     f = open(a.file, errors='replace') if a.file else sys.stdin
     lines = last_dump(f.read().splitlines())
@@ -243,6 +256,8 @@ def main():
         port = n and n.ports.get(0 if n.kind == 'Switch' else 1)
         print(port.get('lid', 0) if port else 0)
         return
+    if a.blocks:
+        write_blocks(nodes, a.blocks)
     res, details = summarize(nodes, a.smlid, a.pairs, a.seed)
     if a.json:
         print(json.dumps(res))
