@@ -56,7 +56,7 @@ enum ctl_access {
  */
 #define CTL_COMMANDS(X) \
 	X(status, CTL_RO, "", \
-	  "SM state, sweep count and timing, SMP counters, fabric size") \
+	  "SM state, subnet up/degraded/down and its problems, sweeps, SMP counters, fabric size") \
 	X(nodes, CTL_RO, "", \
 	  "every node: GUID, type, ports, description, LID") \
 	X(switches, CTL_RO, "", \
