@@ -67,10 +67,20 @@ static const struct conf_opt opts[] = {
 	    "Select the local port by its GUID instead of ca/port. "
 	    "0: unset."),
 	UINT(sm_priority, 0, 15, "0", NULL, true,
-	     "SMInfo:Priority used in master SM election; "
-	     "the highest priority wins."),
-	HEX(sm_key, UINT64_MAX, "0", false,
-	    "SMInfo:SM_Key, protects SM-to-SM SMInfo exchanges."),
+	     "SMInfo:Priority used in master SM election; the highest priority "
+	     "wins, then the lowest port GUID. A master hands over to a standby "
+	     "of higher priority."),
+	HEX(sm_key, UINT64_MAX, "0x1", false,
+	    "SMInfo:SM_Key. SMs with another non-zero key are ignored, and "
+	    "SMInfo Sets (handover, disable...) from them refused. The "
+	    "default is OpenSM's, so the two recognise each other."),
+	UINT(sm_poll_interval, 100, 60000, "1000", "ms", true,
+	     "A standby SM asks the master for its SMInfo this often."),
+	UINT(sm_poll_retries, 1, 20, "2", NULL, true,
+	     "A standby takes over after this many polls in a row that the "
+	     "master did not answer (a failed poll is repeated after a quarter "
+	     "of sm_poll_interval), or this many + 1 answers whose ActCount "
+	     "did not move."),
 	UINT(sweep_interval, 0, 86400, "0", "s", true,
 	     "Time between periodic heavy sweeps (full discovery, then "
 	     "reprogramming of what changed). 0: no periodic heavy sweep; "

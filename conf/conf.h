@@ -58,6 +58,8 @@ struct sm_conf {
 	/* SM identity */
 	unsigned sm_priority;
 	uint64_t sm_key;
+	unsigned sm_poll_interval;
+	unsigned sm_poll_retries;
 	/* sweeps */
 	unsigned sweep_interval;
 	unsigned light_sweep_interval;

@@ -547,12 +547,6 @@ static void sweep_done(struct ctl *ctl, const struct sm *sm, uint64_t no)
 	notify_status(ctl, sm);
 }
 
-static const char *state_name(int s)
-{
-	static const char *const names[] = { "not_active", "discovering", "standby", "master" };
-
-	return s >= 0 && s < 4 ? names[s] : "unknown";
-}
 
 static void state_events(struct ctl *ctl, const struct sm *sm)
 {
@@ -560,8 +554,8 @@ static void state_events(struct ctl *ctl, const struct sm *sm)
 
 	if ((int)sm->state != ctl->seen_state) {
 		d = json_object_new_object();
-		json_object_object_add(d, "from", json_object_new_string(state_name(ctl->seen_state)));
-		json_object_object_add(d, "to", json_object_new_string(state_name((int)sm->state)));
+		json_object_object_add(d, "from", json_object_new_string(sm_state_name(ctl->seen_state)));
+		json_object_object_add(d, "to", json_object_new_string(sm_state_name((int)sm->state)));
 		ctl->seen_state = (int)sm->state;
 		ctl_broadcast(ctl, CTL_EV_STATE, d);
 	}

@@ -282,16 +282,6 @@ static enum ctl_ret need_fabric(struct ctl_call *c)
 
 /* ---- read-only commands ---- */
 
-static const char *sm_state_name(enum sm_state s)
-{
-	switch (s) {
-	case SM_STATE_NOT_ACTIVE: return "not_active";
-	case SM_STATE_DISCOVERING: return "discovering";
-	case SM_STATE_STANDBY: return "standby";
-	case SM_STATE_MASTER: return "master";
-	}
-	return "unknown";
-}
 
 static json_object *last_sweep_json(struct ctl_call *c)
 {
@@ -341,7 +331,7 @@ static enum ctl_ret cmd_status(struct ctl_call *c, json_object **res)
 	const struct sm *sm = c->sm;
 	json_object *o = json_object_new_object();
 
-	ADD(o, "state", JSTR(sm_state_name(sm->state)));
+	ADD(o, "state", JSTR(sm_state_name((int)sm->state)));
 	ADD(o, "subnet", JSTR(sm_subnet_state(sm)));
 	ADD(o, "subnet_up", json_object_new_boolean(sm->subnet_up));
 	ADD(o, "problems", ctl_problems_json(sm));

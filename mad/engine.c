@@ -909,9 +909,14 @@ int mad_engine_submit(struct mad_engine *e, const struct mad_req *req, mad_done_
 
 int mad_engine_send_raw(struct mad_engine *e, const uint8_t *mad, size_t len, const struct mad_addr *to)
 {
+	int rc;
+
 	if (!mad || len == 0 || len > MAD_SIZE || !to)
 		return -EINVAL;
-	return e->tp.send(e->tp.ctx, mad, len, to);
+	rc = e->tp.send(e->tp.ctx, mad, len, to);
+	if (rc == 0)
+		e->st.raw_sent++;
+	return rc;
 }
 
 /* --- receiving --- */

@@ -166,6 +166,7 @@ struct mad_stats {
 	uint64_t failed;        /* requests completed with an error */
 	uint64_t timeouts;      /* attempts that timed out */
 	uint64_t backoffs;      /* retries sent after a pause */
+	uint64_t raw_sent;      /* MADs sent with mad_engine_send_raw (answers, traps) */
 	uint64_t dropped;       /* received MADs dropped: malformed, stray, duplicate, bad DR */
 	uint64_t unsolicited;   /* received MADs handed to the unsolicited hook */
 	unsigned outstanding;   /* on the wire now */

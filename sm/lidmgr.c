@@ -63,12 +63,74 @@ static void log_stats(const struct lid_alloc_stats *st)
 			 st->moved, st->waiting, st->none, st->released);
 }
 
+struct adopt {
+	uint64_t *resv;        /* LID -> reserving GUID */
+};
+
+static void mark(void *arg, const struct lid_entry *e)
+{
+	struct adopt *a = arg;
+
+	for (unsigned l = e->lid; l < e->lid + (1u << e->lmc) && l <= TOPO_MAX_UCAST_LID; l++)
+		a->resv[l] = e->guid;
+}
+
+static void unmark(struct adopt *a, const struct lid_entry *e)
+{
+	for (unsigned l = e->lid; l < e->lid + (1u << e->lmc) && l <= TOPO_MAX_UCAST_LID; l++)
+		a->resv[l] = 0;
+}
+
+/* On a takeover the ports hold what the last master gave them, and that is
+ * what the hosts use: our file (stale, or another SM's era) yields to it.
+ * Each port's held LID becomes its reservation, unless an earlier port
+ * already took that LID this way (two holders: the rules decide). */
+static void adopt_held(struct sm *sm, const struct lid_port *lp, size_t n)
+{
+	struct adopt a = { xcalloc(TOPO_MAX_UCAST_LID + 1u, sizeof(uint64_t)) };
+	uint8_t *taken = xcalloc(TOPO_MAX_UCAST_LID + 1u, 1);
+	unsigned adopted = 0;
+
+	lid_db_each(&sm->lids, mark, &a);
+	for (size_t i = 0; i < n; i++) {
+		const struct lid_claim *c = &lp[i].c;
+		unsigned span = 1u << c->lmc, l;
+		const struct lid_entry *e;
+
+		if (c->exclude || !c->held_known || !c->held || (c->held & (span - 1)) ||
+		    c->held + span - 1 > TOPO_MAX_UCAST_LID || memchr(taken + c->held, 1, span))
+			continue;
+		memset(taken + c->held, 1, span);
+		e = lid_db_get(&sm->lids, c->guid);
+		if (e && e->lid == c->held && e->lmc == c->lmc)
+			continue;
+		if (e)
+			unmark(&a, e);
+		for (l = c->held; l < c->held + span; l++)
+			if (a.resv[l] && (e = lid_db_get(&sm->lids, a.resv[l]))) {
+				unmark(&a, e);
+				lid_db_del(&sm->lids, e->guid);
+			}
+		lid_db_set(&sm->lids, c->guid, c->held, c->lmc, (uint64_t)time(NULL));
+		for (l = c->held; l < c->held + span; l++)
+			a.resv[l] = c->guid;
+		adopted++;
+	}
+	if (adopted)
+		log_notice("takeover: %u ports keep the LIDs they hold (the state file had others)",
+			   adopted);
+	free(a.resv);
+	free(taken);
+}
+
 static void assign(struct sm *sm, struct lid_port *lp, size_t n)
 {
 	struct lid_claim *c = xcalloc(n ? n : 1, sizeof(*c));
 	struct lid_alloc_stats st;
 	char err[256];
 
+	if (sm->takeover)
+		adopt_held(sm, lp, n);
 	for (size_t i = 0; i < n; i++)
 		c[i] = lp[i].c;
 	if (lid_alloc(&sm->lids, c, n, (uint64_t)time(NULL), &st) < 0) {

@@ -27,6 +27,7 @@
 #include "sm/light.h"
 #include "sm/log.h"
 #include "sm/sm.h"
+#include "sm/sminfo.h"
 
 struct scan_ctx {
 	struct sm *sm;
@@ -113,6 +114,8 @@ static void holddown_expired(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
 
+	if (!sm_is_master(sm))
+		return;
 	log_info("flap hold-down over: sweeping");
 	sm_sweep_start(sm);
 }
@@ -328,8 +331,8 @@ static void scan_switch(struct sm *sm, struct sm_node *n)
 
 static bool busy(struct sm *sm)
 {
-	if (!sm->fabric || sm->stopping)
-		return true;
+	if (!sm->fabric || sm->stopping || !sm_is_master(sm))
+		return true;   /* a standby sends no Set, and light sweeps send one */
 	if (sm->sweeping || sm->light.running) {
 		/* After the running operation, look again. */
 		sm->light.again = true;

@@ -36,6 +36,7 @@
 #include "sm/log.h"
 #include "sm/routejob.h"
 #include "sm/sm.h"
+#include "sm/sminfo.h"
 #include "sm/snap.h"
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
@@ -276,6 +277,8 @@ static void on_sweep_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
 
+	if (!sm_is_master(sm))
+		return;
 	sm_sweep_start(sm);
 	after_event(sm);
 }
@@ -412,6 +415,7 @@ static void events_setup(struct sm *sm)
 static void teardown(struct sm *sm)
 {
 	route_job_abandon(sm);
+	sm_sminfo_fini(sm);
 	linkset_free(&sm->pending_links);
 	ctl_fini(sm);   /* control socket */
 	sm_ar_free(sm);
@@ -505,6 +509,7 @@ static int run(struct sm *sm)
 		return 1;
 	engine_setup(sm);
 	events_setup(sm);
+	sm->state = SM_STATE_DISCOVERING;
 	/* A daemon nobody can ask or stop cleanly is not run. */
 	if (!sm->run.once && ctl_init(sm) < 0) {
 		fprintf(stderr, "ibsmd: cannot serve the control socket %s: %s\n",

@@ -332,7 +332,10 @@ static void routes_ready(struct sm *sm)
 	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_routed);
 	linkset_from_topo(&sm->pending_links, t);
 	sm->pending_change = linkset_compare(&sm->routed_links, &sm->pending_links);
-	repair = sm->pending_change == LINKS_SAME || sm->pending_change == LINKS_LOST_ONLY;
+	/* a takeover keeps what the switches hold wherever it still works:
+	 * the last master's history (its link set) is not ours */
+	repair = sm->pending_change == LINKS_SAME || sm->pending_change == LINKS_LOST_ONLY ||
+		 sm->takeover;
 	sm_routes_drop(sm);
 	route_opts_from_conf(sm, &o);
 	if (repair)

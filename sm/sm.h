@@ -24,6 +24,7 @@
 #include "routing/routing.h"
 #include "sm/audit.h"
 #include "sm/discover.h"
+#include "sm/election.h"
 #include "sm/fabric.h"
 #include "sm/lids.h"
 #include "sm/light.h"
@@ -47,12 +48,6 @@ struct sm_listener {
 };
 #define SM_MAX_LISTENERS 4
 
-enum sm_state {
-	SM_STATE_NOT_ACTIVE = 0,
-	SM_STATE_DISCOVERING = 1,
-	SM_STATE_STANDBY = 2,
-	SM_STATE_MASTER = 3,
-};
 
 struct sm_run_opts {
 	bool once;              /* one sweep, print the summary, exit */
@@ -90,6 +85,13 @@ struct sm {
 	struct mad_engine *eng;
 
 	enum sm_state state;
+	struct sm_peers peers;          /* the other SMs (sminfo.c) */
+	struct sm_poll poll;            /* as STANDBY: our polls of the master */
+	uint64_t master_guid;           /* the SM we follow (STANDBY, NOT_ACTIVE) */
+	uint64_t handed_to;             /* the SM we handed over to last */
+	struct event *ev_poll;
+	unsigned rescan_pending;        /* SMInfo queries of a rescan */
+	bool takeover;                  /* this sweep takes over from another SM */
 	struct sm_fabric *fabric;       /* last complete sweep */
 	uint64_t fabric_gen;            /* bumped each time fabric is replaced */
 	struct discover *disc;          /* discovery in progress */
@@ -168,6 +170,8 @@ void sm_portcfg_phase(struct sm *sm);    /* portcfg.c */
 void sm_route_phase(struct sm *sm);      /* program.c */
 void sm_activate_phase(struct sm *sm);   /* portcfg.c */
 void sm_sweep_finished(struct sm *sm);   /* sweep.c */
+/* The sweep ends here: another SM is master (sweep.c). */
+void sm_sweep_standing_by(struct sm *sm);
 
 /* The smp_* options into the running MAD engine (a reload). */
 void sm_smp_limits_apply(struct sm *sm);           /* main.c */

@@ -20,6 +20,7 @@
 #include "sm/dups.h"
 #include "sm/log.h"
 #include "sm/sm.h"
+#include "sm/sminfo.h"
 #include "sm/snap.h"
 
 #define ONCE_ATTEMPTS 10
@@ -223,8 +224,8 @@ void sm_sweep_finished(struct sm *sm)
 	sm->subnet_up = sm->st.errors == 0 && sm->have_routes && all_linked_active(sm->fabric);
 	if (sm->sweep_clean)
 		sm->retry_s = 0;
-	if (sm->subnet_up)
-		sm->state = SM_STATE_MASTER;
+	if (!sm->st.reroute)
+		sm->takeover = false;
 	sm_snap_publish(sm);
 	if (sm->run.dump_lfts && sm->have_routes) {
 		int err = fabric_dump_lfts(sm->fabric, &sm->routes, sm->run.dump_lfts);
@@ -248,11 +249,31 @@ void sm_sweep_finished(struct sm *sm)
 		once_verdict(sm);
 	if ((!sm->subnet_up || !sm->sweep_clean) && !sm->run.once && !sm->sweep_again)
 		sm_retry_later(sm);
+	sm_sminfo_after_sweep(sm);
 	if (sm->sweep_again) {
 		sm->sweep_again = false;
 		sm_sweep_start(sm);
 	} else if (sm->light.pending_sweep) {
 		sm_light_sweep(sm);
+	}
+}
+
+void sm_sweep_standing_by(struct sm *sm)
+{
+	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_done);
+	sm->sweeping = false;
+	sm->subnet_up = false;
+	sm->sweep_again = false;
+	log_notice("sweep %llu done in %.1f ms: standing by, SM %016llx is master",
+		   (unsigned long long)sm->sweeps, ts_diff_ms(&sm->st.t_start, &sm->st.t_done),
+		   (unsigned long long)sm->master_guid);
+	sm_event(sm, "sweep_done", NULL);
+	if (sm->run.once) {
+		print_summary(sm);
+		fprintf(stderr, "ibsmd: SM %016llx is master here: nothing configured\n",
+			(unsigned long long)sm->master_guid);
+		sm->exit_code = 1;
+		event_base_loopexit(sm->base, NULL);
 	}
 }
 
@@ -311,7 +332,7 @@ static void discovered(void *arg, struct sm_fabric *f, const struct discover_sta
 		discovery_only_done(sm);
 		return;
 	}
-	sm_lids_phase(sm);
+	sm_sminfo_phase(sm);   /* elects; a master goes on to sm_lids_phase() */
 }
 
 static void sweep_begin(struct sm *sm, bool reroute)
@@ -347,6 +368,8 @@ static void retry_due(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
 
+	if (!sm_is_master(sm))
+		return;
 	log_info("retrying after an unclean sweep");
 	sm_sweep_start(sm);
 }
@@ -395,8 +418,8 @@ void sm_event(struct sm *sm, const char *type, const struct sm_port *p)
 
 void sm_sweep_start(struct sm *sm)
 {
-	if (sm->stopping)
-		return;
+	if (sm->stopping || sm->state == SM_STATE_NOT_ACTIVE)
+		return;   /* disabled by the master: we send no SMP at all */
 	if (sm->sweeping) {
 		sm->sweep_again = true;
 		return;
