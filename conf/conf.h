@@ -138,7 +138,9 @@ void conf_free(struct sm_conf *c);
  */
 int conf_parse_buf(struct sm_conf *c, const char *name, const char *buf,
 		   size_t len, struct conf_errors *errs);
-/* conf_parse_buf() on a file; a missing or unreadable file is one error. */
+/* conf_parse_buf() on a file; a missing or unreadable file is one error,
+ * and so is anything but a regular file (a FIFO, device, directory...) or a
+ * file over CONF_MAX_FILE bytes: loading never blocks. */
 int conf_load_file(struct sm_conf *c, const char *path, struct conf_errors *errs);
 void conf_errors_init(struct conf_errors *errs);
 void conf_errors_free(struct conf_errors *errs);
