@@ -233,16 +233,21 @@ static void dispatch(struct ctl_client *cl, struct ctl_request *rq)
 	enum ctl_ret r;
 
 	if (!cmd) {
-		reply(cl, ctl_reply_error(rq->id, CTL_E_unknown_command, "no such command; try \"commands\""));
+		reply(cl, ctl_reply_error_field(rq->id, CTL_E_unknown_command,
+						"no such command; try \"commands\"", CTL_F_CMD));
 		return;
 	}
 	if (!ctl_access_allowed(cmd->access, cl->admin)) {
 		reply(cl, ctl_reply_error(rq->id, CTL_E_permission_denied, NULL));
 		return;
 	}
+	if (ctl_check_args(cmd->name, cmd->args, rq->args, rq) < 0) {
+		reply(cl, ctl_reply_error_field(rq->id, rq->err, rq->errmsg, rq->field));
+		return;
+	}
 	if (!c.args)
 		c.args = empty = json_object_new_object();
-	r = ctl_args_check(&c, cmd) < 0 ? CTL_ERROR : cmd->fn(&c, &result);
+	r = cmd->fn(&c, &result);
 	if (r == CTL_DONE)
 		reply(cl, ctl_reply_result(rq->id, result));
 	else if (r == CTL_ERROR)
@@ -261,7 +266,7 @@ static void handle_line(struct ctl_client *cl, const char *line, size_t len)
 		return;
 	cl->requests++;
 	if (ctl_parse_request(line, len, &rq) < 0)
-		reply(cl, ctl_reply_error(rq.id, rq.err, rq.errmsg));
+		reply(cl, ctl_reply_error_field(rq.id, rq.err, rq.errmsg, rq.field));
 	else
 		dispatch(cl, &rq);
 	ctl_request_free(&rq);

@@ -28,58 +28,6 @@
 
 /* ---- arguments ---- */
 
-static bool arg_listed(const char *spec, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = spec; *p;) {
-		while (*p == ' ')
-			p++;
-		if (*p == '?' || *p == '!')
-			p++;
-		if (strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
-			return true;
-		while (*p && *p != ' ')
-			p++;
-	}
-	return false;
-}
-
-static int required_present(struct ctl_call *c, const char *spec)
-{
-	char name[32];
-
-	for (const char *p = spec; *p;) {
-		size_t n = 0;
-		bool opt;
-
-		while (*p == ' ')
-			p++;
-		opt = *p == '?' || *p == '!';
-		p += opt;
-		while (*p && *p != ' ' && n < sizeof(name) - 1)
-			name[n++] = *p++;
-		name[n] = '\0';
-		if (n && !opt && !json_object_object_get_ex(c->args, name, NULL)) {
-			ctl_fail(c, CTL_E_invalid_args, "missing argument \"%s\"", name);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int ctl_args_check(struct ctl_call *c, const struct ctl_cmd *cmd)
-{
-	json_object_object_foreach(c->args, key, val) {
-		(void)val;
-		if (!arg_listed(cmd->args, key)) {
-			ctl_fail(c, CTL_E_invalid_args, "%s takes no argument \"%.64s\"", cmd->name, key);
-			return -1;
-		}
-	}
-	return required_present(c, cmd->args);
-}
-
 int ctl_arg_str(struct ctl_call *c, const char *name, const char **out)
 {
 	json_object *v;

@@ -70,11 +70,10 @@ struct ctl_client {
 /* Handler helpers. */
 enum ctl_ret ctl_fail(struct ctl_call *c, enum ctl_error e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Argument getters: 1 found, 0 absent, -1 wrong type (c->err set). */
+/* Argument getters: 1 found, 0 absent, -1 wrong type (c->err set). The
+ * arguments have passed ctl_check_args() against cmd->args already. */
 int ctl_arg_str(struct ctl_call *c, const char *name, const char **out);
 int ctl_arg_bool(struct ctl_call *c, const char *name, bool *out);
-/* Rejects arguments not named in cmd->args. */
-int ctl_args_check(struct ctl_call *c, const struct ctl_cmd *cmd);
 
 /* Server services for handlers (ctl.c). */
 void ctl_subscribe(struct ctl_client *cl);

@@ -6,9 +6,13 @@
  *   {"hello":"ibsmd","protocol_version":1,"version":"0.1","admin":false}
  * then answers requests
  *   {"id":ID,"cmd":"NAME","args":{...}}
- * with exactly one reply carrying the same id (any JSON scalar; null when the
- * request had none or could not be parsed):
+ * with exactly one reply carrying the same id (an integer, a string or null;
+ * null when the request had none or could not be parsed):
  *   {"id":ID,"result":{...}}   or   {"id":ID,"error":{"code":"...","message":"..."}}
+ * An error about one member of the request or of its args also names it:
+ *   {"id":ID,"error":{"code":"invalid_args","message":"...","field":"nod"}}
+ * Requests are strict JSON (see ctl/ctl_json.h): no duplicate member names,
+ * no "\u0000" in strings, UTF-8, only id, cmd and args at the top level.
  * Subscribed clients also get events, which never carry "id":
  *   {"event":"sweep_done","time":..., "data":{...}}
  *
@@ -41,6 +45,7 @@
 #define CTL_F_ERROR "error"
 #define CTL_F_CODE "code"
 #define CTL_F_MESSAGE "message"
+#define CTL_F_FIELD "field"          /* in an error: the member at fault */
 #define CTL_F_EVENT "event"
 #define CTL_F_DATA "data"
 
@@ -90,8 +95,9 @@ enum ctl_access {
  * X(code, meaning). Stable: only append.
  */
 #define CTL_ERRORS(X) \
-	X(parse_error, "the request line is not valid JSON") \
-	X(invalid_request, "valid JSON but not a request object") \
+	X(parse_error, "the request line is not strict JSON (RFC 8259, UTF-8, no duplicate " \
+	  "member names, no \\u0000 in strings, nesting up to 16)") \
+	X(invalid_request, "valid JSON but not a request object (id, cmd, args)") \
 	X(unknown_command, "no such command") \
 	X(invalid_args, "an argument is missing, unknown or malformed") \
 	X(permission_denied, "the command needs admin rights") \
