@@ -131,6 +131,19 @@ static const struct conf_opt opts[] = {
 	    "Empty: root only; everybody may run read-only commands."),
 	UINT(max_clients, 1, 1024, "64", NULL, true,
 	     "Maximum concurrent control-socket connections."),
+	UINT(max_clients_per_uid, 1, 1024, "16", NULL, true,
+	     "Maximum concurrent control-socket connections of one user (peer "
+	     "uid) who is not an admin. Admins (root, the daemon's own user, "
+	     "members of socket_group) are bound by max_clients only."),
+	UINT(admin_clients, 0, 1024, "8", NULL, true,
+	     "Control-socket connections, out of max_clients, that only admins "
+	     "may take: other users together get at most max_clients - "
+	     "admin_clients, so they cannot lock root out."),
+	UINT(client_idle_timeout, 0, 86400, "60", "s", true,
+	     "A control connection that is not subscribed to events, waits for "
+	     "no sweep, and has neither sent a request nor taken any of its "
+	     "replies for this long is closed with an idle_timeout error. "
+	     "0: never."),
 	ENUM(log_level, log_levels, "info", true,
 	     "Least severe message level that is logged."),
 	BOOL(ar_enable, "no", true,

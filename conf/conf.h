@@ -84,6 +84,9 @@ struct sm_conf {
 	char *socket_path;
 	char *socket_group;
 	unsigned max_clients;
+	unsigned max_clients_per_uid;
+	unsigned admin_clients;
+	unsigned client_idle_timeout;
 	int log_level;                 /* enum conf_log_level */
 	/* adaptive routing */
 	bool ar_enable;

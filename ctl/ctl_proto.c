@@ -15,6 +15,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl/ctl_json.h"
@@ -350,6 +351,45 @@ const char *ctl_to_line(json_object *o, size_t *len)
 	const char *s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, len);
 
 	return s;
+}
+
+char *ctl_stream_head(json_object *id, const char *key, size_t *len)
+{
+	json_object *k = json_object_new_string(key);
+	const char *ids = id ? json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN) : "null";
+	const char *ks = json_object_to_json_string_ext(k, JSON_C_TO_STRING_PLAIN);
+	size_t n = strlen(ids) + strlen(ks) + 32;
+	char *head = malloc(n);
+
+	if (!head)
+		abort();
+	*len = (size_t)snprintf(head, n, "{\"%s\":%s,\"%s\":{%s:[", CTL_F_ID, ids, CTL_F_RESULT, ks);
+	json_object_put(k);
+	return head;
+}
+
+int ctl_admit(const struct ctl_limits *l, const struct ctl_counts *n, bool admin,
+	      char *why, size_t len)
+{
+	unsigned others = l->max_clients > l->admin_slots ? l->max_clients - l->admin_slots : 0;
+
+	if (n->total >= l->max_clients) {
+		snprintf(why, len, "too many clients (max_clients %u)", l->max_clients);
+		return -1;
+	}
+	if (admin)
+		return 0;
+	if (n->nonadmin >= others) {
+		snprintf(why, len, "too many clients: the %u free connections are for admins "
+			 "(admin_clients %u)", l->max_clients - n->total, l->admin_slots);
+		return -1;
+	}
+	if (n->same_uid >= l->per_uid) {
+		snprintf(why, len, "too many connections of this user (max_clients_per_uid %u)",
+			 l->per_uid);
+		return -1;
+	}
+	return 0;
 }
 
 bool ctl_peer_is_admin(const struct ctl_peer *p, uid_t daemon_uid, bool have_group, gid_t group)

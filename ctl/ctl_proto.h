@@ -67,6 +67,29 @@ json_object *ctl_json_fixed(double v, int decimals);
 /* Serialized, without the '\n'; valid while o lives. */
 const char *ctl_to_line(json_object *o, size_t *len);
 
+/* A reply {"id":ID,"result":{KEY:[item,...]}} written in parts: this
+ * head (malloc'ed, *len bytes, no NUL counted), the items separated by
+ * ',', then CTL_STREAM_TAIL. Together they are what ctl_to_line() gives
+ * for ctl_reply_result() of the same, and a '\n'. */
+char *ctl_stream_head(json_object *id, const char *key, size_t *len);
+#define CTL_STREAM_TAIL "]}}\n"
+
+/* Connection limits (the configuration's max_clients,
+ * max_clients_per_uid, admin_clients, client_idle_timeout). */
+struct ctl_limits {
+	unsigned max_clients, per_uid, admin_slots, idle_timeout_s;
+};
+/* Connections served: all, those without admin rights, and those of the
+ * newcomer's uid without admin rights. */
+struct ctl_counts {
+	unsigned total, nonadmin, same_uid;
+};
+/* Whether a newcomer may be served: 0, or -1 with the reason in why. An
+ * admin needs only a free slot; anybody else also one outside the
+ * admin_slots reserved for admins, and their uid below per_uid. */
+int ctl_admit(const struct ctl_limits *l, const struct ctl_counts *n, bool admin,
+	      char *why, size_t len);
+
 /* uid 0 and the daemon's own uid are admins, and so is a peer whose primary
  * or supplementary group is socket_group (when one is configured). */
 bool ctl_peer_is_admin(const struct ctl_peer *p, uid_t daemon_uid, bool have_group, gid_t group);

@@ -29,10 +29,20 @@
 
 #define CTL_PROTOCOL_VERSION 1
 #define CTL_MAX_REQUEST 65536          /* bytes per request line, '\n' included */
-#define CTL_MAX_OUTQ (64u << 20)       /* queued output bytes above which a
-					* reply drops the client */
+/*
+ * What a client may cost the daemon. A request is read only once every
+ * reply before it has been taken, and large replies are written a chunk
+ * at a time, so a client that never reads holds one reply. On top:
+ */
+#define CTL_MAX_OUTQ (4u << 20)        /* unsent bytes above which a reply
+					* drops the client */
 #define CTL_MAX_EVQ (1u << 20)         /* same for an event: a subscriber that
 					* stopped reading is dropped sooner */
+#define CTL_MAX_QUEUED (32u << 20)     /* unsent bytes of all clients, and the
+					* fabric copies their replies read: above
+					* it the client with most unsent goes */
+#define CTL_CLIENT_SHARE 25            /* per cent of the loop's time clients
+					* without admin rights get together */
 #define CTL_DEFAULT_SOCKET "/run/ibsmd/ibsmd.sock"
 
 /* Field names. */
@@ -105,8 +115,9 @@ enum ctl_access {
 	X(not_ready, "no fabric or routes yet (first sweep not done)") \
 	X(too_large, "the request exceeds the size limit") \
 	X(failed, "the command ran and failed (see message)") \
-	X(busy, "the daemon cannot take the request now") \
-	X(internal, "a bug in ibsmd")
+	X(busy, "the daemon cannot take the request or connection now") \
+	X(internal, "a bug in ibsmd") \
+	X(idle_timeout, "the connection was idle too long and is closed")
 
 #define CTL_ERR_ENUM(code, meaning) CTL_E_##code,
 enum ctl_error { CTL_ERRORS(CTL_ERR_ENUM) CTL_E_COUNT };

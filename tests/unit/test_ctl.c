@@ -2,8 +2,9 @@
  * DOC: unit tests of the control protocol codec (ctl/ctl_proto.c,
  * ctl/ctl_json.c) and of the shared command and error tables
  * (include/ibsm/ctl_proto.h): strict request decoding and its error
- * replies, argument checks, framing of what we send, the access rule, and
- * the stability and completeness of the tables.
+ * replies, argument checks, framing of what we send (streamed replies
+ * too), the access and admission rules, and the stability and
+ * completeness of the tables.
  */
 #include "config.h"
 
@@ -326,13 +327,91 @@ static void test_reply_error(void **state)
 	json_object_put(rep);
 }
 
+/* A streamed reply is byte for byte what the whole one would be. */
+static void expect_stream(json_object *id, const char *key, int nitems)
+{
+	json_object *a = json_object_new_array(), *res = json_object_new_object(), *rep;
+	char *whole, *head, buf[4096];
+	size_t len, hlen, used;
+
+	for (int i = 0; i < nitems; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "i", json_object_new_int(i));
+		json_object_object_add(o, "s", json_object_new_string("a/\"b\"\n"));
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(res, key, a);
+	rep = ctl_reply_result(id, res);
+	whole = strdup(ctl_to_line(rep, &len));
+	head = ctl_stream_head(id, key, &hlen);
+	memcpy(buf, head, hlen);
+	used = hlen;
+	for (int i = 0; i < nitems; i++) {
+		const char *s = json_object_to_json_string_ext(json_object_array_get_idx(a, (size_t)i),
+							       JSON_C_TO_STRING_PLAIN);
+
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s", i ? "," : "", s);
+	}
+	used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s", CTL_STREAM_TAIL);
+	assert_int_equal(used, len + 1);
+	assert_memory_equal(buf, whole, len);
+	assert_int_equal(buf[len], '\n');
+	free(head);
+	free(whole);
+	json_object_put(rep);
+}
+
+static void test_stream_framing(void **state)
+{
+	json_object *n = json_object_new_int(42), *s = json_object_new_string("x/\"y\"\u00e9");
+
+	expect_stream(n, "nodes", 3);
+	expect_stream(s, "links", 1);
+	expect_stream(NULL, "ports", 0);
+	json_object_put(n);
+	json_object_put(s);
+}
+
+static void test_admit(void **state)
+{
+	struct ctl_limits l = { .max_clients = 64, .per_uid = 16, .admin_slots = 8 };
+	struct ctl_counts n = { 0, 0, 0 };
+	char why[160];
+
+	assert_int_equal(ctl_admit(&l, &n, false, why, sizeof(why)), 0);
+	/* one user at the per-uid limit; another user still gets in */
+	n = (struct ctl_counts){ 16, 16, 16 };
+	assert_int_equal(ctl_admit(&l, &n, false, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "max_clients_per_uid 16"));
+	n.same_uid = 0;
+	assert_int_equal(ctl_admit(&l, &n, false, why, sizeof(why)), 0);
+	/* users without admin rights hold 56: the last 8 are for admins */
+	n = (struct ctl_counts){ 56, 56, 3 };
+	assert_int_equal(ctl_admit(&l, &n, false, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "admin_clients 8"));
+	assert_int_equal(ctl_admit(&l, &n, true, why, sizeof(why)), 0);
+	/* admins hold some too: everybody else still gets only 56 */
+	n = (struct ctl_counts){ 60, 55, 0 };
+	assert_int_equal(ctl_admit(&l, &n, false, why, sizeof(why)), 0);
+	/* all full: even an admin is refused */
+	n = (struct ctl_counts){ 64, 56, 0 };
+	assert_int_equal(ctl_admit(&l, &n, true, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "max_clients 64"));
+	/* more reserved slots than slots: admins only */
+	l.admin_slots = 100;
+	n = (struct ctl_counts){ 0, 0, 0 };
+	assert_int_equal(ctl_admit(&l, &n, false, why, sizeof(why)), -1);
+	assert_int_equal(ctl_admit(&l, &n, true, why, sizeof(why)), 0);
+}
+
 /* Codes are part of the interface: this list may only grow at the end. */
 static void test_error_codes_stable(void **state)
 {
 	static const char *const expected[] = {
 		"parse_error", "invalid_request", "unknown_command", "invalid_args",
 		"permission_denied", "not_found", "not_ready", "too_large", "failed", "busy",
-		"internal",
+		"internal", "idle_timeout",
 	};
 
 	assert_true(CTL_E_COUNT >= sizeof(expected) / sizeof(expected[0]));
@@ -438,6 +517,8 @@ int main(void)
 		cmocka_unit_test(test_parse_members),
 		cmocka_unit_test(test_check_args),
 		cmocka_unit_test(test_reply_field),
+		cmocka_unit_test(test_stream_framing),
+		cmocka_unit_test(test_admit),
 		cmocka_unit_test(test_reply_result),
 		cmocka_unit_test(test_reply_error),
 		cmocka_unit_test(test_error_codes_stable),
