@@ -18,9 +18,9 @@
  *  - Fairness: at most CTL_TURN_UNITS requests or chunks per client per
  *    loop turn, then a zero-delay timer lets every other fd (the umad pump,
  *    other clients) have its turn. Clients without admin rights together
- *    get at most CTL_CLIENT_SHARE per cent of the loop's time (a token
- *    bucket on the measured duration of their work); admins are served
- *    at once.
+ *    get at most CTL_CLIENT_SHARE per cent of the loop's time, and
+ *    CTL_CLIENT_SHARE_SWEEP while a sweep runs (a token bucket on the
+ *    measured duration of their work); admins are served at once.
  *  - Memory: a reply or event for a client with more than CTL_MAX_OUTQ
  *    (CTL_MAX_EVQ for an event) unsent drops it, and so does, after any
  *    output grows, everything queued for all clients plus the views they
@@ -39,13 +39,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "ctl/ctl_int.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
-#define SHARE_BURST_US 2000      /* credit the clients may save up */
+#define SHARE_BURST_US 1000      /* credit the clients may save up */
 
 static void client_work(struct ctl_client *cl);
 
@@ -58,7 +59,11 @@ size_t ctl_client_queued(const struct ctl_client *cl)
 }
 
 /* Hand what we can to the kernel now rather than on the next loop turn:
- * under the simulator every turn includes a pump of up to a millisecond.
+ * under the simulator every turn includes a pump of up to a millisecond,
+ * and a connection closed right after (idle timeout) still gets its last
+ * line. A socket bufferevent keeps the start of its output frozen so that
+ * only it drains the buffer, and evbuffer_write() refuses a frozen buffer:
+ * unfreeze around the write, as the bufferevent's own write callback does.
  * What does not fit stays queued for the bufferevent; errors show up
  * there too. */
 static void flush(struct ctl_client *cl)
@@ -68,7 +73,9 @@ static void flush(struct ctl_client *cl)
 
 	if (!evbuffer_get_length(out))
 		return;
+	evbuffer_unfreeze(out, 1);
 	n = evbuffer_write(out, bufferevent_getfd(cl->bev));
+	evbuffer_freeze(out, 1);
 	if (n > 0)
 		cl->last_active_ms = ctl_now_ms();
 	else if (n < 0 && errno != EAGAIN && errno != EINTR)
@@ -332,35 +339,60 @@ static void resume_in(struct ctl_client *cl, uint64_t us)
 }
 
 /* Whether a client without admin rights may work now; if not, it is
- * resumed when the shared credit is positive again. */
+ * resumed when the shared credit is positive again. A sweep waits for
+ * the fabric between two pumps of the loop: whatever runs in between
+ * delays it, so while one runs the share is smaller. */
 static bool share_ready(struct ctl_client *cl, uint64_t now)
 {
 	struct ctl_share *s = &cl->ctl->share;
+	int64_t pct = cl->ctl->sm->sweeping ? CTL_CLIENT_SHARE_SWEEP : CTL_CLIENT_SHARE;
 
-	s->credit_us += (int64_t)((now - s->at_us) * CTL_CLIENT_SHARE / 100);
+	/* in hundredths of a microsecond: a refill of pct per microsecond is
+	 * never rounded away, however often this runs */
+	s->credit += (int64_t)(now - s->at_us) * pct;
 	s->at_us = now;
-	if (s->credit_us > SHARE_BURST_US)
-		s->credit_us = SHARE_BURST_US;
-	if (s->credit_us > 0)
+	if (s->credit > SHARE_BURST_US * 100)
+		s->credit = SHARE_BURST_US * 100;
+	if (s->credit > 0)
 		return true;
-	resume_in(cl, (uint64_t)(-s->credit_us) * 100 / CTL_CLIENT_SHARE + 1);
+	resume_in(cl, (uint64_t)(-s->credit / pct) + 1);
 	return false;
+}
+
+/* Reading is on only while a request could be taken now. Otherwise the
+ * input waits (the kernel holds what does not fit), and must: libevent
+ * (2.1.12) calls the read callback again and again, deferred, while a
+ * reading bufferevent's input stays at its high watermark, which made a
+ * blocked client spin the loop. */
+static void read_gate(struct ctl_client *cl)
+{
+	bool want = !cl->dead && !cl->stream && !evtimer_pending(cl->ev_resume, NULL) &&
+		    !evbuffer_get_length(bufferevent_get_output(cl->bev));
+	bool on = bufferevent_get_enabled(cl->bev) & EV_READ;
+
+	if (want && !on)
+		bufferevent_enable(cl->bev, EV_READ);
+	else if (!want && on)
+		bufferevent_disable(cl->bev, EV_READ);
 }
 
 static void client_work(struct ctl_client *cl)
 {
-	for (int i = 0; i < CTL_TURN_UNITS; i++) {
+	int i;
+
+	for (i = 0; i < CTL_TURN_UNITS && !cl->dead; i++) {
 		uint64_t t0 = ctl_now_us();
 
-		if (cl->dead || (!cl->admin && !share_ready(cl, t0)))
-			return;
+		if (!cl->admin && !share_ready(cl, t0))
+			break;
 		if (!work_unit(cl))
-			return;
+			break;
 		if (!cl->admin)
-			cl->ctl->share.credit_us -= (int64_t)(ctl_now_us() - t0);
+			cl->ctl->share.credit -= (int64_t)(ctl_now_us() - t0) * 100;
 	}
-	if (!cl->dead)
+	if (i == CTL_TURN_UNITS && !cl->dead)
 		resume_in(cl, 0);
+	read_gate(cl);
 }
 
 static void on_resume(evutil_socket_t fd, short what, void *arg)
@@ -421,10 +453,22 @@ void ctl_client_free(struct ctl_client *cl)
 	free(cl);
 }
 
+/* The kernel queues up to SO_SNDBUF (doubled by Linux) for a client that
+ * does not read: its default, 208 KiB, is 17 "nodes" replies of a
+ * 90-node fabric made for nobody. A chunk of a stream is enough. */
+static void small_sndbuf(int fd)
+{
+	int size = CTL_STREAM_CHUNK;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) < 0)
+		log_debug("control: SO_SNDBUF: %s", strerror(errno));
+}
+
 void ctl_client_new(struct ctl *ctl, int fd, const struct ctl_peer *peer, bool admin)
 {
 	struct ctl_client *cl = xcalloc(1, sizeof(*cl));
 
+	small_sndbuf(fd);
 	cl->ctl = ctl;
 	cl->peer = *peer;
 	cl->admin = admin;

@@ -42,10 +42,10 @@ struct ctl_ratelog {
 };
 
 /* Loop time that clients without admin rights may use together, as a
- * token bucket in microseconds: a request or chunk of theirs runs only
- * while the credit is positive, and its measured duration is taken off. */
+ * token bucket: a request or chunk of theirs runs only while the credit
+ * is positive, and its measured duration is taken off. */
 struct ctl_share {
-	int64_t credit_us;
+	int64_t credit;         /* hundredths of a microsecond */
 	uint64_t at_us;         /* last refill */
 };
 

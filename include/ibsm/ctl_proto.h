@@ -43,6 +43,7 @@
 					* it the client with most unsent goes */
 #define CTL_CLIENT_SHARE 25            /* per cent of the loop's time clients
 					* without admin rights get together */
+#define CTL_CLIENT_SHARE_SWEEP 5       /* the same while a sweep runs */
 #define CTL_DEFAULT_SOCKET "/run/ibsmd/ibsmd.sock"
 
 /* Field names. */
