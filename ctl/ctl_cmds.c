@@ -607,6 +607,25 @@ static enum ctl_ret cmd_subscribe(struct ctl_call *c, json_object **res)
 	return CTL_DONE;
 }
 
+/* What a connection may cost, as in force now (ibsmctl help shows it). */
+static json_object *limits_json(const struct ctl *ctl)
+{
+	struct ctl_limits l = ctl_limits_now(ctl);
+	json_object *o = json_object_new_object();
+
+	ADD(o, "max_clients", JINT(l.max_clients));
+	ADD(o, "admin_clients", JINT(l.admin_slots));
+	ADD(o, "max_clients_per_uid", JINT(l.per_uid));
+	ADD(o, "client_idle_timeout", JINT(l.idle_timeout_s));
+	ADD(o, "max_request_bytes", JINT(CTL_MAX_REQUEST));
+	ADD(o, "max_unread_bytes", JINT(CTL_MAX_OUTQ));
+	ADD(o, "max_unread_event_bytes", JINT(CTL_MAX_EVQ));
+	ADD(o, "max_queued_bytes", JINT(CTL_MAX_QUEUED));
+	ADD(o, "client_share_percent", JINT(CTL_CLIENT_SHARE));
+	ADD(o, "client_share_sweep_percent", JINT(CTL_CLIENT_SHARE_SWEEP));
+	return o;
+}
+
 static enum ctl_ret cmd_commands(struct ctl_call *c, json_object **res)
 {
 	json_object *a = json_object_new_array(), *e, *o;
@@ -628,6 +647,7 @@ static enum ctl_ret cmd_commands(struct ctl_call *c, json_object **res)
 	ADD(*res, "protocol_version", JINT(CTL_PROTOCOL_VERSION));
 	ADD(*res, "commands", a);
 	ADD(*res, "errors", e);
+	ADD(*res, "limits", limits_json(c->ctl));
 	return CTL_DONE;
 }
 

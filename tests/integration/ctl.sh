@@ -93,6 +93,8 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 done
 grep -q '^verify: *OK' "$SIM_DIR/out" || die "routing: $(cat "$SIM_DIR/out")"
 ctl commands | grep -q 'reroute' || die "commands"
+ctl help | grep -q '^limits: 80 connections, 8 of them for admins, 16 per other user; idle ones closed after 5 s' ||
+	die "help does not show the limits in force: $(ctl help | tail -3)"
 ctl topology --dot >"$SIM_DIR/dot" || die "topology --dot"
 grep -q '^graph fabric' "$SIM_DIR/dot" && [ "$(grep -c -- ' -- ' "$SIM_DIR/dot")" = 64 ] ||
 	die "topology --dot: not 64 links"

@@ -2,8 +2,9 @@
 # DOC: the control socket under abuse (issue 17), on ibsim's 90-node fat
 # tree, while a flapping link keeps ibsmd sweeping.
 #
-# Users without admin rights (setpriv as nobody and two more uids, through
-# tests/integration/ctl_abuse.py):
+# First, events never split a streamed reply (a slow subscriber pipelines
+# "ports" while sweeps run). Then users without admin rights (setpriv as
+# nobody and more uids, through tests/integration/ctl_abuse.py):
 #  1. flood: 30 connections each that pipeline "nodes" and never read.
 #     Asserts: peak RSS within 64 MiB of the idle RSS, an admin's "status"
 #     round trip below 10 ms (p90), heavy sweeps not slowed by more than
@@ -101,6 +102,61 @@ measure() {
 	wait "$_p" || die "probe failed"
 	msg "$(basename "$2"): status $(jf "$2.probe" '"median %s p90 %s p99 %s max %s ms" % (r["rtt_median_ms"], r["rtt_p90_ms"], r["rtt_p99_ms"], r["rtt_max_ms"])'); sweeps $(jf "$2.sweeps" '"%d, median %s p90 %s ms" % (r["sweeps"], r["median_ms"], r["p90_ms"])'); RSS max $(jf "$2.probe" 'r["rss_max_kb"]') kB; ibsmd CPU $(jf "$2.probe" 'r["daemon_cpu_pct"]') %; load $(cut -d' ' -f1 /proc/loadavg)"
 }
+
+# ---- 0. events and streamed replies ----
+# A subscriber's events never land inside a streamed reply: one that
+# reads 200 KB/s pipelines "ports" (about 70 KB each, several chunks, so
+# a reply is half written most of the time) while another connection
+# sweeps again and again and the link flaps.
+python3 - "$SOCK" <<'EOF' || die "events and streamed replies"
+import json, socket, sys, threading, time
+path = sys.argv[1]
+done = False
+
+def conn():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    f = s.makefile("rwb")
+    f.readline()
+    return s, f
+
+def sweeps():
+    s, f = conn()
+    i = 0
+    while not done:
+        i += 1
+        f.write(b'{"id":%d,"cmd":"sweep","args":{"wait":true}}\n' % i); f.flush()
+        while json.loads(f.readline()).get("id") != i:
+            pass
+    s.close()
+
+s, f = conn()
+f.write(b'{"id":0,"cmd":"subscribe"}\n'); f.flush()
+assert json.loads(f.readline())["id"] == 0
+t = threading.Thread(target=sweeps)
+t.start()
+s.sendall(b"".join(b'{"id":%d,"cmd":"ports"}\n' % i for i in range(1, 13)))
+buf, ids, events, want = b"", [], 0, None
+while len(ids) < 12:
+    buf += s.recv(4096)
+    time.sleep(0.02)
+    while b"\n" in buf:
+        line, buf = buf.split(b"\n", 1)
+        m = json.loads(line)    # a line split by an event would not parse
+        if "event" in m:
+            events += 1
+            continue
+        n = len(m["result"]["ports"])
+        assert want in (None, n), (want, n)
+        want = n
+        ids.append(m["id"])
+done = True
+t.join()
+assert ids == list(range(1, 13)), ids
+assert events > 10, "only %d events came meanwhile" % events
+print("ctl_abuse.sh: streamed replies: 12 in order, %d ports each, %d events between them"
+      % (want, events), file=sys.stderr)
+EOF
 
 # ---- 1. flood ----
 sleep 2    # the first light sweeps and the flapping under way
