@@ -169,11 +169,17 @@ static void close_idle(struct ctl *ctl, uint64_t now)
 }
 
 /* glibc keeps freed memory in the heap for reuse; after a burst of
- * queued output it is given back once the queues are nearly empty. */
+ * queued output it is given back once the queues are nearly empty. The
+ * shared view goes too once no stream reads it (the next request takes a
+ * new one). */
 static void trim(struct ctl *ctl)
 {
 	size_t total = 0;
 
+	if (ctl->view && ctl_view_alone(ctl->view)) {
+		ctl_view_unref(ctl->view);
+		ctl->view = NULL;
+	}
 	if (ctl->queued_peak < CTL_TRIM_AFTER)
 		return;
 	for (struct ctl_client *cl = ctl->clients; cl; cl = cl->next)

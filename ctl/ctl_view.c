@@ -263,6 +263,11 @@ struct ctl_view *ctl_view_ref(struct ctl_view *v)
 	return v;
 }
 
+bool ctl_view_alone(const struct ctl_view *v)
+{
+	return v->refs == 1;
+}
+
 void ctl_view_unref(struct ctl_view *v)
 {
 	if (!v || --v->refs)

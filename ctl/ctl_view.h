@@ -37,6 +37,8 @@ struct ctl_view *ctl_view_take(const struct sm_fabric *f);
 bool ctl_view_same(const struct ctl_view *a, const struct ctl_view *b);
 struct ctl_view *ctl_view_ref(struct ctl_view *v);
 void ctl_view_unref(struct ctl_view *v);
+/* True when the caller's reference is the only one. */
+bool ctl_view_alone(const struct ctl_view *v);
 /* Heap bytes the view holds. */
 size_t ctl_view_bytes(const struct ctl_view *v);
 /* For counting views once: true the first time it is called with epoch. */
