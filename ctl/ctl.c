@@ -199,6 +199,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	struct ctl_ratelog *logs[] = { &ctl->refusals, &ctl->drops, &ctl->idles };
 
 	close_idle(ctl, now);
+	ctl_budget_check(ctl);
 	trim(ctl);
 	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++)
 		if (now - logs[i]->since_ms >= CTL_LOG_INTERVAL * 1000u)

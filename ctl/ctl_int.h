@@ -76,6 +76,7 @@ struct ctl {
 	struct ctl_share share;
 	struct ctl_ratelog refusals, drops, idles;
 	size_t queued_peak;             /* most bytes queued since the last trim */
+	size_t queued_since;            /* bytes queued since the last count */
 };
 
 enum ctl_ret {
@@ -204,8 +205,9 @@ size_t ctl_client_queued(const struct ctl_client *cl);
  * timeout_ms. */
 bool ctl_client_idle(const struct ctl_client *cl, uint64_t now_ms, uint64_t timeout_ms);
 /* Drops the clients with the most unsent bytes while everything queued
- * (views included) is over CTL_MAX_QUEUED; run soon after output grows. */
-void ctl_budget_soon(struct ctl *ctl);
+ * (views included) is over CTL_MAX_QUEUED. ctl_queued() notes bytes
+ * queued and has the check run soon when they could pass the limit. */
+void ctl_queued(struct ctl *ctl, size_t bytes);
 void ctl_budget_check(struct ctl *ctl);
 
 /* ctl_reload.c */
