@@ -65,6 +65,7 @@ struct conn {
 	int fd;
 	char *buf;
 	size_t len, cap;
+	size_t scanned;        /* bytes of buf known to hold no '\n' */
 	int timeout_ms;
 	bool admin;
 };
@@ -87,6 +88,12 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < NLOCAL; i++)
 		fprintf(out, "  %-11s %-8s %s\n", local_cmds[i].name, local_cmds[i].args,
 			local_cmds[i].help);
+	fprintf(out, "\nlimits (ibsmctl(8), LIMITS; \"ibsmctl help\" shows those in force):\n"
+		"  connections: max_clients, admin_clients of them for admins only,\n"
+		"  max_clients_per_uid for any other user; idle ones are closed after\n"
+		"  client_idle_timeout s. A request line is at most %d bytes; the next one is\n"
+		"  read once the replies before it were read. Exit status 3 when refused.\n",
+		CTL_MAX_REQUEST);
 }
 
 static const struct cmd_info *find_cmd(const char *name)
@@ -157,18 +164,22 @@ static int fill(struct conn *c)
 	return 0;
 }
 
-/* Next message, or NULL on EOF, timeout or garbage. */
+/* Next message, or NULL on EOF, timeout or garbage. A large reply comes
+ * in many reads: each is searched for the end of the line only once. */
 static json_object *conn_read(struct conn *c)
 {
 	char *nl;
 	json_object *o;
 
-	while (!c->len || !(nl = memchr(c->buf, '\n', c->len)))
+	while (c->scanned == c->len || !(nl = memchr(c->buf + c->scanned, '\n', c->len - c->scanned))) {
+		c->scanned = c->len;
 		if (fill(c) < 0)
 			return NULL;
+	}
 	*nl = '\0';
 	o = json_tokener_parse(c->buf);
 	c->len -= (size_t)(nl + 1 - c->buf);
+	c->scanned = 0;
 	memmove(c->buf, nl + 1, c->len);
 	if (!o)
 		fprintf(stderr, "ibsmctl: unparsable message from ibsmd\n");

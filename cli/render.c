@@ -254,6 +254,19 @@ static void r_sweep(json_object *r)
 		printf("note: %s\n", str(r, "note"));
 }
 
+/* The connection limits in force (older daemons do not send them). */
+static void r_limits(json_object *l)
+{
+	if (!l)
+		return;
+	printf("limits: %s connections, %s of them for admins, %s per other user; "
+	       "idle ones closed after %s s;\n", str(l, "max_clients"), str(l, "admin_clients"),
+	       str(l, "max_clients_per_uid"), str(l, "client_idle_timeout"));
+	printf("  requests up to %s bytes, read once earlier replies are read; a client is "
+	       "dropped with %s bytes of replies unread\n", str(l, "max_request_bytes"),
+	       str(l, "max_unread_bytes"));
+}
+
 static void r_commands(json_object *r)
 {
 	json_object *a = get(r, "commands");
@@ -267,6 +280,7 @@ static void r_commands(json_object *r)
 		       admin ? " [admin]" : "");
 	}
 	printf("local: help, watch, topology [--dot], completion bash\n");
+	r_limits(get(r, "limits"));
 }
 
 static const struct {

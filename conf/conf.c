@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -156,6 +157,19 @@ static const struct conf_opt opts[] = {
 	    "Empty: root only; everybody may run read-only commands."),
 	UINT(max_clients, 1, 1024, "64", NULL, true,
 	     "Maximum concurrent control-socket connections."),
+	UINT(max_clients_per_uid, 1, 1024, "16", NULL, true,
+	     "Maximum concurrent control-socket connections of one user (peer "
+	     "uid) who is not an admin. Admins (root, the daemon's own user, "
+	     "members of socket_group) are bound by max_clients only."),
+	UINT(admin_clients, 0, 1024, "8", NULL, true,
+	     "Control-socket connections, out of max_clients, that only admins "
+	     "may take: other users together get at most max_clients - "
+	     "admin_clients, so they cannot lock root out."),
+	UINT(client_idle_timeout, 0, 86400, "60", "s", true,
+	     "A control connection that is not subscribed to events, waits for "
+	     "no sweep, and has neither sent a request nor taken any of its "
+	     "replies for this long is closed with an idle_timeout error. "
+	     "0: never."),
 	ENUM(log_level, log_levels, "info", true,
 	     "Least severe message level that is logged."),
 	BOOL(ar_enable, "no", true,
@@ -798,7 +812,7 @@ int conf_parse_buf(struct sm_conf *c, const char *name, const char *buf,
 	return p.nerr;
 }
 
-/* Read all of fd, up to CONF_MAX_FILE + 1 bytes (so "too large" shows). */
+/* Read all of fd, up to cap bytes. */
 static ssize_t read_all(int fd, char *buf, size_t cap)
 {
 	size_t got = 0;
@@ -817,6 +831,63 @@ static ssize_t read_all(int fd, char *buf, size_t cap)
 	return (ssize_t)got;
 }
 
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	return "a special file";
+}
+
+/*
+ * Only a regular file of at most CONF_MAX_FILE bytes is read, so loading
+ * never waits: a FIFO would block open() and read() until somebody writes
+ * (and a reload runs on the event loop), a device may never end. stat()
+ * first so that nothing else is even opened (opening a tape rewinds it);
+ * O_NONBLOCK and fstat() catch a file swapped in between. Returns the open
+ * fd, or -1 with an error added.
+ */
+static int open_regular(const char *path, struct conf_errors *errs)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) < 0)
+		goto sys_error;
+	if (!S_ISREG(st.st_mode))
+		goto not_regular;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		goto sys_error;
+	if (fstat(fd, &st) < 0) {
+		add_error(errs, path, 0, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		goto not_regular;
+	}
+	if ((uintmax_t)st.st_size > CONF_MAX_FILE) {
+		close(fd);
+		add_error(errs, path, 0, "file too large (more than %u bytes)", CONF_MAX_FILE);
+		return -1;
+	}
+	return fd;
+sys_error:
+	add_error(errs, path, 0, "%s", strerror(errno));
+	return -1;
+not_regular:
+	add_error(errs, path, 0, "%s, not a regular file: refusing to read it",
+		  file_kind(st.st_mode));
+	return -1;
+}
+
 int conf_load_file(struct sm_conf *c, const char *path, struct conf_errors *errs)
 {
 	size_t cap = CONF_MAX_FILE + 1;
@@ -824,18 +895,17 @@ int conf_load_file(struct sm_conf *c, const char *path, struct conf_errors *errs
 	ssize_t n;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, errs);
 	if (fd < 0) {
-		int err = errno;   /* conf_defaults() may change errno */
-
 		conf_defaults(c);
-		add_error(errs, path, 0, "%s", strerror(err));
 		return 1;
 	}
+	/* Up to one byte past the limit, so a file that grew past it since
+	 * fstat() still shows as too large. */
 	buf = xmalloc(cap);
 	n = read_all(fd, buf, cap);
 	if (n < 0) {
-		int err = errno;
+		int err = errno;   /* conf_defaults() may change errno */
 
 		conf_defaults(c);
 		add_error(errs, path, 0, "%s", strerror(err));

@@ -88,6 +88,9 @@ struct sm_conf {
 	char *socket_path;
 	char *socket_group;
 	unsigned max_clients;
+	unsigned max_clients_per_uid;
+	unsigned admin_clients;
+	unsigned client_idle_timeout;
 	int log_level;                 /* enum conf_log_level */
 	/* adaptive routing */
 	bool ar_enable;
@@ -142,7 +145,9 @@ void conf_free(struct sm_conf *c);
  */
 int conf_parse_buf(struct sm_conf *c, const char *name, const char *buf,
 		   size_t len, struct conf_errors *errs);
-/* conf_parse_buf() on a file; a missing or unreadable file is one error. */
+/* conf_parse_buf() on a file; a missing or unreadable file is one error,
+ * and so is anything but a regular file (a FIFO, device, directory...) or a
+ * file over CONF_MAX_FILE bytes: loading never blocks. */
 int conf_load_file(struct sm_conf *c, const char *path, struct conf_errors *errs);
 void conf_errors_init(struct conf_errors *errs);
 void conf_errors_free(struct conf_errors *errs);

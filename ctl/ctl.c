@@ -1,16 +1,19 @@
 /*
- * DOC: the control socket server: listener, clients, framing, dispatch,
- * events, and systemd notification.
+ * DOC: the control socket server: listener, admission, events, systemd
+ * notification, and the housekeeping of connections (ctl_client.c serves
+ * them).
  *
- * Clients are bufferevents on the SM's event_base. Input is split at '\n';
- * a line longer than CTL_MAX_REQUEST gets a too_large error as soon as the
- * limit is passed and the rest of it is discarded unbuffered; that and
- * anything else that is wrong gets an error reply and the connection stays
- * usable. Output is never allowed
- * to block the SM: a client whose unsent output passes CTL_MAX_OUTQ (for a
- * reply) or CTL_MAX_EVQ (for an event) is dropped. Freeing a client is
- * deferred to a zero-delay reaper event, so no callback ever runs on a freed
- * client.
+ * Anybody may connect, so admission is the first line of defence against
+ * a user who opens connections and keeps them: at most max_clients
+ * connections; admin_clients of them only for admins (root, the daemon's
+ * user, socket_group), so that others can never take every slot; at most
+ * max_clients_per_uid for any one user without admin rights. A refused
+ * connection gets a busy error and is closed; the warning about it is
+ * rate-limited (CTL_LOG_INTERVAL) like every other warning a client can
+ * provoke. Once a second a tick closes connections idle for
+ * client_idle_timeout (not subscribed, not waiting for a sweep, nothing
+ * read or taken) and, after a burst of queued output, gives freed memory
+ * back to the system (malloc_trim: glibc keeps it otherwise).
  *
  * Access comes from SO_PEERCRED/SO_PEERGROUPS at accept time; the command
  * table marks what needs admin rights.
@@ -29,6 +32,9 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <grp.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,30 +56,6 @@
 #include "sm/sm.h"
 #include "routing/verify.h"
 #include "ctl/verifyjob.h"
-
-struct ctl {
-	struct sm *sm;
-	struct evconnlistener *lev;
-	char *path;
-	struct ctl_client *clients;
-	unsigned nclients;
-	bool have_group;
-	gid_t group;
-	struct event *ev_reap, *ev_wd;
-	/* what sm_changed() saw last */
-	uint64_t seen_sweeps;
-	bool seen_sweeping, seen_up;
-	int seen_state;
-	uint64_t seen_problems;         /* sm_problems_digest() */
-	double last_done_time;
-	struct ctl_snap *snap;
-	/* routing verification cache, filled by a worker (verifyjob.h) */
-	uint64_t verify_sweep;
-	json_object *verify;
-	struct verify_job *vjob;        /* running (started on request) */
-	bool ready_sent;
-	uint64_t events_sent;
-};
 
 static struct ctl *the_ctl;
 
@@ -108,34 +90,49 @@ static void sd_notifyf_(const char *fmt, ...)
 #endif
 }
 
-/* ---- clients ---- */
-
-static void client_kill(struct ctl_client *cl)
+uint64_t ctl_now_us(void)
 {
-	if (cl->dead)
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t ctl_now_ms(void)
+{
+	return ctl_now_us() / 1000u;
+}
+
+/* ---- rate-limited warnings ---- */
+
+static void ratelog_flush(struct ctl_ratelog *r, int level)
+{
+	if (r->suppressed)
+		log_msg(level, "control: %u more %s in %d s (not logged one by one)",
+			r->suppressed, r->what, CTL_LOG_INTERVAL);
+	r->suppressed = 0;
+}
+
+void ctl_ratelog(struct ctl_ratelog *r, int level, const char *fmt, ...)
+{
+	uint64_t now = ctl_now_ms();
+	char msg[512];
+	va_list ap;
+
+	if (r->logged && now - r->since_ms < CTL_LOG_INTERVAL * 1000u) {
+		r->suppressed++;
 		return;
-	cl->dead = true;
-	bufferevent_disable(cl->bev, EV_READ | EV_WRITE);
-	event_active(cl->ctl->ev_reap, EV_TIMEOUT, 0);
+	}
+	ratelog_flush(r, level);
+	r->logged = true;
+	r->since_ms = now;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_msg(level, "%s", msg);
 }
 
-static void client_free(struct ctl_client *cl)
-{
-	struct ctl *ctl = cl->ctl;
-
-	if (cl->prev)
-		cl->prev->next = cl->next;
-	else
-		ctl->clients = cl->next;
-	if (cl->next)
-		cl->next->prev = cl->prev;
-	ctl->nclients--;
-	for (size_t i = 0; i < cl->nwaits; i++)
-		json_object_put(cl->waits[i].id);
-	free(cl->waits);
-	bufferevent_free(cl->bev);
-	free(cl);
-}
+/* ---- housekeeping ---- */
 
 static void on_reap(evutil_socket_t fd, short what, void *arg)
 {
@@ -145,47 +142,72 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
 	for (; cl; cl = next) {
 		next = cl->next;
 		if (cl->dead)
-			client_free(cl);
+			ctl_client_free(cl);
 	}
 }
 
-/* Queue one message; drops the client when it has stopped reading. */
-static void client_send(struct ctl_client *cl, json_object *msg, size_t limit)
+static void on_budget(evutil_socket_t fd, short what, void *arg)
 {
-	struct evbuffer *out;
-	const char *s;
-	size_t len;
-	bool was_empty;
-
-	if (cl->dead) {
-		json_object_put(msg);
-		return;
-	}
-	out = bufferevent_get_output(cl->bev);
-	if (evbuffer_get_length(out) > limit) {
-		log_warnx("control client pid %d: %zu bytes unread, dropping it",
-			  (int)cl->peer.pid, evbuffer_get_length(out));
-		client_kill(cl);
-		json_object_put(msg);
-		return;
-	}
-	was_empty = evbuffer_get_length(out) == 0;
-	s = ctl_to_line(msg, &len);
-	evbuffer_add(out, s, len);
-	evbuffer_add(out, "\n", 1);
-	json_object_put(msg);
-	/* Write now rather than on the next loop turn: under the simulator
-	 * every turn includes a pump of up to a millisecond. What does not
-	 * fit stays queued for the bufferevent; errors show up there too. */
-	if (was_empty && evbuffer_write(out, bufferevent_getfd(cl->bev)) < 0 &&
-	    errno != EAGAIN && errno != EINTR)
-		log_debug("control client pid %d: %s", (int)cl->peer.pid, strerror(errno));
+	ctl_budget_check(arg);
 }
 
-static void reply(struct ctl_client *cl, json_object *msg)
+static void close_idle(struct ctl *ctl, uint64_t now)
 {
-	client_send(cl, msg, CTL_MAX_OUTQ);
+	uint64_t timeout = (uint64_t)ctl->sm->conf.client_idle_timeout * 1000u;
+	char msg[96];
+
+	if (!timeout)
+		return;
+	snprintf(msg, sizeof(msg), "no request and no reply taken for %u s: closing",
+		 ctl->sm->conf.client_idle_timeout);
+	for (struct ctl_client *cl = ctl->clients; cl; cl = cl->next) {
+		if (!ctl_client_idle(cl, now, timeout))
+			continue;
+		ctl_ratelog(&ctl->idles, LOG_LVL_INFO, "control client pid %d uid %d: idle, closed",
+			    (int)cl->peer.pid, (int)cl->peer.uid);
+		ctl_client_close(cl, CTL_E_idle_timeout, msg);
+	}
 }
+
+/* glibc keeps freed memory in the heap for reuse; after a burst of
+ * queued output it is given back once the queues are nearly empty. The
+ * shared view goes too once no stream reads it (the next request takes a
+ * new one). */
+static void trim(struct ctl *ctl)
+{
+	size_t total = 0;
+
+	if (ctl->view && ctl_view_alone(ctl->view)) {
+		ctl_view_unref(ctl->view);
+		ctl->view = NULL;
+	}
+	if (ctl->queued_peak < CTL_TRIM_AFTER)
+		return;
+	for (struct ctl_client *cl = ctl->clients; cl; cl = cl->next)
+		total += cl->dead ? 0 : ctl_client_queued(cl);
+	if (total > CTL_TRIM_AFTER / 16)
+		return;
+	ctl->queued_peak = 0;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl *ctl = arg;
+	uint64_t now = ctl_now_ms();
+	struct ctl_ratelog *logs[] = { &ctl->refusals, &ctl->drops, &ctl->idles };
+
+	close_idle(ctl, now);
+	ctl_budget_check(ctl);
+	trim(ctl);
+	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++)
+		if (now - logs[i]->since_ms >= CTL_LOG_INTERVAL * 1000u)
+			ratelog_flush(logs[i], logs[i] == &ctl->idles ? LOG_LVL_INFO : LOG_LVL_WARNING);
+}
+
+/* ---- events to subscribers ---- */
 
 void ctl_broadcast(struct ctl *ctl, const char *event, json_object *data)
 {
@@ -193,125 +215,28 @@ void ctl_broadcast(struct ctl *ctl, const char *event, json_object *data)
 
 	for (struct ctl_client *cl = ctl->clients; cl; cl = cl->next)
 		if (cl->subscribed && !cl->dead)
-			client_send(cl, json_object_get(ev), CTL_MAX_EVQ);
+			ctl_send_event(cl, json_object_get(ev));
 	ctl->events_sent++;
 	json_object_put(ev);
 }
 
-void ctl_subscribe(struct ctl_client *cl)
-{
-	cl->subscribed = true;
-}
+/* ---- the view streamed replies read ---- */
 
-void ctl_wait_sweep(struct ctl_client *cl, json_object *id, uint64_t sweep)
+struct ctl_view *ctl_view_now(struct ctl *ctl)
 {
-	if (cl->nwaits == cl->capwaits) {
-		cl->capwaits = cl->capwaits ? 2 * cl->capwaits : 4;
-		cl->waits = xrealloc(cl->waits, cl->capwaits * sizeof(*cl->waits));
+	struct ctl_view *v = ctl_view_take(ctl->sm->fabric);
+
+	/* one copy for every request that sees the same fabric */
+	if (ctl->view && ctl_view_same(ctl->view, v)) {
+		ctl_view_unref(v);
+		return ctl_view_ref(ctl->view);
 	}
-	cl->waits[cl->nwaits].id = id ? json_object_get(id) : NULL;
-	cl->waits[cl->nwaits++].sweep = sweep;
+	ctl_view_unref(ctl->view);
+	ctl->view = ctl_view_ref(v);
+	return v;
 }
 
-/* ---- requests ---- */
-
-enum ctl_ret ctl_fail(struct ctl_call *c, enum ctl_error e, const char *fmt, ...)
-{
-	va_list ap;
-
-	c->err = e;
-	va_start(ap, fmt);
-	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
-	va_end(ap);
-	return CTL_ERROR;
-}
-
-static void dispatch(struct ctl_client *cl, struct ctl_request *rq)
-{
-	const struct ctl_cmd *cmd = ctl_cmd_find(rq->cmd);
-	json_object *empty = NULL, *result = NULL;
-	struct ctl_call c = { .ctl = cl->ctl, .cl = cl, .sm = cl->ctl->sm, .id = rq->id,
-			      .args = rq->args };
-	enum ctl_ret r;
-
-	if (!cmd) {
-		reply(cl, ctl_reply_error(rq->id, CTL_E_unknown_command, "no such command; try \"commands\""));
-		return;
-	}
-	if (!ctl_access_allowed(cmd->access, cl->admin)) {
-		reply(cl, ctl_reply_error(rq->id, CTL_E_permission_denied, NULL));
-		return;
-	}
-	if (!c.args)
-		c.args = empty = json_object_new_object();
-	r = ctl_args_check(&c, cmd) < 0 ? CTL_ERROR : cmd->fn(&c, &result);
-	if (r == CTL_DONE)
-		reply(cl, ctl_reply_result(rq->id, result));
-	else if (r == CTL_ERROR)
-		reply(cl, ctl_reply_error(rq->id, c.err, c.msg));
-	if (empty)
-		json_object_put(empty);
-}
-
-static void handle_line(struct ctl_client *cl, const char *line, size_t len)
-{
-	struct ctl_request rq;
-
-	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
-		len--;
-	if (!len)
-		return;
-	cl->requests++;
-	if (ctl_parse_request(line, len, &rq) < 0)
-		reply(cl, ctl_reply_error(rq.id, rq.err, rq.errmsg));
-	else
-		dispatch(cl, &rq);
-	ctl_request_free(&rq);
-}
-
-/* After a too long line: drop input up to its end, then carry on. */
-static void discard_line(struct ctl_client *cl, struct evbuffer *in)
-{
-	struct evbuffer_ptr nl = evbuffer_search(in, "\n", 1, NULL);
-
-	if (nl.pos < 0) {
-		evbuffer_drain(in, evbuffer_get_length(in));
-		return;
-	}
-	evbuffer_drain(in, (size_t)nl.pos + 1);
-	cl->discarding = false;
-}
-
-static void on_read(struct bufferevent *bev, void *arg)
-{
-	struct ctl_client *cl = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-	char *line;
-	size_t len;
-
-	if (cl->discarding)
-		discard_line(cl, in);
-	while (!cl->discarding && !cl->dead && (line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF))) {
-		if (len + 1 > CTL_MAX_REQUEST)
-			reply(cl, ctl_reply_error(NULL, CTL_E_too_large, "request longer than 65536 bytes"));
-		else
-			handle_line(cl, line, len);
-		free(line);
-	}
-	if (!cl->discarding && !cl->dead && evbuffer_get_length(in) >= CTL_MAX_REQUEST) {
-		reply(cl, ctl_reply_error(NULL, CTL_E_too_large, "request longer than 65536 bytes"));
-		cl->discarding = true;
-		discard_line(cl, in);
-	}
-}
-
-static void on_bev_event(struct bufferevent *bev, short what, void *arg)
-{
-	struct ctl_client *cl = arg;
-
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
-		client_kill(cl);
-}
+/* ---- admission ---- */
 
 static void peer_creds(int fd, struct ctl_peer *p)
 {
@@ -346,42 +271,50 @@ static void refuse(int fd, const char *why)
 	close(fd);
 }
 
-static void client_new(struct ctl *ctl, int fd)
+struct ctl_limits ctl_limits_now(const struct ctl *ctl)
 {
-	struct ctl_client *cl = xcalloc(1, sizeof(*cl));
+	const struct sm_conf *c = &ctl->sm->conf;
+	struct ctl_limits l = { c->max_clients, c->max_clients_per_uid, c->admin_clients,
+				c->client_idle_timeout };
 
-	cl->ctl = ctl;
-	peer_creds(fd, &cl->peer);
-	cl->admin = ctl_peer_is_admin(&cl->peer, geteuid(), ctl->have_group, ctl->group);
-	cl->bev = bufferevent_socket_new(ctl->sm->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (!cl->bev)
-		fatalx("cannot allocate a bufferevent");
-	bufferevent_setcb(cl->bev, on_read, NULL, on_bev_event, cl);
-	/* Clients share the loop's single priority with the umad pump: served
-	 * first, 100 clients polling "status" starved a heavy sweep 160-fold. */
-	bufferevent_setwatermark(cl->bev, EV_READ, 0, CTL_MAX_REQUEST);
-	bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
-	cl->next = ctl->clients;
-	if (cl->next)
-		cl->next->prev = cl;
-	ctl->clients = cl;
-	ctl->nclients++;
-	log_debug("control: client pid %d uid %d%s", (int)cl->peer.pid, (int)cl->peer.uid,
-		  cl->admin ? " (admin)" : "");
-	reply(cl, ctl_hello_new(PACKAGE_VERSION, cl->admin));
+	return l;
+}
+
+static struct ctl_counts count_clients(const struct ctl *ctl, uid_t uid)
+{
+	struct ctl_counts n = { 0, 0, 0 };
+
+	for (const struct ctl_client *cl = ctl->clients; cl; cl = cl->next) {
+		if (cl->dead)
+			continue;
+		n.total++;
+		n.nonadmin += !cl->admin;
+		n.same_uid += !cl->admin && cl->peer.uid == uid;
+	}
+	return n;
 }
 
 static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		      int salen, void *arg)
 {
 	struct ctl *ctl = arg;
+	struct ctl_limits lim = ctl_limits_now(ctl);
+	struct ctl_counts n;
+	struct ctl_peer peer;
+	char why[160];
+	bool admin;
 
-	if (ctl->nclients >= ctl->sm->conf.max_clients) {
-		log_warnx("control: %u clients already, refusing one", ctl->nclients);
-		refuse(fd, "too many clients");
+	peer_creds(fd, &peer);
+	admin = ctl_peer_is_admin(&peer, geteuid(), ctl->have_group, ctl->group);
+	n = count_clients(ctl, peer.uid);
+	if (ctl_admit(&lim, &n, admin, why, sizeof(why)) < 0) {
+		ctl_ratelog(&ctl->refusals, LOG_LVL_WARNING,
+			    "control: refused a connection of pid %d uid %d: %s",
+			    (int)peer.pid, (int)peer.uid, why);
+		refuse(fd, why);
 		return;
 	}
-	client_new(ctl, fd);
+	ctl_client_new(ctl, fd, &peer, admin);
 }
 
 static void on_accept_error(struct evconnlistener *l, void *arg)
@@ -487,7 +420,7 @@ static void answer_waiters(struct ctl *ctl, uint64_t done_no, json_object *done)
 				cl->waits[k++] = *w;
 				continue;
 			}
-			reply(cl, ctl_reply_result(w->id, json_object_get(done)));
+			ctl_reply(cl, ctl_reply_result(w->id, json_object_get(done)));
 			json_object_put(w->id);
 		}
 		cl->nwaits = k;
@@ -792,9 +725,19 @@ static void watchdog_setup(struct ctl *ctl)
 
 static void observer_setup(struct ctl *ctl)
 {
+	struct timeval second = { 1, 0 };
+
 	ctl->seen_state = (int)ctl->sm->state;
 	ctl->seen_up = ctl->sm->subnet_up;
 	ctl->ev_reap = event_new(ctl->sm->base, -1, 0, on_reap, ctl);
+	ctl->ev_budget = event_new(ctl->sm->base, -1, 0, on_budget, ctl);
+	ctl->ev_tick = event_new(ctl->sm->base, -1, EV_PERSIST, on_tick, ctl);
+	if (!ctl->ev_reap || !ctl->ev_budget || !ctl->ev_tick)
+		fatalx("cannot create the control server's events");
+	event_add(ctl->ev_tick, &second);
+	ctl->refusals.what = "refused connections";
+	ctl->drops.what = "dropped clients";
+	ctl->idles.what = "idle clients closed";
 }
 
 int ctl_init(struct sm *sm)
@@ -832,7 +775,7 @@ void ctl_fini(struct sm *sm)
 	}
 	sd_notifyf_("STOPPING=1");
 	while (ctl->clients)
-		client_free(ctl->clients);
+		ctl_client_free(ctl->clients);
 	if (ctl->lev) {
 		evconnlistener_free(ctl->lev);
 		unlink(ctl->path);
@@ -840,6 +783,11 @@ void ctl_fini(struct sm *sm)
 	free(ctl->path);
 	if (ctl->ev_reap)
 		event_free(ctl->ev_reap);
+	if (ctl->ev_budget)
+		event_free(ctl->ev_budget);
+	if (ctl->ev_tick)
+		event_free(ctl->ev_tick);
+	ctl_view_unref(ctl->view);
 	if (ctl->ev_wd)
 		event_free(ctl->ev_wd);
 	verify_job_abandon(ctl->vjob);

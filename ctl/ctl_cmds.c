@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,64 +23,13 @@
 #include "sm/ar.h"
 #include "ctl/ctl_int.h"
 #include "sm/problems.h"
+#include "ctl/ctl_view.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
 #define PATH_MAX_HOPS 64
 
 /* ---- arguments ---- */
-
-static bool arg_listed(const char *spec, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = spec; *p;) {
-		while (*p == ' ')
-			p++;
-		if (*p == '?' || *p == '!')
-			p++;
-		if (strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
-			return true;
-		while (*p && *p != ' ')
-			p++;
-	}
-	return false;
-}
-
-static int required_present(struct ctl_call *c, const char *spec)
-{
-	char name[32];
-
-	for (const char *p = spec; *p;) {
-		size_t n = 0;
-		bool opt;
-
-		while (*p == ' ')
-			p++;
-		opt = *p == '?' || *p == '!';
-		p += opt;
-		while (*p && *p != ' ' && n < sizeof(name) - 1)
-			name[n++] = *p++;
-		name[n] = '\0';
-		if (n && !opt && !json_object_object_get_ex(c->args, name, NULL)) {
-			ctl_fail(c, CTL_E_invalid_args, "missing argument \"%s\"", name);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int ctl_args_check(struct ctl_call *c, const struct ctl_cmd *cmd)
-{
-	json_object_object_foreach(c->args, key, val) {
-		(void)val;
-		if (!arg_listed(cmd->args, key)) {
-			ctl_fail(c, CTL_E_invalid_args, "%s takes no argument \"%.64s\"", cmd->name, key);
-			return -1;
-		}
-	}
-	return required_present(c, cmd->args);
-}
 
 int ctl_arg_str(struct ctl_call *c, const char *name, const char **out)
 {
@@ -133,67 +83,6 @@ static const char *node_type_name(const struct sm_node *n)
 	}
 }
 
-static uint16_t port_lid(const struct sm_port *p)
-{
-	return p->lid ? p->lid : p->have_pi ? p->pi.lid : 0;
-}
-
-/* A switch answers at port 0; a CA at its first port with a LID. */
-static uint16_t node_lid(const struct sm_node *n)
-{
-	if (node_is_switch(n))
-		return port_lid(&n->ports[0]);
-	for (unsigned k = 1; k <= n->ni.num_ports; k++)
-		if (port_lid(&n->ports[k]))
-			return port_lid(&n->ports[k]);
-	return 0;
-}
-
-static json_object *node_json(const struct sm_node *n)
-{
-	json_object *o = json_object_new_object();
-
-	ADD(o, "guid", jguid(n->guid));
-	ADD(o, "type", JSTR(node_type_name(n)));
-	ADD(o, "ports", JINT(n->ni.num_ports));
-	ADD(o, "lid", JINT(node_lid(n)));
-	ADD(o, "hops", JINT(n->hop_cnt));
-	ADD(o, "desc", JSTR(n->desc));
-	return o;
-}
-
-static const char *state_name(unsigned s)
-{
-	static const char *const names[] = { "nochange", "down", "init", "armed", "active" };
-
-	return s < 5 ? names[s] : "unknown";
-}
-
-static json_object *end_json(const struct sm_port *p)
-{
-	json_object *o = json_object_new_object();
-
-	ADD(o, "guid", jguid(p->node->guid));
-	ADD(o, "port", JINT(p->num));
-	ADD(o, "desc", JSTR(p->node->desc));
-	return o;
-}
-
-static json_object *port_json(const struct sm_port *p)
-{
-	json_object *o = json_object_new_object();
-
-	ADD(o, "guid", jguid(p->node->guid));
-	ADD(o, "desc", JSTR(p->node->desc));
-	ADD(o, "port", JINT(p->num));
-	ADD(o, "state", JSTR(p->have_pi ? state_name(p->pi.port_state) : "unknown"));
-	ADD(o, "width", JSTR(p->have_pi ? port_width_name(p->pi.link_width_active) : "?"));
-	ADD(o, "speed", JSTR(p->have_pi ? port_speed_name(&p->pi) : "?"));
-	ADD(o, "lid", JINT(port_lid(p)));
-	ADD(o, "peer", p->peer ? end_json(p->peer) : NULL);
-	return o;
-}
-
 /* ---- finding nodes ---- */
 
 static bool all_digits(const char *s)
@@ -212,7 +101,7 @@ static struct sm_node *by_lid(const struct sm_fabric *f, unsigned long lid)
 		struct sm_node *n = f->nodes[i];
 
 		for (unsigned k = 0; k <= n->ni.num_ports; k++)
-			if (port_lid(&n->ports[k]) == lid && (k == 0) == node_is_switch(n))
+			if (ctl_port_lid(&n->ports[k]) == lid && (k == 0) == node_is_switch(n))
 				return n;
 	}
 	return NULL;
@@ -351,19 +240,12 @@ static enum ctl_ret cmd_status(struct ctl_call *c, json_object **res)
 	return CTL_DONE;
 }
 
+/* Streamed from a view: the reply can be megabytes on a large fabric. */
 static enum ctl_ret cmd_nodes(struct ctl_call *c, json_object **res)
 {
-	const struct sm_fabric *f = c->sm->fabric;
-	json_object *a;
-
 	if (need_fabric(c) != CTL_DONE)
 		return CTL_ERROR;
-	a = json_object_new_array_ext((int)f->nnodes);
-	for (uint32_t i = 0; i < f->nnodes; i++)
-		json_object_array_add(a, node_json(f->nodes[i]));
-	*res = json_object_new_object();
-	ADD(*res, "nodes", a);
-	return CTL_DONE;
+	return ctl_stream(c, "nodes", ctl_view_now(c->ctl), CTL_VIEW_NODES, 0, SIZE_MAX);
 }
 
 static enum ctl_ret cmd_switches(struct ctl_call *c, json_object **res)
@@ -379,7 +261,7 @@ static enum ctl_ret cmd_switches(struct ctl_call *c, json_object **res)
 
 		if (!node_is_switch(n))
 			continue;
-		o = node_json(n);
+		o = ctl_node_json(n);
 		ADD(o, "lin_top", n->have_si ? JINT(n->si.lin_top) : NULL);
 		ADD(o, "lin_cap", n->have_si ? JINT(n->si.lin_cap) : NULL);
 		ADD(o, "ar", sm_ar_switch_json(c->sm, n));
@@ -390,81 +272,30 @@ static enum ctl_ret cmd_switches(struct ctl_call *c, json_object **res)
 	return CTL_DONE;
 }
 
-static void node_ports(json_object *a, const struct sm_node *n)
-{
-	for (unsigned k = 1; k <= n->ni.num_ports; k++)
-		json_object_array_add(a, port_json(&n->ports[k]));
-}
-
 static enum ctl_ret cmd_ports(struct ctl_call *c, json_object **res)
 {
-	const struct sm_fabric *f = c->sm->fabric;
 	const char *name = NULL;
-	struct sm_node *n;
-	json_object *a;
+	struct sm_node *n = NULL;
+	size_t first = 0, end = SIZE_MAX;
+	struct ctl_view *v;
 	int r;
 
 	if (need_fabric(c) != CTL_DONE || (r = ctl_arg_str(c, "node", &name)) < 0)
 		return CTL_ERROR;
-	a = json_object_new_array();
-	if (r) {
-		if (!(n = find_node(c, name))) {
-			json_object_put(a);
-			return CTL_ERROR;
-		}
-		node_ports(a, n);
-	} else {
-		for (uint32_t i = 0; i < f->nnodes; i++)
-			node_ports(a, f->nodes[i]);
-	}
-	*res = json_object_new_object();
-	ADD(*res, "ports", a);
-	return CTL_DONE;
-}
-
-static json_object *link_json(const struct sm_port *p)
-{
-	json_object *o = json_object_new_object();
-	const struct sm_port *q = p->peer;
-	unsigned st = p->have_pi ? p->pi.port_state : 0;
-
-	if (q->have_pi && q->pi.port_state < st)
-		st = q->pi.port_state;
-	ADD(o, "from", end_json(p));
-	ADD(o, "to", end_json(q));
-	ADD(o, "state", JSTR(state_name(st)));
-	ADD(o, "width", JSTR(p->have_pi ? port_width_name(p->pi.link_width_active) : "?"));
-	ADD(o, "speed", JSTR(p->have_pi ? port_speed_name(&p->pi) : "?"));
-	return o;
-}
-
-/* Each link once, from the end that sorts first. */
-static bool link_owner(const struct sm_port *p)
-{
-	const struct sm_port *q = p->peer;
-
-	return p->node->guid < q->node->guid || (p->node == q->node && p->num < q->num) ||
-	       (p->node->guid == q->node->guid && p->node != q->node && p->node->idx < q->node->idx);
+	if (r && !(n = find_node(c, name)))
+		return CTL_ERROR;
+	/* the view is of this very fabric, so node n has its place in it */
+	v = ctl_view_now(c->ctl);
+	if (n)
+		ctl_view_node_ports(v, n->idx, &first, &end);
+	return ctl_stream(c, "ports", v, CTL_VIEW_PORTS, first, end);
 }
 
 static enum ctl_ret cmd_links(struct ctl_call *c, json_object **res)
 {
-	const struct sm_fabric *f = c->sm->fabric;
-	json_object *a;
-
 	if (need_fabric(c) != CTL_DONE)
 		return CTL_ERROR;
-	a = json_object_new_array();
-	for (uint32_t i = 0; i < f->nnodes; i++) {
-		const struct sm_node *n = f->nodes[i];
-
-		for (unsigned k = 1; k <= n->ni.num_ports; k++)
-			if (n->ports[k].peer && link_owner(&n->ports[k]))
-				json_object_array_add(a, link_json(&n->ports[k]));
-	}
-	*res = json_object_new_object();
-	ADD(*res, "links", a);
-	return CTL_DONE;
+	return ctl_stream(c, "links", ctl_view_now(c->ctl), CTL_VIEW_LINKS, 0, SIZE_MAX);
 }
 
 /* The forwarding table of switch n: the computed routes when they belong
@@ -512,7 +343,7 @@ static enum ctl_ret cmd_lft(struct ctl_call *c, json_object **res)
 		json_object_array_add(e, JINT(lft[lid]));
 		json_object_array_add(a, e);
 	}
-	*res = node_json(n);
+	*res = ctl_node_json(n);
 	ADD(*res, "top", JINT(top));
 	ADD(*res, "source", JSTR(source));
 	ADD(*res, "entries", a);
@@ -567,7 +398,7 @@ static const char *walk(const struct sm *sm, const struct sm_node *src, unsigned
 	if (!node_is_switch(n)) {
 		const struct sm_port *up = ca_uplink(n);
 
-		if (port_lid(up ? up : &n->ports[1]) == dlid && up) {
+		if (ctl_port_lid(up ? up : &n->ports[1]) == dlid && up) {
 			json_object_array_add(hops, hop_json(n, 0, 0));
 			return NULL;
 		}
@@ -585,7 +416,7 @@ static const char *walk(const struct sm *sm, const struct sm_node *src, unsigned
 
 		if (!node_is_switch(n)) {
 			json_object_array_add(hops, hop_json(n, in, 0));
-			return port_lid(&n->ports[in]) == dlid ? NULL : "arrived at the wrong CA";
+			return ctl_port_lid(&n->ports[in]) == dlid ? NULL : "arrived at the wrong CA";
 		}
 		lft = lft_of(sm, n, &top, &source);
 		if (!lft || dlid > top || lft[dlid] == LFT_NO_PORT) {
@@ -597,7 +428,7 @@ static const char *walk(const struct sm *sm, const struct sm_node *src, unsigned
 		add_ar_choices(sm, n, dlid,
 			       json_object_array_get_idx(hops, json_object_array_length(hops) - 1));
 		if (out == 0)
-			return port_lid(&n->ports[0]) == dlid ? NULL : "routed to port 0 of the wrong switch";
+			return ctl_port_lid(&n->ports[0]) == dlid ? NULL : "routed to port 0 of the wrong switch";
 		if (out > n->ni.num_ports || !(p = n->ports[out].peer))
 			return "route leads to a port without a link";
 		in = p->num;
@@ -611,8 +442,8 @@ static unsigned dest_lid(const char *arg, const struct sm_node *dst)
 	if (all_digits(arg))
 		return (unsigned)strtoul(arg, NULL, 10);
 	if (node_is_switch(dst))
-		return port_lid(&dst->ports[0]);
-	return ca_uplink(dst) ? port_lid(ca_uplink(dst)) : node_lid(dst);
+		return ctl_port_lid(&dst->ports[0]);
+	return ca_uplink(dst) ? ctl_port_lid(ca_uplink(dst)) : ctl_node_lid(dst);
 }
 
 static enum ctl_ret cmd_path(struct ctl_call *c, json_object **res)
@@ -632,8 +463,8 @@ static enum ctl_ret cmd_path(struct ctl_call *c, json_object **res)
 	hops = json_object_new_array();
 	why = walk(c->sm, src, dlid, hops);
 	*res = json_object_new_object();
-	ADD(*res, "src", node_json(src));
-	ADD(*res, "dst", node_json(dst));
+	ADD(*res, "src", ctl_node_json(src));
+	ADD(*res, "dst", ctl_node_json(dst));
 	ADD(*res, "dlid", JINT(dlid));
 	ADD(*res, "complete", json_object_new_boolean(!why));
 	ADD(*res, "problem", why ? JSTR(why) : NULL);
@@ -655,7 +486,7 @@ static enum ctl_ret cmd_ar(struct ctl_call *c, json_object **res)
 		return CTL_ERROR;
 	if (!node_is_switch(n))
 		return ctl_fail(c, CTL_E_invalid_args, "\"%.64s\" is not a switch", name);
-	*res = node_json(n);
+	*res = ctl_node_json(n);
 	ADD(*res, "ar", sm_ar_switch_json(c->sm, n));
 	if (strcmp(what, "groups") == 0)
 		ADD(*res, "groups", sm_ar_groups_json(c->sm, n));
@@ -698,10 +529,8 @@ static enum ctl_ret start_sweep(struct ctl_call *c, json_object **res, bool rero
 		*res = ctl_sweep_json(c->sm, no, true);
 		return CTL_DONE;
 	}
-	if (wait) {
-		ctl_wait_sweep(c->cl, c->id, no);
-		return CTL_PENDING;
-	}
+	if (wait)
+		return ctl_wait_sweep(c, no) < 0 ? CTL_ERROR : CTL_PENDING;
 	*res = json_object_new_object();
 	ADD(*res, "sweep", JINT(no));
 	ADD(*res, "queued_after_running", json_object_new_boolean(was));
@@ -771,6 +600,25 @@ static enum ctl_ret cmd_subscribe(struct ctl_call *c, json_object **res)
 	return CTL_DONE;
 }
 
+/* What a connection may cost, as in force now (ibsmctl help shows it). */
+static json_object *limits_json(const struct ctl *ctl)
+{
+	struct ctl_limits l = ctl_limits_now(ctl);
+	json_object *o = json_object_new_object();
+
+	ADD(o, "max_clients", JINT(l.max_clients));
+	ADD(o, "admin_clients", JINT(l.admin_slots));
+	ADD(o, "max_clients_per_uid", JINT(l.per_uid));
+	ADD(o, "client_idle_timeout", JINT(l.idle_timeout_s));
+	ADD(o, "max_request_bytes", JINT(CTL_MAX_REQUEST));
+	ADD(o, "max_unread_bytes", JINT(CTL_MAX_OUTQ));
+	ADD(o, "max_unread_event_bytes", JINT(CTL_MAX_EVQ));
+	ADD(o, "max_queued_bytes", JINT(CTL_MAX_QUEUED));
+	ADD(o, "client_share_percent", JINT(CTL_CLIENT_SHARE));
+	ADD(o, "client_share_sweep_percent", JINT(CTL_CLIENT_SHARE_SWEEP));
+	return o;
+}
+
 static enum ctl_ret cmd_commands(struct ctl_call *c, json_object **res)
 {
 	json_object *a = json_object_new_array(), *e, *o;
@@ -792,6 +640,7 @@ static enum ctl_ret cmd_commands(struct ctl_call *c, json_object **res)
 	ADD(*res, "protocol_version", JINT(CTL_PROTOCOL_VERSION));
 	ADD(*res, "commands", a);
 	ADD(*res, "errors", e);
+	ADD(*res, "limits", limits_json(c->ctl));
 	return CTL_DONE;
 }
 

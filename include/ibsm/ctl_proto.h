@@ -6,9 +6,13 @@
  *   {"hello":"ibsmd","protocol_version":1,"version":"0.1","admin":false}
  * then answers requests
  *   {"id":ID,"cmd":"NAME","args":{...}}
- * with exactly one reply carrying the same id (any JSON scalar; null when the
- * request had none or could not be parsed):
+ * with exactly one reply carrying the same id (an integer, a string or null;
+ * null when the request had none or could not be parsed):
  *   {"id":ID,"result":{...}}   or   {"id":ID,"error":{"code":"...","message":"..."}}
+ * An error about one member of the request or of its args also names it:
+ *   {"id":ID,"error":{"code":"invalid_args","message":"...","field":"nod"}}
+ * Requests are strict JSON (see ctl/ctl_json.h): no duplicate member names,
+ * no "\u0000" in strings, UTF-8, only id, cmd and args at the top level.
  * Subscribed clients also get events, which never carry "id":
  *   {"event":"sweep_done","time":..., "data":{...}}
  *
@@ -25,10 +29,21 @@
 
 #define CTL_PROTOCOL_VERSION 1
 #define CTL_MAX_REQUEST 65536          /* bytes per request line, '\n' included */
-#define CTL_MAX_OUTQ (64u << 20)       /* queued output bytes above which a
-					* reply drops the client */
+/*
+ * What a client may cost the daemon. A request is read only once every
+ * reply before it has been taken, and large replies are written a chunk
+ * at a time, so a client that never reads holds one reply. On top:
+ */
+#define CTL_MAX_OUTQ (4u << 20)        /* unsent bytes above which a reply
+					* drops the client */
 #define CTL_MAX_EVQ (1u << 20)         /* same for an event: a subscriber that
 					* stopped reading is dropped sooner */
+#define CTL_MAX_QUEUED (32u << 20)     /* unsent bytes of all clients, and the
+					* fabric copies their replies read: above
+					* it the client with most unsent goes */
+#define CTL_CLIENT_SHARE 25            /* per cent of the loop's time clients
+					* without admin rights get together */
+#define CTL_CLIENT_SHARE_SWEEP 5       /* the same while a sweep runs */
 #define CTL_DEFAULT_SOCKET "/run/ibsmd/ibsmd.sock"
 
 /* Field names. */
@@ -41,6 +56,7 @@
 #define CTL_F_ERROR "error"
 #define CTL_F_CODE "code"
 #define CTL_F_MESSAGE "message"
+#define CTL_F_FIELD "field"          /* in an error: the member at fault */
 #define CTL_F_EVENT "event"
 #define CTL_F_DATA "data"
 
@@ -90,8 +106,9 @@ enum ctl_access {
  * X(code, meaning). Stable: only append.
  */
 #define CTL_ERRORS(X) \
-	X(parse_error, "the request line is not valid JSON") \
-	X(invalid_request, "valid JSON but not a request object") \
+	X(parse_error, "the request line is not strict JSON (RFC 8259, UTF-8, no duplicate " \
+	  "member names, no \\u0000 in strings, nesting up to 16)") \
+	X(invalid_request, "valid JSON but not a request object (id, cmd, args)") \
 	X(unknown_command, "no such command") \
 	X(invalid_args, "an argument is missing, unknown or malformed") \
 	X(permission_denied, "the command needs admin rights") \
@@ -99,8 +116,9 @@ enum ctl_access {
 	X(not_ready, "no fabric or routes yet (first sweep not done)") \
 	X(too_large, "the request exceeds the size limit") \
 	X(failed, "the command ran and failed (see message)") \
-	X(busy, "the daemon cannot take the request now") \
-	X(internal, "a bug in ibsmd")
+	X(busy, "the daemon cannot take the request or connection now") \
+	X(internal, "a bug in ibsmd") \
+	X(idle_timeout, "the connection was idle too long and is closed")
 
 #define CTL_ERR_ENUM(code, meaning) CTL_E_##code,
 enum ctl_error { CTL_ERRORS(CTL_ERR_ENUM) CTL_E_COUNT };

@@ -2,10 +2,14 @@
  * DOC: libFuzzer target for the control socket's request decoder.
  *
  * Every input is one request line as the daemon would see it after framing
- * (at most CTL_MAX_REQUEST bytes). Whatever it decodes to, the reply that
- * would be sent is built and serialized, so the whole path from untrusted
- * bytes to our output runs under ASan and UBSan. Build with
- * ./configure CC=clang --enable-fuzzing; run
+ * (at most CTL_MAX_REQUEST bytes). It goes through the strict decoder and,
+ * for a command of the table, the argument check; the reply that would be
+ * sent is built and serialized, so the whole path from untrusted bytes to
+ * our output runs under ASan and UBSan. Traps on a broken rule: a reply
+ * containing the framing delimiter, an accepted string holding a NUL (what
+ * "h-000\u0000x" used to become), or an accepted request whose own
+ * serialization by json-c is rejected (the strict check refusing JSON).
+ * Build with ./configure CC=clang --enable-fuzzing; run
  *   tests/fuzz/fuzz_ctl -dict=tests/fuzz/ctl.dict tests/fuzz/corpus/ctl
  */
 #include "config.h"
@@ -16,7 +20,81 @@
 
 #include "ctl/ctl_proto.h"
 
+struct row {
+	const char *name, *args;
+};
+
+#define ROW(n, acc, a, h) { #n, a },
+static const struct row table[] = { CTL_COMMANDS(ROW) };
+#undef ROW
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *spec_of(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (strcmp(table[i].name, cmd) == 0)
+			return table[i].args;
+	return NULL;
+}
+
+/* No string and no member name of an accepted request holds a NUL. */
+static void no_nul(json_object *o)
+{
+	size_t n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		if (strlen(json_object_get_string(o)) != (size_t)json_object_get_string_len(o))
+			__builtin_trap();
+		break;
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (size_t i = 0; i < n; i++)
+			no_nul(json_object_array_get_idx(o, i));
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			no_nul(v);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* What json-c writes for an accepted request is accepted again. */
+static void round_trip(json_object *root)
+{
+	struct ctl_request again;
+	size_t len;
+	const char *s = ctl_to_line(root, &len);
+
+	if (len <= CTL_MAX_REQUEST && ctl_parse_request(s, len, &again) < 0)
+		__builtin_trap();
+	ctl_request_free(&again);
+}
+
+static json_object *decode(const uint8_t *data, size_t size, struct ctl_request *r)
+{
+	const char *spec;
+	json_object *res;
+
+	if (ctl_parse_request((const char *)data, size, r) < 0)
+		return ctl_reply_error_field(r->id, r->err, r->errmsg, r->field);
+	no_nul(r->root);
+	round_trip(r->root);
+	spec = spec_of(r->cmd);
+	if (spec && ctl_check_args(r->cmd, spec, r->args, r) < 0)
+		return ctl_reply_error_field(r->id, r->err, r->errmsg, r->field);
+	res = json_object_new_object();
+	json_object_object_add(res, "cmd", json_object_new_string(r->cmd));
+	if (r->args)
+		json_object_object_add(res, "args", json_object_get(r->args));
+	return ctl_reply_result(r->id, res);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,16 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > CTL_MAX_REQUEST + 16)
 		return 0;
-	if (ctl_parse_request((const char *)data, size, &r) == 0) {
-		json_object *res = json_object_new_object();
-
-		json_object_object_add(res, "cmd", json_object_new_string(r.cmd));
-		if (r.args)
-			json_object_object_add(res, "args", json_object_get(r.args));
-		reply = ctl_reply_result(r.id, res);
-	} else {
-		reply = ctl_reply_error(r.id, r.err, r.errmsg);
-	}
+	reply = decode(data, size, &r);
 	if (memchr(ctl_to_line(reply, &len), '\n', len))
 		__builtin_trap();   /* would break framing */
 	json_object_put(reply);

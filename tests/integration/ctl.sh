@@ -6,11 +6,15 @@
 # ibsmctl (tables and --json) and the results against the fabric; an
 # unprivileged user (setpriv as nobody) may read but not sweep, reload or
 # set the log level, and gets admin through socket_group membership;
-# malformed, unknown, oversized requests get the right error codes and
-# the connection stays usable; 60 clients at once; the client limit; a
-# client that never reads is dropped without stalling the SM; events
+# malformed, unknown, oversized, not strict (a \u0000, a duplicate
+# member, an unknown member or argument, named in "field") requests get
+# the right error codes and the connection stays usable; 60 clients at
+# once; the client limit; a client that pipelines requests and never reads
+# stalls (its requests are not read) without stalling the SM, and is
+# closed by the idle timeout; events
 # (sweeps, link down); reload by command and by SIGHUP, and a rejected
-# reload; the man pages mention every command and error code the daemon
+# reload; subscribers that never read are dropped (32 MiB for all, 1 MiB
+# each); the man pages mention every command and error code the daemon
 # reports.
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools setpriv
@@ -36,6 +40,7 @@ socket_path "$SOCK"
 socket_group $ADM_GROUP
 state_dir "$SIM_DIR"
 max_clients 80
+client_idle_timeout 5
 log_level notice
 sweep_interval 0
 EOF
@@ -89,14 +94,17 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 done
 grep -q '^verify: *OK' "$SIM_DIR/out" || die "routing: $(cat "$SIM_DIR/out")"
 ctl commands | grep -q 'reroute' || die "commands"
+ctl help | grep -q '^limits: 80 connections, 8 of them for admins, 16 per other user; idle ones closed after 5 s' ||
+	die "help does not show the limits in force: $(ctl help | tail -3)"
 ctl topology --dot >"$SIM_DIR/dot" || die "topology --dot"
 grep -q '^graph fabric' "$SIM_DIR/dot" && [ "$(grep -c -- ' -- ' "$SIM_DIR/dot")" = 64 ] ||
 	die "topology --dot: not 64 links"
 ctl topology | grep -q 'level 1 (4 switches)' || die "topology: spine level"
 [ "$(ctl --json sweep --wait | jget 'r["result"]["subnet_up"]')" = True ] || die "sweep --wait"
 ctl reroute | grep -q 'routes recomputed' || die "reroute"
-[ "$(ctl --json reroute --wait | jget 'r["result"]["reroute"] and r["result"]["subnet_up"]')" = True ] ||
-	die "reroute --wait"
+ctl --json reroute --wait >"$SIM_DIR/out"
+[ "$(jget 'r["result"]["reroute"] and r["result"]["subnet_up"]' <"$SIM_DIR/out")" = True ] ||
+	die "reroute --wait: $(cat "$SIM_DIR/out")"
 ctl loglevel info | grep -q 'log level info' || die "loglevel set"
 ctl loglevel | grep -q 'log level info' || die "loglevel get"
 msg "every command answered"
@@ -144,17 +152,26 @@ s, f = conn()
 cases = [
     ('{bad json', None, "parse_error"),
     ('[1,2,3]', None, "invalid_request"),
-    ('{"id":5}', 5, "invalid_request"),
-    ('{"id":6,"cmd":"nosuch"}', 6, "unknown_command"),
-    ('{"id":7,"cmd":"lft"}', 7, "invalid_args"),
-    ('{"id":8,"cmd":"lft","args":{"switch":5,"x":1}}', 8, "invalid_args"),
-    ('{"id":9,"cmd":"sweep","args":{"wait":"yes"}}', 9, "invalid_args"),
+    ('{"id":5}', 5, "invalid_request", "cmd"),
+    ('{"id":6,"cmd":"nosuch"}', 6, "unknown_command", "cmd"),
+    ('{"id":7,"cmd":"lft"}', 7, "invalid_args", "switch"),
+    ('{"id":8,"cmd":"lft","args":{"switch":5,"x":1}}', 8, "invalid_args", "x"),
+    ('{"id":9,"cmd":"sweep","args":{"wait":"yes"}}', 9, "invalid_args", "wait"),
     ('{"id":10,"cmd":"path","args":{"src":"0xzz","dst":"H00001"}}', 10, "invalid_args"),
     ('{"id":"s","cmd":"status"} trailing', None, "parse_error"),
+    # strict requests (issue 17): no cut at \u0000, no silent last-wins
+    ('{"id":11,"cmd":"ports","args":{"node":"H00001\\u0000x"}}', 11, "parse_error", "node"),
+    ('{"id":12,"cmd":"status","cmd":"sweep"}', 12, "parse_error", "cmd"),
+    ('{"id":13,"cmd":"status","bogus":1}', 13, "invalid_request", "bogus"),
+    ('{"id":14,"cmd":"ports","args":{"node":"H00001","zork":1}}', 14, "invalid_args", "zork"),
+    ("{'id':15,'cmd':'status'}", None, "parse_error"),
+    ('{"id":16,"cmd":"status",}', None, "parse_error"),
+    ('{"id":17,"cmd":"status","args":{"x":"\xff"}}', 17, "parse_error", "x"),
 ]
-for line, rid, code in cases:
-    r = ask(f, line)
+for line, rid, code, *field in cases:
+    r = ask(f, line.encode("latin-1"))
     assert r.get("id") == rid and r["error"]["code"] == code, (line, r)
+    assert r["error"].get("field") == (field[0] if field else None), (line, r)
     # still usable after every error
     r = ask(f, '{"id":"ok","cmd":"status"}')
     assert r["id"] == "ok" and "result" in r, r
@@ -192,37 +209,50 @@ for s, f in clients + more:
 print("raw protocol: errors, pipelining, 60 clients, limit ok")
 EOF
 
-# A client that never reads its replies is dropped; the SM keeps serving.
-python3 - "$SOCK" <<'EOF' || die "slow client check failed"
+# A client that pipelines requests and never reads its replies: its
+# requests stop being read once a reply waits for it, so its writes block
+# after the socket buffers (a few hundred KiB), the SM keeps serving
+# others, and the idle timeout (5 s here) closes it.
+python3 - "$SOCK" <<'EOF' || die "non-reading client check failed"
 import json, socket, sys, time
 path = sys.argv[1]
+
+def status_ok():
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(path)
+    f = c.makefile("rwb")
+    f.readline()
+    f.write(b'{"id":1,"cmd":"status"}\n'); f.flush()
+    ok = "result" in json.loads(f.readline())
+    c.close()
+    return ok
+
 s = socket.socket(socket.AF_UNIX)
 s.connect(path)
 s.setblocking(False)
 req = b'{"cmd":"links"}\n' * 1000
-sent = 0
-t0 = time.time()
+sent, last_sent, t0 = 0, 0, time.time()
 while time.time() - t0 < 20:
     try:
         sent += s.send(req)
+        continue
     except BlockingIOError:
-        time.sleep(0.01)
+        pass
     except (BrokenPipeError, ConnectionResetError):
         break
-    # the daemon stays responsive meanwhile
-    if sent % 1000000 < len(req):
-        c = socket.socket(socket.AF_UNIX)
-        c.connect(path)
-        f = c.makefile("rwb")
-        f.readline()
-        f.write(b'{"id":1,"cmd":"status"}\n'); f.flush()
-        assert "result" in json.loads(f.readline())
-        c.close()
+    if sent != last_sent:
+        assert status_ok()
+        last_sent = sent
+    time.sleep(0.1)
 else:
-    sys.exit("slow client was never dropped")
-print("slow client dropped after %d request bytes" % sent)
+    sys.exit("non-reading client was never closed")
+took = time.time() - t0
+assert sent < 4 << 20, "the daemon read %d bytes of requests" % sent
+assert 4 <= took <= 12, "closed after %.1f s, idle timeout is 5 s" % took
+assert status_ok()
+print("non-reading client: %d request bytes taken, closed after %.1f s" % (sent, took))
 EOF
-grep -q 'unread, dropping it' "$SIM_DIR/ibsmd.log" || die "no drop logged"
+grep -q 'idle, closed' "$SIM_DIR/ibsmd.log" || die "no idle close logged"
 
 # ---- events ----
 "$CTL" -s "$SOCK" --json watch >"$SIM_DIR/events" 2>&1 &
@@ -275,6 +305,47 @@ until ctl loglevel | grep -q 'level warning'; do
 	sleep 0.1
 done
 msg "reload: command (the MAD engine's options too), rejection and SIGHUP"
+
+# ---- subscribers that never read ----
+# Events are not held back by backpressure: 40 subscribers that never
+# read get about 180 bytes per reload (9000 reloads: 1.6 MB each). Past
+# 32 MiB unread for all clients together the one with most unread goes
+# first; past 1 MiB each, the rest.
+python3 - "$SOCK" <<'EOF' || die "subscribers that never read"
+import json, socket, sys, time
+path = sys.argv[1]
+subs = []
+for _ in range(40):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.sendall(b'{"id":1,"cmd":"subscribe"}\n')
+    subs.append(s)
+c = socket.socket(socket.AF_UNIX)
+c.connect(path)
+f = c.makefile("rwb")
+f.readline()
+t0 = time.time()
+for i in range(9000):
+    f.write(b'{"id":%d,"cmd":"reload"}\n' % i)
+    f.flush()
+    while json.loads(f.readline()).get("id") != i:
+        pass
+closed = 0
+for s in subs:
+    s.setblocking(False)
+    try:
+        while s.recv(1 << 20):
+            pass
+    except BlockingIOError:
+        continue    # still open: not read to the end, so not closed
+    except ConnectionResetError:
+        pass
+    closed += 1
+assert closed == 40, "%d of 40 subscribers that never read were dropped" % closed
+print("subscribers that never read: 40 dropped after 9000 reloads (%.1f s)" % (time.time() - t0))
+EOF
+grep -q 'queued for all clients (limit 33554432)' "$SIM_DIR/ibsmd.log" ||
+	die "no client dropped for the 32 MiB of all clients: $(grep -i dropped "$SIM_DIR/ibsmd.log")"
 
 # ---- documentation covers what the daemon reports ----
 ctl --json commands >"$SIM_DIR/cmds"

@@ -1,7 +1,7 @@
 /*
  * DOC: unit tests of conf/: defaults, the option table, each value type,
  * the line syntax with its exact "FILE:LINE: message" errors, size limits,
- * conf_load_file, conf_set, conf_dump round trip and conf_diff.
+ * conf_load_file (regular files only), conf_set, conf_dump round trip and conf_diff.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -321,6 +322,61 @@ static void test_load_file(void **state)
 	conf_free(&c);
 }
 
+/* One error containing want, and c keeps the defaults. */
+static void expect_load_error(const char *path, const char *want)
+{
+	struct conf_errors e;
+	struct sm_conf c;
+
+	conf_errors_init(&e);
+	assert_int_equal(conf_load_file(&c, path, &e), 1);
+	assert_int_equal(e.n, 1);
+	if (!strstr(e.msg[0], want))
+		fail_msg("\"%s\" does not contain \"%s\"", e.msg[0], want);
+	assert_int_equal(c.smp_window, 64);
+	conf_errors_free(&e);
+	conf_free(&c);
+}
+
+/* Only regular files are read: a FIFO without a writer would block the
+ * caller (the event loop, on reload) for ever. */
+static void test_load_not_regular(void **state)
+{
+	char dir[] = "/tmp/test_conf.XXXXXX", path[64], link[64];
+	struct conf_errors e;
+	struct sm_conf c;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	expect_load_error(path, "a FIFO, not a regular file");
+	unlink(path);
+	expect_load_error(dir, "a directory, not a regular file");
+	expect_load_error("/dev/null", "a device, not a regular file");
+	snprintf(path, sizeof(path), "%s/big", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("lmc 1\n", f);
+	/* sparse: the size alone rejects it, nothing is read */
+	assert_int_equal(fseek(f, 64L << 20, SEEK_SET), 0);
+	fputc('\n', f);
+	fclose(f);
+	expect_load_error(path, "file too large (more than 1048576 bytes)");
+	/* a symlink to a regular file is read */
+	assert_int_equal(truncate(path, 6), 0);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(symlink(path, link), 0);
+	conf_errors_init(&e);
+	assert_int_equal(conf_load_file(&c, link, &e), 0);
+	assert_int_equal(c.lmc, 1);
+	conf_errors_free(&e);
+	conf_free(&c);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_set(void **state)
 {
 	struct sm_conf c;
@@ -430,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_error_cap),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_load_not_regular),
 		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_dump_roundtrip),
 		cmocka_unit_test(test_format_value),
