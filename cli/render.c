@@ -57,6 +57,29 @@ static void r_problems(json_object *a)
 	}
 }
 
+static void r_sm_others(json_object *sm)
+{
+	json_object *a = get(sm, "others");
+
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+
+		printf("  SM %s LID %s priority %s %s%s%s, last answer %s ms ago\n", str(p, "guid"),
+		       str(p, "lid"), str(p, "priority"), str(p, "state"),
+		       json_object_get_boolean(get(p, "answering")) ? "" : " (not answering)",
+		       json_object_get_boolean(get(p, "foreign_key")) ? " (other SM_Key: ignored)" : "",
+		       get(p, "seen_ms_ago") ? str(p, "seen_ms_ago") : "-");
+	}
+}
+
+static void r_sms(json_object *r)
+{
+	printf("us: %s, priority %s, GUID %s, ActCount %s%s%s\n", str(r, "state"),
+	       str(r, "priority"), str(r, "guid"), str(r, "act_count"),
+	       get(r, "master") ? ", following " : "", get(r, "master") ? str(r, "master") : "");
+	r_sm_others(r);
+}
+
 static void r_status(json_object *r)
 {
 	json_object *ls = get(r, "last_sweep"), *sm = get(r, "smps"), *f = get(r, "fabric");
@@ -69,7 +92,11 @@ static void r_status(json_object *r)
 
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&tt, &tm));
 	}
-	printf("state:        %s\n", str(r, "state"));
+	printf("state:        %s%s%s (priority %s)\n", str(r, "state"),
+	       get(get(r, "sm"), "master") ? ", master " : "",
+	       get(get(r, "sm"), "master") ? str(get(r, "sm"), "master") : "",
+	       str(get(r, "sm"), "priority"));
+	r_sm_others(get(r, "sm"));
 	if (get(r, "subnet"))
 		printf("subnet:       %s\n", str(r, "subnet"));
 	else
@@ -287,7 +314,7 @@ static const struct {
 	const char *cmd;
 	void (*fn)(json_object *);
 } renderers[] = {
-	{ "status", r_status }, { "nodes", r_nodes }, { "switches", r_switches },
+	{ "status", r_status }, { "sms", r_sms }, { "nodes", r_nodes }, { "switches", r_switches },
 	{ "ports", r_ports }, { "links", r_links }, { "lft", r_lft }, { "path", r_path },
 	{ "routing", r_routing }, { "ar", r_ar }, { "reload", r_reload }, { "loglevel", r_loglevel },
 	{ "sweep", r_sweep }, { "reroute", r_sweep }, { "commands", r_commands },

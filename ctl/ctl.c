@@ -397,10 +397,11 @@ static void notify_status(struct ctl *ctl, const struct sm *sm)
 {
 	const struct sm_fabric *f = sm->fabric;
 
-	sd_notifyf_("STATUS=sweep %llu: subnet %s, %u nodes, %u switches, %u links",
-		    (unsigned long long)sm->sweeps, sm->subnet_up ? "up" : "not up",
-		    f ? f->nnodes : 0, f ? f->nswitches : 0, f ? f->nlinks : 0);
-	if (sm->subnet_up && !ctl->ready_sent) {
+	sd_notifyf_("STATUS=%s, sweep %llu: subnet %s, %u nodes, %u switches, %u links",
+		    sm_state_name((int)sm->state), (unsigned long long)sm->sweeps,
+		    sm_subnet_state(sm), f ? f->nnodes : 0, f ? f->nswitches : 0, f ? f->nlinks : 0);
+	/* a standby is ready too: it is doing its job */
+	if ((sm->subnet_up || sm->state == SM_STATE_STANDBY) && !ctl->ready_sent) {
 		ctl->ready_sent = true;
 		sd_notifyf_("READY=1");
 	}
@@ -561,6 +562,8 @@ static void observe(struct ctl *ctl)
 			sweep_done(ctl, sm, sm->sweeps);
 	}
 	ctl->seen_sweeping = sm->sweeping;
+	if ((int)sm->state != ctl->seen_state)
+		notify_status(ctl, sm);
 	state_events(ctl, sm);
 	if (!sm->sweeping)
 		problem_events(ctl, sm);

@@ -221,6 +221,7 @@ static enum ctl_ret cmd_status(struct ctl_call *c, json_object **res)
 	json_object *o = json_object_new_object();
 
 	ADD(o, "state", JSTR(sm_state_name((int)sm->state)));
+	ADD(o, "sm", ctl_sms_json(sm));
 	ADD(o, "subnet", JSTR(sm_subnet_state(sm)));
 	ADD(o, "subnet_up", json_object_new_boolean(sm->subnet_up));
 	ADD(o, "problems", ctl_problems_json(sm));

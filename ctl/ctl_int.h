@@ -185,6 +185,11 @@ struct ctl_limits ctl_limits_now(const struct ctl *ctl);
 #define CTL_MAX_PROBLEMS 64
 json_object *ctl_problems_json(const struct sm *sm);
 
+/* The SMs of the subnet (ctl_sm.c), and its commands. */
+json_object *ctl_sms_json(const struct sm *sm);
+enum ctl_ret cmd_sms(struct ctl_call *c, json_object **res);
+enum ctl_ret cmd_handover(struct ctl_call *c, json_object **res);
+
 /* Tells subscribers (ctl.c); takes ownership of result. */
 void ctl_reloaded(json_object *result);
 

@@ -53,11 +53,14 @@ void sm_peer_seen(struct sm_peer *p, const struct smp_sm_info *si, const struct 
 	p->seen = true;
 	/* IBA 14.4.1: SM_Key 0 is "not told", not a different key */
 	p->foreign = self->sm_key && si->sm_key && si->sm_key != self->sm_key;
+	if (p->stuck && si->act_count != p->stuck_at)
+		p->stuck = false;
 }
 
 static bool counts(const struct sm_peer *p)
 {
-	return p->answered && p->seen && !p->foreign && p->state != SM_STATE_NOT_ACTIVE;
+	return p->answered && p->seen && !p->foreign && !p->stuck &&
+	       p->state != SM_STATE_NOT_ACTIVE;
 }
 
 static bool above(const struct sm_peer *p, const struct sm_self *self)

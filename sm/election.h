@@ -61,6 +61,8 @@ struct sm_peer {
 	bool answered;            /* its last query was answered */
 	bool foreign;             /* another SM_Key: ignored */
 	bool seen;                /* found in the current scan */
+	bool stuck;               /* a master whose ActCount froze: ignored ... */
+	uint32_t stuck_at;        /* ... until it moves from this */
 };
 
 struct sm_peers {
@@ -79,7 +81,8 @@ bool sm_higher(uint8_t pa, uint64_t ga, uint8_t pb, uint64_t gb);
 /* The peer with this GUID, or a new slot for it (NULL when full). */
 struct sm_peer *sm_peer_get(struct sm_peers *ps, uint64_t guid);
 struct sm_peer *sm_peer_find(struct sm_peers *ps, uint64_t guid);
-/* Records an answer (SMInfo, decoded) at now; marks a key mismatch. */
+/* Records an answer (SMInfo, decoded) at now; marks a key mismatch, and
+ * clears stuck once the ActCount moved. */
 void sm_peer_seen(struct sm_peer *p, const struct smp_sm_info *si, const struct sm_self *self,
 		  uint64_t now);
 

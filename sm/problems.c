@@ -122,6 +122,8 @@ uint64_t sm_problems_digest(const struct sm *sm)
 
 const char *sm_subnet_state(const struct sm *sm)
 {
+	if (sm->state != SM_STATE_MASTER)
+		return sm_state_name((int)sm->state);   /* another SM's subnet */
 	if (!sm->subnet_up)
 		return "down";
 	return sm_problems(sm, NULL, 0) ? "degraded" : "up";

@@ -31,7 +31,8 @@ struct sm_problem {
 
 /* Writes at most max problems into out; returns how many there are. */
 size_t sm_problems(const struct sm *sm, struct sm_problem *out, size_t max);
-/* "up", "degraded" or "down". */
+/* "up", "degraded" or "down"; as a non-master our SM state instead
+ * ("standby"...): the subnet is another SM's to report. */
 const char *sm_subnet_state(const struct sm *sm);
 /* A digest of the problem list, to notice when it changes. */
 uint64_t sm_problems_digest(const struct sm *sm);

@@ -405,6 +405,11 @@ static void poll_done(void *arg, int err, const struct smp *resp)
 		poll_arm(sm, sm->conf.sm_poll_interval / 4);
 		break;
 	case POLL_TAKEOVER:
+		if (!sm->poll.failed && m) {
+			/* it answers: only its frozen count says it no longer works */
+			m->stuck = true;
+			m->stuck_at = si.act_count;
+		}
 		take_over(sm, sm->poll.failed ? "the master stopped answering"
 					      : "the master's ActCount stopped moving");
 		break;

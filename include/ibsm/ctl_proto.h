@@ -89,6 +89,10 @@ enum ctl_access {
 	  "routing engine, why it was chosen, verification (on a worker: repeat if pending)") \
 	X(ar, CTL_RO, "what switch", \
 	  "adaptive routing of one switch (what: status or groups)") \
+	X(sms, CTL_RO, "", \
+	  "the SMs of the subnet: us (state, priority) and every other SM we know") \
+	X(handover, CTL_ADMIN, "", \
+	  "as master: hand over to the best standby SM") \
 	X(sweep, CTL_ADMIN, "!wait", \
 	  "start a heavy sweep; with wait, reply when it is done") \
 	X(reroute, CTL_ADMIN, "!wait", \

@@ -76,6 +76,26 @@ static void test_ignored_peers(void **state)
 	assert_int_equal(election_after_discovery(&ps, &me, &m), SM_STATE_STANDBY);
 }
 
+/* A master whose ActCount froze does not count until it moves again. */
+static void test_stuck_master(void **state)
+{
+	struct sm_peers ps = { 0 };
+	struct smp_sm_info si = info(0x30, 9, SM_STATE_MASTER, 40);
+	const struct sm_peer *m;
+	struct sm_peer *p = sm_peer_get(&ps, 0x30);
+
+	(void)state;
+	sm_peer_seen(p, &si, &me, 1);
+	p->stuck = true;
+	p->stuck_at = 40;
+	sm_peer_seen(p, &si, &me, 2);
+	assert_int_equal(election_after_discovery(&ps, &me, &m), SM_STATE_MASTER);
+	si.act_count = 41;
+	sm_peer_seen(p, &si, &me, 3);
+	assert_false(p->stuck);
+	assert_int_equal(election_after_discovery(&ps, &me, &m), SM_STATE_STANDBY);
+}
+
 static void test_as_master(void **state)
 {
 	struct sm_peers ps = { 0 };
@@ -170,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_higher),
 		cmocka_unit_test(test_after_discovery),
 		cmocka_unit_test(test_ignored_peers),
+		cmocka_unit_test(test_stuck_master),
 		cmocka_unit_test(test_as_master),
 		cmocka_unit_test(test_poll),
 		cmocka_unit_test(test_ctl_verdicts),
