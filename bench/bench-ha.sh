@@ -72,9 +72,12 @@ up() {
 		T=5 sim_run "$CTL" -s "$SIM_DIR/$2/sock" -j status 2>/dev/null |
 			grep -q '"state":"master".*"subnet_up":true\|"subnet_up":true.*"state":"master"'
 	else
-		[ "$(grep -c 'SUBNET UP' "$SIM_DIR/$2/log" 2>/dev/null)" -gt "${3:-0}" ]
+		_n=$(grep -c 'SUBNET UP' "$SIM_DIR/$2/log" 2>/dev/null)
+		[ "${_n:-0}" -gt "${3:-0}" ]
 	fi
 }
+
+is_state() { [ "$(sm_state "$1")" = "$2" ]; }
 
 wait_for() { # SECONDS CMD...: until CMD succeeds
 	_end=$(( $(now_ms) + $1 * 1000 ))
@@ -86,19 +89,7 @@ wait_for() { # SECONDS CMD...: until CMD succeeds
 }
 
 lids_changed() {
-	python3 - "$1" "$2" <<'EOF'
-import re, sys
-def lids(p):
-    out, node = {}, None
-    for l in open(p):
-        m = re.match(r'(Switch|Ca|Hca)\s+\d+\s+"([^"]+)"', l)
-        if m: node = m.group(2)
-        m = re.search(r'\[(\d+)\].*lid (\d+) lmc', l)
-        if m: out[(node, m.group(1))] = m.group(2)
-    return out
-a, b = lids(sys.argv[1]), lids(sys.argv[2])
-print(sum(1 for k in a if a[k] != b.get(k)))
-EOF
+	simstate --same-lids "$1" "$2" | sed -n 's/^lid_changes=\([0-9]*\).*/\1/p'
 }
 
 # takeover SM: prints "ms lid_changes lft_sets portinfo_sets"
@@ -109,14 +100,15 @@ takeover() {
 	start "$1" s "$H2" 0
 	sleep 4
 	L2=$(lid_of "$H2")
-	wait_for 30 test "$(sm_state "$L2")" = 2 || { echo "- - - -"; sim_stop; return; }
+	wait_for 30 is_state "$L2" 2 || { echo "- - - -"; sim_stop; return; }
 	sim_dump "$SIM_DIR/before.dump"
 	n0=$(grep -c 'SUBNET UP' "$SIM_DIR/s/log" 2>/dev/null)
+	n0=${n0:-0}
 	line=$(wc -l <"$SIM_LOG")
 	sim_cmd "Verbose 3"
 	t0=$(now_ms)
 	kill9 m
-	if wait_for 150 test "$(sm_state "$L2")" = 3 && wait_for 60 up "$1" s "$n0"; then
+	if wait_for 150 is_state "$L2" 3 && wait_for 60 up "$1" s "$n0"; then
 		ms=$(( $(now_ms) - t0 ))
 	else
 		ms=-

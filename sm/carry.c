@@ -82,12 +82,7 @@ static struct sm_node *stale_copy(struct walk *w, struct sm_node *o)
 	n->stale = true;
 	n->stale_sweeps = o->stale_sweeps + 1;
 	copy_ports(n, o);
-	n->lft = o->lft;
-	n->lft_known = o->lft_known;
-	n->lft_blocks = o->lft_blocks;
-	o->lft = NULL;
-	o->lft_known = NULL;
-	o->lft_blocks = 0;
+	fabric_move_lft(n, o);
 	w->st->nodes++;
 	push(w, n);
 	return n;

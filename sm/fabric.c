@@ -123,6 +123,16 @@ int fabric_link(struct sm_fabric *f, struct sm_node *a, uint8_t pa, struct sm_no
 	return 0;
 }
 
+void fabric_move_lft(struct sm_node *to, struct sm_node *from)
+{
+	to->lft = from->lft;
+	to->lft_known = from->lft_known;
+	to->lft_blocks = from->lft_blocks;
+	from->lft = NULL;
+	from->lft_known = NULL;
+	from->lft_blocks = 0;
+}
+
 void fabric_unlink(struct sm_fabric *f, struct sm_port *p)
 {
 	if (!p->peer)

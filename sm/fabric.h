@@ -110,6 +110,9 @@ struct sm_node *fabric_add(struct sm_fabric *f, const struct smp_node_info *ni);
  * elsewhere (a conflict: the caller reports it). Linking the same pair again
  * is a no-op. */
 int fabric_link(struct sm_fabric *f, struct sm_node *a, uint8_t pa, struct sm_node *b, uint8_t pb);
+/* Hands what switch `from` knows of its LFT to `to` (same switch, next
+ * generation); from keeps none. */
+void fabric_move_lft(struct sm_node *to, struct sm_node *from);
 /* Unlinks p from its peer (both ends). */
 void fabric_unlink(struct sm_fabric *f, struct sm_port *p);
 /* Removes the nodes marked drop (unlinking them first), keeping order. */

@@ -188,16 +188,21 @@ static bool is_sm_port(const struct sm *sm, const struct sm_port *p)
 	return (p->pi.cap_mask & CAP_IS_SM) && !(p->pi.cap_mask & CAP_SM_DISABLED);
 }
 
-static void scan_done(void *arg, int err, const struct smp *resp)
+/* A query's answer into the peer table; frees its context. */
+static struct sm *absorb(struct info_ctx *c, int err, const struct smp *resp)
 {
-	struct info_ctx *c = arg;
 	struct sm *sm = c->sm;
 	struct smp_sm_info si;
 
 	if (decode_answer(err, resp, &si))
 		note_peer(sm, c, &si);
 	free(c);
-	sm_phase_put(sm);
+	return sm;
+}
+
+static void scan_done(void *arg, int err, const struct smp *resp)
+{
+	sm_phase_put(absorb(arg, err, resp));
 }
 
 static void ask_all(struct sm *sm, enum q_kind kind, mad_done_fn cb)
@@ -302,13 +307,8 @@ void sm_sminfo_after_sweep(struct sm *sm)
 
 static void rescan_done(void *arg, int err, const struct smp *resp)
 {
-	struct info_ctx *c = arg;
-	struct sm *sm = c->sm;
-	struct smp_sm_info si;
+	struct sm *sm = absorb(arg, err, resp);
 
-	if (decode_answer(err, resp, &si))
-		note_peer(sm, c, &si);
-	free(c);
 	if (--sm->rescan_pending == 0 && !sm->sweeping)
 		sm_sminfo_after_sweep(sm);
 }

@@ -120,14 +120,8 @@ static void carry_over(struct sm_fabric *old, struct sm_fabric *nw)
 
 		if (o)
 			carry_ports(o, n);
-		if (!o || !node_is_switch(n) || !o->lft)
-			continue;
-		n->lft = o->lft;
-		n->lft_known = o->lft_known;
-		n->lft_blocks = o->lft_blocks;
-		o->lft = NULL;
-		o->lft_known = NULL;
-		o->lft_blocks = 0;
+		if (o && node_is_switch(n) && o->lft)
+			fabric_move_lft(n, o);
 	}
 }
 

@@ -286,19 +286,8 @@ EOF
 	until_healthy "restart after kill -9" 30
 	grep -m1 'done in' "$SIM_DIR/kill-last.log" | grep -q ' 0 LFT blocks written' ||
 		fail "kill -9: restart wrote LFT blocks: $(grep -m1 'done in' "$SIM_DIR/kill-last.log")"
-	python3 - "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" <<'EOF' || fail "kill -9: LIDs moved"
-import re, sys
-def lids(p):
-    out, node = {}, None
-    for l in open(p):
-        m = re.match(r'(Switch|Ca|Hca)\s+\d+\s+"([^"]+)"', l)
-        if m: node = m.group(2)
-        m = re.search(r'\[(\d+)\].*lid (\d+) lmc', l)
-        if m: out[(node, m.group(1))] = m.group(2)
-    return out
-a, b = lids(sys.argv[1]), lids(sys.argv[2])
-assert a == b, [k for k in a if a[k] != b.get(k)][:5]
-EOF
+	simstate --same-lids "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
+		fail "kill -9: LIDs moved: $(cat "$SIM_DIR/moved")"
 	msg "kill -9: 6 kills at random moments, restart kept every LID and wrote 0 LFT blocks"
 
 	# ---------------------------------------------------------------- rogue

@@ -20,6 +20,8 @@ stdin) and checks what an SM must guarantee:
 Usage: simstate.py [--smlid N] [--pairs N] [--seed S] [--json] [FILE]
        simstate.py --lid-of NAME [FILE]   the LID of a node (switch port 0,
                                           else its first port)
+       simstate.py --same-lids OTHER [FILE]  exit 1 (and list them) if any
+                                          port's LID differs from OTHER's
        --blocks OUT also writes one line per (switch, 64-LID block) with a
        digest of its entries, so two dumps' files tell which blocks changed.
 Prints "dups=D inactive=I dead=X unreachable=U smlid=M ports=P lids=L"
@@ -226,6 +228,18 @@ def summarize(nodes, smlid, npairs, seed):
     return res, details
 
 
+def changed_lids(a, b):
+    """Ports (node/port) whose LID differs between two parsed dumps."""
+    out = []
+    for name, n in a.items():
+        m = b.get(name)
+        for num, p in n.ports.items():
+            q = m.ports.get(num, {}) if m else {}
+            if p.get('lid') != q.get('lid'):
+                out.append('%s/%d' % (name, num))
+    return out
+
+
 def write_blocks(nodes, path):
     with open(path, 'w') as f:
         for n in sorted(nodes.values(), key=lambda x: x.name):
@@ -247,6 +261,7 @@ def main():
     ap.add_argument('-v', action='store_true')
     ap.add_argument('--lid-of')
     ap.add_argument('--blocks')
+    ap.add_argument('--same-lids')
     a = ap.parse_args()
     f = open(a.file, errors='replace') if a.file else sys.stdin
     lines = last_dump(f.read().splitlines())
@@ -256,6 +271,11 @@ def main():
         port = n and n.ports.get(0 if n.kind == 'Switch' else 1)
         print(port.get('lid', 0) if port else 0)
         return
+    if a.same_lids:
+        other = parse(last_dump(open(a.same_lids, errors='replace').read().splitlines()))
+        moved = changed_lids(other, nodes)
+        print('lid_changes=%d %s' % (len(moved), ' '.join(moved[:5])))
+        sys.exit(1 if moved else 0)
     if a.blocks:
         write_blocks(nodes, a.blocks)
     res, details = summarize(nodes, a.smlid, a.pairs, a.seed)
