@@ -32,6 +32,7 @@ struct event_base;
 struct event;
 struct sm_ar;   /* adaptive routing state, sm/ar.c */
 struct sm_snap; /* the last complete sweep, sm/snap.h */
+struct sa;      /* Subnet Administration, sa/sa.h */
 struct rt_hold;
 struct sm;
 
@@ -42,6 +43,9 @@ struct sm;
 struct sm_listener {
 	void (*changed)(void *arg, struct sm *sm);
 	void (*port_event)(void *arg, struct sm *sm, const char *type, const struct sm_port *p);
+	/* A Trap the SM received and acknowledged (sm/smserv.c), decoded;
+	 * the SA forwards traps 128 and 144 to its subscribers. */
+	void (*trap)(void *arg, struct sm *sm, const struct smp_notice *n);
 	void *arg;
 };
 #define SM_MAX_LISTENERS 4
@@ -121,10 +125,20 @@ struct sm {
 	struct timespec t_trap;   /* arrival of the last Trap 128 */
 	struct sm_listener listeners[SM_MAX_LISTENERS];
 	unsigned nlisteners;
+	struct sa *sa;                  /* NULL with --once */
 };
 
 /* Registers l (copied); at most SM_MAX_LISTENERS. */
 void sm_listen(struct sm *sm, const struct sm_listener *l);
+/* Tells every listener with a trap hook about a received Trap. */
+void sm_trap_notify(struct sm *sm, const struct smp_notice *n);
+
+/* Are we the master SM? The SA serves only then (sa-mcast-ha.md 8.4). The
+ * one place that decides, so SM election changes only this. */
+static inline bool sm_is_master(const struct sm *sm)
+{
+	return sm->state == SM_STATE_MASTER;
+}
 
 /* Phase plumbing: sm_phase_begin() before submitting a batch, one
  * sm_phase_sub() per request, sm_phase_end() after the batch; each request's
@@ -159,6 +173,10 @@ void sm_sweep_finished(struct sm *sm);   /* sweep.c */
 void sm_smp_limits_apply(struct sm *sm);           /* main.c */
 /* The MAD engine's timer set to its next deadline (after a send or a reply). */
 void sm_arm_engine_timer(struct sm *sm);           /* main.c */
+
+/* Our SMInfo as we answer it (smserv.c): SM_Key 0, the SM's own is given
+ * only to trusted requesters (IBA 14.4.1). */
+void sm_sm_info(const struct sm *sm, struct smp_sm_info *out);
 
 /* Answers MADs nobody asked for: Get SMInfo, traps. */
 void sm_unsolicited(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from);

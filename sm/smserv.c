@@ -15,18 +15,24 @@
 
 static uint64_t unsolicited_dropped;
 
-static void fill_sm_info(const struct sm *sm, uint8_t *data)
+void sm_sm_info(const struct sm *sm, struct smp_sm_info *si)
 {
-	struct smp_sm_info si;
 	struct mad_stats ms;
 
 	mad_engine_get_stats(sm->eng, &ms);
-	memset(&si, 0, sizeof(si));
-	si.guid = sm->port.port_guid;
-	si.sm_key = 0;   /* IBA 14.4.1: SM_Key is returned only to a trusted SM */
-	si.act_count = (uint32_t)ms.sent;
-	si.priority = (uint8_t)sm->conf.sm_priority;
-	si.sm_state = (uint8_t)sm->state;
+	memset(si, 0, sizeof(*si));
+	si->guid = sm->port.port_guid;
+	si->sm_key = 0;   /* IBA 14.4.1: SM_Key is returned only to a trusted SM */
+	si->act_count = (uint32_t)ms.sent;
+	si->priority = (uint8_t)sm->conf.sm_priority;
+	si->sm_state = (uint8_t)sm->state;
+}
+
+static void fill_sm_info(const struct sm *sm, uint8_t *data)
+{
+	struct smp_sm_info si;
+
+	sm_sm_info(sm, &si);
 	memset(data, 0, SMP_DATA_SIZE);
 	smp_sm_info_encode(&si, data, SMP_DATA_SIZE);
 }
@@ -63,6 +69,7 @@ static void trap_repress(struct sm *sm, struct smp *trap, const struct mad_addr 
 	if (!ok)
 		return;
 	log_fabric(LOG_LVL_INFO, "trap %u from LID %u", n.trap_num, n.issuer_lid);
+	sm_trap_notify(sm, &n);
 	/* 128: PortStateChange (IBA 14.2.5.1 table 128); the others (144
 	 * capability changes, e.g. a port taking IsSM) need no routing work. */
 	if (n.is_generic && n.trap_num == 128 && !sm->run.once && !sm->ignore_traps) {
