@@ -22,8 +22,8 @@
  *
  * Traps 64 and 65 (GID in and out of service) come from comparing two
  * snapshots (sa_inform_diff): an end port is in service when it is
- * Active with a LID. A subscriber whose own port left the subnet loses its
- * subscriptions, as in OpenSM.
+ * Active with a LID. A subscriber whose port left the subnet (it is not in
+ * the new snapshot at all) loses its subscriptions, as in OpenSM.
  */
 #include "config.h"
 
@@ -355,6 +355,9 @@ void sa_inform_diff(struct sa *sa, const struct sm_snap *old, const struct sm_sn
 		if (!sa_in_service(old, p) || was_in_service(cur, p->guid))
 			continue;
 		report_gid(sa, cur, TRAP_GID_OUT, p->guid);
-		sa_inform_port_gone(sa, p->guid);
+		/* a port down keeps its subscriptions, one gone from the
+		 * subnet does not */
+		if (!snap_port_by_guid(cur, p->guid))
+			sa_inform_port_gone(sa, p->guid);
 	}
 }

@@ -256,10 +256,11 @@ static bool both(uint64_t mask, unsigned sel_bit)
 
 uint16_t sa_pr_check_sel(const struct sa_path_rec *t, uint64_t mask)
 {
-	/* MTU codes 1..5 (256..4096); rates as in rate_tenths */
-	if (both(mask, PR_MTU_SEL) && (t->mtu < 1 || t->mtu > 5))
+	/* MTU codes 1..5 (256..4096); rates as in rate_tenths; selector 3
+	 * ("largest") leaves the value unused */
+	if (both(mask, PR_MTU_SEL) && t->mtu_sel != 3 && (t->mtu < 1 || t->mtu > 5))
 		return SA_STATUS_REQ_INVALID;
-	if (both(mask, PR_RATE_SEL) &&
+	if (both(mask, PR_RATE_SEL) && t->rate_sel != 3 &&
 	    (t->rate >= sizeof(rate_tenths) / sizeof(rate_tenths[0]) || !rate_tenths[t->rate]))
 		return SA_STATUS_REQ_INVALID;
 	return 0;
