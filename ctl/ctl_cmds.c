@@ -40,6 +40,8 @@ static bool arg_listed(const char *spec, const char *name)
 			p++;
 		if (strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
 			return true;
+		if (p[0] == '*' && (p[1] == ' ' || p[1] == '\0'))
+			return true;   /* any name: the handler checks */
 		while (*p && *p != ' ')
 			p++;
 	}

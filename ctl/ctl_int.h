@@ -102,6 +102,9 @@ json_object *ctl_problems_json(const struct sm *sm);
 /* Tells subscribers (ctl.c); takes ownership of result. */
 void ctl_reloaded(json_object *result);
 
+/* The SA's command (ctl_sa.c). */
+enum ctl_ret cmd_sa(struct ctl_call *c, json_object **result);
+
 /* ctl_reload.c */
 void ctl_reload_init(struct sm *sm, const char *path);
 void ctl_reload_fini(void);

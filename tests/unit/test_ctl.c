@@ -226,7 +226,8 @@ static void test_access(void **state)
 static bool arg_spec_ok(const char *spec)
 {
 	for (const char *p = spec; *p; p++)
-		if (!(*p == ' ' || *p == '?' || *p == '!' || *p == '_' || (*p >= 'a' && *p <= 'z')))
+		if (!(*p == ' ' || *p == '?' || *p == '!' || *p == '_' || *p == '*' ||
+		      (*p >= 'a' && *p <= 'z')))
 			return false;
 	return true;
 }
@@ -244,7 +245,7 @@ static const struct cmd_row *row(const char *name)
 static void test_table_complete(void **state)
 {
 	static const char *const ro[] = { "status", "nodes", "switches", "ports", "links", "lft",
-					  "path", "routing", "ar", "subscribe", "commands" };
+					  "path", "routing", "ar", "subscribe", "commands", "sa" };
 	static const char *const admin[] = { "sweep", "reroute", "reload", "loglevel" };
 
 	assert_int_equal(NROWS, sizeof(ro) / sizeof(ro[0]) + sizeof(admin) / sizeof(admin[0]));
