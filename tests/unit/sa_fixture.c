@@ -288,13 +288,41 @@ static void build(struct sa_fx *f, const char *shape, unsigned k, uint8_t lmc)
 	}
 }
 
-void sa_fx_init(struct sa_fx *f, const char *shape, unsigned k, uint8_t lmc)
+static struct sa *new_sa(struct sa_fx *f)
 {
 	struct sa_env env = {
-		.send = env_send, .smp = env_smp, .snapshot = env_snapshot, .master = env_master,
-		.sm_info = env_sm_info, .now_ms = env_now,
+		.arg = f, .send = env_send, .smp = env_smp, .snapshot = env_snapshot,
+		.master = env_master, .sm_info = env_sm_info, .now_ms = env_now,
 	};
 
+	return sa_new(&env, &f->conf);
+}
+
+static void cancel_smps(struct sa_fx *f)
+{
+	/* an engine going away cancels what is outstanding */
+	for (size_t i = 0; i < f->nsmps; i++)
+		f->smps[i].done(f->smps[i].arg, MAD_ERR_CANCELED, NULL);
+	f->nsmps = 0;
+}
+
+static void forget_sent(struct sa_fx *f)
+{
+	for (size_t i = 0; i < f->nsent; i++)
+		free(f->sent[i].msg);
+	f->nsent = 0;
+}
+
+void sa_fx_reset(struct sa_fx *f)
+{
+	cancel_smps(f);
+	sa_free(f->sa);
+	forget_sent(f);
+	f->sa = new_sa(f);
+}
+
+void sa_fx_init(struct sa_fx *f, const char *shape, unsigned k, uint8_t lmc)
+{
 	memset(f, 0, sizeof(*f));
 	build(f, shape, k, lmc);
 	f->sm_node = sa_fx_ca(f, 0);
@@ -303,22 +331,17 @@ void sa_fx_init(struct sa_fx *f, const char *shape, unsigned k, uint8_t lmc)
 	f->next_tid = 0x1000;
 	f->conf = (struct sa_conf){ .sa_key = SA_FX_SA_KEY, .max_records = 65536 };
 	f->snap = sa_fx_snapshot(f);
-	env.arg = f;
-	f->sa = sa_new(&env, &f->conf);
+	f->sa = new_sa(f);
 }
 
 void sa_fx_free(struct sa_fx *f)
 {
-	/* an engine going away cancels what is outstanding */
-	for (size_t i = 0; i < f->nsmps; i++)
-		f->smps[i].done(f->smps[i].arg, MAD_ERR_CANCELED, NULL);
-	f->nsmps = 0;
+	cancel_smps(f);
 	sa_free(f->sa);
 	sm_snap_unref(f->snap);
 	route_tables_free(&f->rt);
 	topo_free_all(&f->b.t);
-	for (size_t i = 0; i < f->nsent; i++)
-		free(f->sent[i].msg);
+	forget_sent(f);
 	free(f->sent);
 	free(f->smps);
 }

@@ -66,6 +66,9 @@ struct sa_fx {
  * per switch). */
 void sa_fx_init(struct sa_fx *f, const char *shape, unsigned k, uint8_t lmc);
 void sa_fx_free(struct sa_fx *f);
+/* A new SA on the same fabric: no services, subscriptions or cache;
+ * outstanding SMPs cancelled, sends forgotten. */
+void sa_fx_reset(struct sa_fx *f);
 /* A new snapshot of f->b.t and f->rt (after a test changed them). */
 struct sm_snap *sa_fx_snapshot(struct sa_fx *f);
 /* Make s current (the old one is dropped). */
