@@ -220,7 +220,8 @@ static uint8_t rate_below(uint32_t tenths)
 
 static bool sel_rate(uint8_t sel, uint8_t want, uint32_t have, uint8_t *out)
 {
-	uint32_t w = rate_tenths[want];
+	/* want is the request's: checked for selectors 0-2, anything for 3 */
+	uint32_t w = want < sizeof(rate_tenths) / sizeof(rate_tenths[0]) ? rate_tenths[want] : 0;
 
 	*out = rate_code(have);
 	switch (sel) {

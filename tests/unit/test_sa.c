@@ -713,6 +713,10 @@ static void test_path_selectors(void **state)
 	assert_int_equal(st, SA_STATUS_NO_RECORDS);
 	path_sel(f, 18, 0x80, &v, &st);
 	assert_int_equal(st, SA_STATUS_REQ_INVALID);
+	/* "largest" ignores the value, whatever it holds (fuzz_sa_req found
+	 * a rate table read out of bounds here) */
+	assert_int_equal(path_sel(f, 18, 0xFF, &v, &st), 0x87);
+	assert_int_equal(path_sel(f, 16, 0xFF, &v, &st), 0x84);
 	/* lifetime 20 (3 switches of 18): at most 25 gives 25, less than 20 none */
 	assert_int_equal(path_sel(f, 20, 0x80 | 25, &v, &st), 0x80 | 25);
 	path_sel(f, 20, 0x40 | 20, &v, &st);
