@@ -34,6 +34,7 @@
 
 #include "routing/routing.h"
 #include "sa/sa_int.h"
+#include "sm/log.h"
 
 /* Component-mask bits (mad/sa_fields.c, path_rec). */
 #define PR_SID_MSB 0
@@ -111,74 +112,94 @@ static uint8_t rate_code(uint32_t tenths)
 	return best;
 }
 
+void sa_path_index(struct sa_index *ix, const struct sm_snap *s)
+{
+	ix->hop = xcalloc(s->nports ? s->nports : 1, sizeof(*ix->hop));
+	ix->hnode = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*ix->hnode));
+	for (uint32_t i = 0; i < s->nnodes; i++) {
+		const struct snap_node *n = &s->nodes[i];
+
+		ix->hnode[i] = (struct sa_hnode){ n->port0, n->nports, n->is_switch,
+						  n->have_si ? n->si.life_time_value : 0 };
+	}
+	for (uint32_t i = 0; i < s->nports; i++) {
+		const struct snap_port *p = &s->ports[i];
+		struct sa_hop *h = &ix->hop[i];
+
+		h->peer = p->peer;
+		h->node = p->node;
+		if (!p->have_pi)
+			continue;
+		h->rate = (uint16_t)port_rate(&p->pi);
+		h->active = p->pi.port_state == PORT_ACTIVE;
+		/* a switch's port 0 has no link: its MTUCap bounds a path ending there */
+		h->mtu = s->nodes[p->node].is_switch && !p->num ? p->pi.mtu_cap : p->pi.neighbor_mtu;
+	}
+}
+
 static void see_mtu(struct hops *h, uint8_t mtu)
 {
 	if (mtu && mtu < h->mtu)
 		h->mtu = mtu;
 }
 
-/* Cross the link at egress port e: both ends Active. */
-static const struct snap_port *cross(const struct sm_snap *s, const struct snap_port *e,
-				     struct hops *h)
+/* Cross the link at egress port e: both ends Active. Returns the port at
+ * the other end, or SNAP_NONE. */
+static uint32_t cross(const struct sa_index *ix, uint32_t e, struct hops *h)
 {
-	const struct snap_port *q = snap_peer(s, e);
+	uint32_t q = ix->hop[e].peer;
 
-	if (!q || !e->have_pi || !q->have_pi || e->pi.port_state != PORT_ACTIVE ||
-	    q->pi.port_state != PORT_ACTIVE)
-		return NULL;
-	see_mtu(h, e->pi.neighbor_mtu);
-	see_mtu(h, q->pi.neighbor_mtu);
-	if (port_rate(&e->pi) < h->rate)
-		h->rate = port_rate(&e->pi);
+	if (q == SNAP_NONE || !ix->hop[e].active || !ix->hop[q].active)
+		return SNAP_NONE;
+	see_mtu(h, ix->hop[e].mtu);
+	see_mtu(h, ix->hop[q].mtu);
+	if (ix->hop[e].rate < h->rate)
+		h->rate = ix->hop[e].rate;
 	return q;
 }
 
-/* The ends: a switch's port 0 brings its MTUCap (it has no link). */
-static void see_end(const struct sm_snap *s, const struct snap_port *p, struct hops *h)
-{
-	if (snap_node_of(s, p)->is_switch && p->have_pi)
-		see_mtu(h, p->pi.mtu_cap);
-}
-
 /* The next hop at switch n towards dlid, or -1 (a drop entry, no table). */
-static int lft_out(const struct sm_snap *s, const struct snap_node *n, uint16_t dlid)
+static int lft_out(const struct sm_snap *s, uint32_t n, uint16_t dlid)
 {
 	const struct route_tables *rt = s->rt;
-	uint32_t idx = (uint32_t)(n - s->nodes);
 
-	if (!rt || idx >= rt->nnodes || !rt->lft[idx].ports || dlid > rt->top)
+	if (!rt || n >= rt->nnodes || !rt->lft[n].ports || dlid > rt->top)
 		return -1;
-	return rt->lft[idx].ports[dlid] == LFT_NO_PORT ? -1 : rt->lft[idx].ports[dlid];
+	return rt->lft[n].ports[dlid] == LFT_NO_PORT ? -1 : rt->lft[n].ports[dlid];
 }
 
 /* Follows the LFTs from end port src towards dlid: true when the route
  * arrives at dst; h gets the path's MTU, rate and switches. */
-static bool walk(const struct sm_snap *s, const struct snap_port *src,
-		 const struct snap_port *dst, uint16_t dlid, struct hops *h)
+static bool walk(const struct sa_ctx *c, uint32_t src, uint32_t dst, uint16_t dlid,
+		 struct hops *h)
 {
-	const struct snap_port *p = src;
-	const struct snap_node *n = snap_node_of(s, p);
+	const struct sa_index *ix = c->ix;
+	uint32_t p = src;
 
 	*h = (struct hops){ .mtu = 0x3F, .rate = UINT32_MAX };
-	see_end(s, src, h);
-	see_end(s, dst, h);
+	/* a switch's port 0 at an end brings its MTUCap */
+	if (ix->hnode[ix->hop[src].node].is_switch)
+		see_mtu(h, ix->hop[src].mtu);
+	if (ix->hnode[ix->hop[dst].node].is_switch)
+		see_mtu(h, ix->hop[dst].mtu);
 	if (src == dst)
 		return true;
-	if (!n->is_switch && !(p = cross(s, p, h)))
+	if (!ix->hnode[ix->hop[p].node].is_switch && (p = cross(ix, p, h)) == SNAP_NONE)
 		return false;
 	for (unsigned i = 0; i < MAX_HOPS; i++) {
+		uint32_t ni = ix->hop[p].node;
+		const struct sa_hnode *n = &ix->hnode[ni];
 		int out;
 
-		n = snap_node_of(s, p);
 		if (!n->is_switch)
 			return p == dst;
 		h->switches++;
-		if (n->have_si && n->si.life_time_value > h->ltv)
-			h->ltv = n->si.life_time_value;
-		out = lft_out(s, n, dlid);
+		if (n->ltv > h->ltv)
+			h->ltv = n->ltv;
+		out = lft_out(c->snap, ni, dlid);
 		if (out == 0)
-			return snap_port(s, n, 0) == dst;
-		if (out < 0 || out > n->nports || !(p = cross(s, snap_port(s, n, (unsigned)out), h)))
+			return n->port0 == dst;
+		if (out < 0 || out > n->nports || (p = cross(ix, n->port0 + (uint32_t)out, h)) == SNAP_NONE)
 			return false;
 	}
 	return false;   /* a loop */
@@ -318,9 +339,11 @@ static void path_rec(struct sa_ctx *c, const struct sa_path_rec *t, uint64_t mas
 	uint8_t rec[64];
 	bool rev;
 
-	if (!walk(s, pp->src, pp->dst, dlid, &h))
+	uint32_t a = (uint32_t)(pp->src - s->ports), b = (uint32_t)(pp->dst - s->ports);
+
+	if (!walk(c, a, b, dlid, &h))
 		return;
-	rev = walk(s, pp->dst, pp->src, slid, &back);
+	rev = walk(c, b, a, slid, &back);
 	if ((mask & BIT(PR_REVERSIBLE)) && t->reversible && !rev)
 		return;
 	if (pp->src == pp->dst)

@@ -146,6 +146,8 @@ static void index_free(struct sa_index *ix)
 {
 	free(ix->slot);
 	free(ix->ends);
+	free(ix->hop);
+	free(ix->hnode);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -172,6 +174,7 @@ static void index_build(struct sa_index *ix, const struct sm_snap *s)
 			;
 		ix->slot[h] = i + 1;
 	}
+	sa_path_index(ix, s);
 }
 
 /* --- life cycle --- */

@@ -87,15 +87,39 @@ struct sa_attr {
 	void (*del)(struct sa_ctx *c);
 };
 
+/* What a PathRecord walk reads of a port and a node, packed (path.c):
+ * on a 40k-LID fabric the snapshot's own structs are tens of MB, and a
+ * walk would miss the cache at every hop. */
+struct sa_hop {
+	uint32_t peer;               /* port index, SNAP_NONE */
+	uint32_t node;
+	uint16_t rate;               /* tenths of Gb/s, 0: no PortInfo */
+	uint8_t mtu;                 /* NeighborMTU; MTUCap for a switch's port 0 */
+	uint8_t active;
+};
+
+struct sa_hnode {
+	uint32_t port0;
+	uint8_t nports;
+	uint8_t is_switch;
+	uint8_t ltv;                 /* SwitchInfo:LifeTimeValue */
+};
+
 /* The per-snapshot index the SA builds once: port GUIDs hashed (O(1)
- * lookups; the snapshot's own are binary searches), and the end ports -
- * CA ports and switch port 0 that hold a LID - in snapshot order. */
+ * lookups; the snapshot's own are binary searches), the end ports - CA
+ * ports and switch port 0 that hold a LID - in snapshot order, and the
+ * packed hop tables. */
 struct sa_index {
 	uint32_t *slot;              /* port index + 1, 0 = empty */
 	uint32_t mask;
 	uint32_t *ends;
 	uint32_t nends;
+	struct sa_hop *hop;          /* [nports] */
+	struct sa_hnode *hnode;      /* [nnodes] */
 };
+
+/* Fills ix->hop and ix->hnode for s (path.c). */
+void sa_path_index(struct sa_index *ix, const struct sm_snap *s);
 
 struct sa_ctx {
 	struct sa *sa;

@@ -781,8 +781,13 @@ static void test_path_broken(void **state)
 	pr_template(t, ca_lid(f, 6), ca_lid(f, 0));
 	assert_int_equal(status_of(f, SA_METHOD_GET, SA_ATTR_PATH_REC, BIT(4) | BIT(5), t, 64),
 			 SA_STATUS_NO_RECORDS);
-	/* a link down in the snapshot */
-	sa_fx_port(f, a, 1)->pi.port_state = 1;
+	/* a link down in a new snapshot (snapshots never change) */
+	{
+		struct sm_snap *s = sa_fx_snapshot(f);
+
+		s->ports[s->nodes[a].port0 + 1].pi.port_state = 1;
+		sa_fx_publish(f, s);
+	}
 	pr_template(t, ca_lid(f, 0), ca_lid(f, 1));
 	assert_int_equal(status_of(f, SA_METHOD_GET, SA_ATTR_PATH_REC, BIT(4) | BIT(5), t, 64),
 			 SA_STATUS_NO_RECORDS);
