@@ -161,6 +161,11 @@ static const struct conf_opt opts[] = {
 	     "Most records in one SA answer; a query that matches more is "
 	     "answered ERR_REQ_TOO_MANY_RECORDS. An answer is also capped at "
 	     "4 MiB (RMPP)."),
+	UINT(sa_sweep_rate, 0, 10000000, "5000", NULL, true,
+	     "SA queries answered per second while a sweep runs, so that a "
+	     "query storm does not slow the sweep; the others wait for the "
+	     "sweep to end, at most 0.5 s each (4096 of them, then BUSY). "
+	     "0: no limit."),
 };
 
 /* Parsed but not yet stored value of one option. */

@@ -95,6 +95,7 @@ struct sm_conf {
 	/* Subnet Administration */
 	uint64_t sa_key;
 	unsigned sa_max_records;
+	unsigned sa_sweep_rate;
 };
 
 enum conf_type {

@@ -9,10 +9,20 @@
  * 64/65), and every trap the SM received goes to its subscribers. One
  * timer on the SM's event loop serves lease expiry, Report retries and
  * parked requests.
+ *
+ * A query storm must not delay a sweep: while one runs, the SA answers at
+ * most sa_sweep_rate queries a second. The others wait in arrival order,
+ * at most HOLD_MS each (then they are answered anyway) and HOLD_MAX of
+ * them (then BUSY, which clients retry); the rest are answered as soon as
+ * the sweep is done. Under ibsim, back-to-back heavy sweeps of a 152-node
+ * tree took 13.5 ms idle and 16.1 ms under 4 loaders' PathRecord load
+ * without this, the same as idle with it (bench/bench-sa.sh).
  */
 #include "config.h"
 
 #include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sa/glue.h"
 #include "sa/sa.h"
@@ -24,8 +34,28 @@
  * instead of sleeping (main.c on_pump). */
 #define SA_BUSY_MS 20
 
+#define HOLD_MAX 4096
+#define HOLD_MS 500
+
 static struct event *ev_sa;
 static uint64_t last_request_ms;
+
+/* Requests waiting for the sweep to end (or for their turn). */
+struct held {
+	struct held *next;
+	uint64_t t;
+	struct mad_addr from;
+	size_t len;
+	uint8_t msg[];
+};
+
+static struct {
+	struct held *head, **tail;
+	unsigned n;
+	double tokens;
+	uint64_t t;
+	struct event *ev;
+} hold = { .tail = &hold.head };
 
 static void arm(struct sm *sm)
 {
@@ -92,6 +122,80 @@ static uint64_t env_now(void *arg)
 	return sm_now_ms();
 }
 
+/* --- the SA's share while a sweep runs --- */
+
+static bool sweep_limited(const struct sm *sm)
+{
+	return sm->sweeping && sm->conf.sa_sweep_rate;
+}
+
+/* A token per query, sa_sweep_rate a second, 10 ms of them at most. */
+static bool take_token(const struct sm *sm)
+{
+	double rate = sm->conf.sa_sweep_rate, now = (double)sm_now_ms();
+
+	hold.tokens += (now - (double)hold.t) * rate / 1000.0;
+	if (hold.tokens > rate / 100.0 + 1)
+		hold.tokens = rate / 100.0 + 1;
+	hold.t = (uint64_t)now;
+	if (hold.tokens < 1)
+		return false;
+	hold.tokens -= 1;
+	return true;
+}
+
+static void hold_release(struct sm *sm)
+{
+	struct timeval ms = { 0, 1000 };
+
+	while (hold.head && (!sweep_limited(sm) || sm_now_ms() - hold.head->t >= HOLD_MS ||
+			     take_token(sm))) {
+		struct held *h = hold.head;
+
+		if (!(hold.head = h->next))
+			hold.tail = &hold.head;
+		hold.n--;
+		sa_recv(sm->sa, h->msg, h->len, 0, &h->from);
+		free(h);
+	}
+	if (hold.head)
+		evtimer_add(hold.ev, &ms);
+}
+
+static void hold_push(const uint8_t *msg, size_t len, const struct mad_addr *from)
+{
+	struct held *h = xmalloc(sizeof(*h) + len);
+
+	h->next = NULL;
+	h->t = sm_now_ms();
+	h->from = *from;
+	h->len = len;
+	memcpy(h->msg, msg, len);
+	*hold.tail = h;
+	hold.tail = &h->next;
+	hold.n++;
+}
+
+static void on_hold_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	hold_release(sm);
+	arm(sm);
+	sm_arm_engine_timer(sm);
+}
+
+/* Should this request wait? Requests keep their order: once one waits,
+ * the next waits behind it. */
+static bool must_wait(struct sm *sm, const uint8_t *msg, size_t len, int status)
+{
+	if (status || len < 4 || (msg[3] & 0x80))
+		return false;   /* a response or a returned send: no work for the sweep to wait on */
+	if (!hold.head && (!sweep_limited(sm) || take_token(sm)))
+		return false;
+	return true;
+}
+
 void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const struct mad_addr *from)
 {
 	struct sm *sm = arg;
@@ -99,7 +203,15 @@ void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const st
 	if (!sm->sa)
 		return;
 	last_request_ms = sm_now_ms();
-	sa_recv(sm->sa, msg, len, status, from);
+	if (must_wait(sm, msg, len, status)) {
+		if (hold.n >= HOLD_MAX)
+			sa_busy(sm->sa, msg, len, from);
+		else
+			hold_push(msg, len, from);
+		hold_release(sm);
+	} else {
+		sa_recv(sm->sa, msg, len, status, from);
+	}
 	arm(sm);
 }
 
@@ -121,6 +233,8 @@ static void on_changed(void *arg, struct sm *sm)
 {
 	if (!sm->sa)
 		return;
+	if (!sm->sweeping)
+		hold_release(sm);
 	sa_sync(sm->sa);
 	arm(sm);
 	sm_arm_engine_timer(sm);
@@ -147,11 +261,23 @@ void sa_glue_attach(struct sm *sm)
 	env_conf(sm, &conf);
 	sm->sa = sa_new(&env, &conf);
 	ev_sa = evtimer_new(sm->base, on_timer, sm);
+	hold.ev = evtimer_new(sm->base, on_hold_timer, sm);
 	sm_listen(sm, &l);
 }
 
 void sa_glue_detach(struct sm *sm)
 {
+	while (hold.head) {
+		struct held *h = hold.head;
+
+		hold.head = h->next;
+		free(h);
+	}
+	hold.tail = &hold.head;
+	hold.n = 0;
+	if (hold.ev)
+		event_free(hold.ev);
+	hold.ev = NULL;
 	if (ev_sa)
 		event_free(ev_sa);
 	ev_sa = NULL;

@@ -325,6 +325,14 @@ void sa_recv(void *arg, const uint8_t *msg, size_t len, int status, const struct
 	process(sa, msg, len, from, NULL, false);
 }
 
+void sa_busy(struct sa *sa, const uint8_t *msg, size_t len, const struct mad_addr *from)
+{
+	struct sa_hdr h;
+
+	if (sa_hdr_decode(msg, len, &h) == 0)
+		answer_error(sa, &h, MAD_STATUS_BUSY, from);
+}
+
 /* --- parked requests --- */
 
 static void unpark(struct sa *sa, struct sa_park *p, bool final)

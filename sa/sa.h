@@ -71,6 +71,9 @@ void sa_set_conf(struct sa *sa, const struct sa_conf *conf);
 
 /* The MAD engine's gsi hook (mad_gsi_fn, arg = the struct sa). */
 void sa_recv(void *sa, const uint8_t *msg, size_t len, int status, const struct mad_addr *from);
+/* Answer the request in msg BUSY without looking further (the daemon's
+ * queue of requests waiting for a sweep is full); counted as busy. */
+void sa_busy(struct sa *sa, const uint8_t *msg, size_t len, const struct mad_addr *from);
 /* Catch up with the current snapshot: GIDs that came into or went out of
  * service since the last one are reported (traps 64 and 65), port tables
  * read for the old one are dropped. Called on every SM change; requests

@@ -251,14 +251,16 @@ static void on_pump(evutil_socket_t fd, short what, void *arg)
 	uint64_t until = sm_now_ms() + PUMP_BUSY_MS;
 
 	/* SA queries come in streams: right after one, wait for the next in
-	 * umad2sim's poll too, or each would wait out PUMP_WAIT_MS */
+	 * umad2sim's poll too, or each would wait out PUMP_WAIT_MS; but go
+	 * back to libevent after each wait, or a sweep's other events (the
+	 * routing worker's result) would wait for the stream to end */
 	do {
 		bool busy = !mad_engine_idle(sm->eng) || sa_glue_busy(sm);
 
 		if (poll(&p, 1, busy ? PUMP_WAIT_MS : 0) > 0)
 			mad_engine_on_readable(sm->eng);
 		mad_engine_on_timer(sm->eng);
-	} while ((!mad_engine_idle(sm->eng) || sa_glue_busy(sm)) && sm_now_ms() < until);
+	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until);
 	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) && !sa_glue_busy(sm) ? &idle : &now);
 }
 
