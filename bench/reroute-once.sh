@@ -124,7 +124,7 @@ start_ibsmd() {
 	log=$SIM_DIR/ibsmd.err
 	: >"$log"
 	SIM_HOST=$sm_node sim_bg sh -c 'f=$1; shift; exec "$@" 2>"$f"' sh "$log" \
-		"$ibsmd" -o state_dir="$SIM_DIR/state" -o log_level=info
+		"$ibsmd" -o state_dir="$SIM_DIR/state" -o socket_path="$SIM_DIR/ibsmd.sock" -o log_level=info
 	wait_for "$log" 0 'subnet UP' 600 || fail "ibsmd: no subnet UP ($(tail -n 3 "$log"))"
 }
 

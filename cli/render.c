@@ -310,6 +310,58 @@ static void r_commands(json_object *r)
 	r_limits(get(r, "limits"));
 }
 
+static void r_sa_counters(json_object *r)
+{
+	json_object *a = get(r, "attributes"), *t = get(r, "totals");
+
+	printf("SA %s; %s requests, %s not answered (not master), %s refused (SM_Key), "
+	       "%s busy, %s malformed\n",
+	       json_object_get_boolean(get(r, "serving")) ? "serving" : "NOT serving (not master)",
+	       str(t, "received"), str(t, "not_master"), str(t, "denied"), str(t, "busy"),
+	       str(t, "malformed"));
+	printf("subscriptions %s, services %s, reports sent %s, acked %s, dropped %s\n",
+	       str(t, "subscriptions"), str(t, "services"), str(t, "reports_sent"),
+	       str(t, "reports_acked"), str(t, "reports_dropped"));
+	printf("%-32s %10s %8s %10s %8s %8s\n", "attribute", "requests", "errors", "records",
+	       "p50_us", "p99_us");
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *o = json_object_array_get_idx(a, i);
+
+		if (json_object_get_int64(get(o, "requests")) == 0)
+			continue;
+		printf("%-32s %10s %8s %10s %8s %8s\n", str(o, "attribute"), str(o, "requests"),
+		       str(o, "errors"), str(o, "records"), str(o, "p50_us"), str(o, "p99_us"));
+	}
+}
+
+/* One record: its fields in order, arrays on one line. */
+static void r_sa_record(json_object *rec)
+{
+	json_object_object_foreach(rec, key, val) {
+		if (json_object_is_type(val, json_type_array))
+			printf("  %-28s %s\n", key,
+			       json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN));
+		else
+			printf("  %-28s %s\n", key, json_object_get_string(val));
+	}
+}
+
+static void r_sa(json_object *r)
+{
+	json_object *a = get(r, "records");
+
+	if (!get(r, "records")) {
+		r_sa_counters(r);
+		return;
+	}
+	for (size_t i = 0; i < alen(a); i++) {
+		printf("%s %zu\n", str(r, "attribute"), i + 1);
+		r_sa_record(json_object_array_get_idx(a, i));
+	}
+	printf("%s records%s\n", str(r, "count"),
+	       json_object_get_int64(get(r, "pending")) ? "; port tables are being read, ask again" : "");
+}
+
 static const struct {
 	const char *cmd;
 	void (*fn)(json_object *);
@@ -318,6 +370,7 @@ static const struct {
 	{ "ports", r_ports }, { "links", r_links }, { "lft", r_lft }, { "path", r_path },
 	{ "routing", r_routing }, { "ar", r_ar }, { "reload", r_reload }, { "loglevel", r_loglevel },
 	{ "sweep", r_sweep }, { "reroute", r_sweep }, { "commands", r_commands },
+	{ "sa", r_sa },
 };
 
 void render_result(const char *cmd, json_object *result)

@@ -186,6 +186,20 @@ static const struct conf_opt opts[] = {
 	HEX(ar_transport_mask, 0xf, "0xa", true,
 	    "Transports adaptive routing applies to: bit 0 UD, 1 RC, 2 UC, "
 	    "3 DC. The default, RC and DC, leaves UD and UC in order."),
+	HEX(sa_key, UINT64_MAX, "0x1", true,
+	    "SM_Key that makes an SA request trusted (saquery --smkey): "
+	    "trusted requesters see M_Keys, the SM_Key and P_Key tables. "
+	    "Requests with SM_Key 0 are served untrusted, any other key is "
+	    "refused. 0: nobody is trusted. The default is OpenSM's."),
+	UINT(sa_max_records, 1, 1000000, "65536", NULL, true,
+	     "Most records in one SA answer; a query that matches more is "
+	     "answered ERR_REQ_TOO_MANY_RECORDS. An answer is also capped at "
+	     "4 MiB (RMPP)."),
+	UINT(sa_sweep_rate, 0, 10000000, "5000", NULL, true,
+	     "SA queries answered per second while a sweep runs, so that a "
+	     "query storm does not slow the sweep; the others wait for the "
+	     "sweep to end, at most 0.5 s each (4096 of them, then BUSY). "
+	     "0: no limit."),
 };
 
 /* Parsed but not yet stored value of one option. */

@@ -98,6 +98,10 @@ struct sm_conf {
 	unsigned ar_ageing_time_us;
 	uint64_t ar_sl_mask;
 	uint64_t ar_transport_mask;
+	/* Subnet Administration */
+	uint64_t sa_key;
+	unsigned sa_max_records;
+	unsigned sa_sweep_rate;
 };
 
 enum conf_type {

@@ -221,6 +221,9 @@ bool ctl_client_idle(const struct ctl_client *cl, uint64_t now_ms, uint64_t time
 void ctl_queued(struct ctl *ctl, size_t bytes);
 void ctl_budget_check(struct ctl *ctl);
 
+/* The SA's command (ctl_sa.c). */
+enum ctl_ret cmd_sa(struct ctl_call *c, json_object **result);
+
 /* ctl_reload.c */
 void ctl_reload_init(struct sm *sm, const char *path);
 void ctl_reload_fini(void);

@@ -206,6 +206,8 @@ static bool spec_find(const char *spec, const char *name, bool *flag, bool *opti
 		p += *optional;
 		if (strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
 			return true;
+		if (p[0] == '*' && (p[1] == ' ' || p[1] == '\0'))
+			return true;   /* "*": any other name; the handler checks it */
 		while (*p && *p != ' ')
 			p++;
 	}

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sa/glue.h"
 #include "sm/ar.h"
 #include "sm/atomic.h"
 #include "ctl/ctl.h"
@@ -250,14 +251,18 @@ static void on_pump(evutil_socket_t fd, short what, void *arg)
 	static const struct timeval now = { 0, 0 }, idle = { 0, PUMP_WAIT_MS * 1000 };
 	uint64_t until = sm_now_ms() + PUMP_BUSY_MS;
 
+	/* SA queries come in streams: right after one, wait for the next in
+	 * umad2sim's poll too, or each would wait out PUMP_WAIT_MS; but go
+	 * back to libevent after each wait, or a sweep's other events (the
+	 * routing worker's result) would wait for the stream to end */
 	do {
-		bool busy = !mad_engine_idle(sm->eng);
+		bool busy = !mad_engine_idle(sm->eng) || sa_glue_busy(sm);
 
 		if (poll(&p, 1, busy ? PUMP_WAIT_MS : 0) > 0)
 			mad_engine_on_readable(sm->eng);
 		mad_engine_on_timer(sm->eng);
 	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until);
-	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) ? &idle : &now);
+	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) && !sa_glue_busy(sm) ? &idle : &now);
 }
 
 static bool fd_is_real(int fd)
@@ -373,6 +378,11 @@ static void engine_setup(struct sm *sm)
 	mad_umad_set_timeout(&sm->tp, sm->conf.smp_timeout_ms);
 	o.unsolicited = sm_unsolicited;
 	o.unsolicited_arg = sm;
+	/* Subnet Administration (sa/), except for a one-shot run */
+	if (!sm->run.once) {
+		o.gsi = sa_glue_gsi;
+		o.gsi_arg = sm;
+	}
 	sm->eng = mad_engine_new(&sm->tp, &o);
 }
 
@@ -423,6 +433,7 @@ static void teardown(struct sm *sm)
 		discover_abort(sm->disc);
 	if (sm->eng)
 		mad_engine_free(sm->eng);
+	sa_glue_detach(sm);   /* after the engine: it completes the SA's SMPs */
 	if (sm->tp.close)
 		sm->tp.close(sm->tp.ctx);
 	for (int i = 0; i < 3; i++)
@@ -510,6 +521,8 @@ static int run(struct sm *sm)
 	engine_setup(sm);
 	events_setup(sm);
 	sm->state = SM_STATE_DISCOVERING;
+	if (!sm->run.once)
+		sa_glue_attach(sm);
 	/* A daemon nobody can ask or stop cleanly is not run. */
 	if (!sm->run.once && ctl_init(sm) < 0) {
 		fprintf(stderr, "ibsmd: cannot serve the control socket %s: %s\n",

@@ -34,6 +34,7 @@ struct event_base;
 struct event;
 struct sm_ar;   /* adaptive routing state, sm/ar.c */
 struct sm_snap; /* the last complete sweep, sm/snap.h */
+struct sa;      /* Subnet Administration, sa/sa.h */
 struct rt_hold;
 struct sm;
 
@@ -44,6 +45,9 @@ struct sm;
 struct sm_listener {
 	void (*changed)(void *arg, struct sm *sm);
 	void (*port_event)(void *arg, struct sm *sm, const char *type, const struct sm_port *p);
+	/* A Trap the SM received and acknowledged (sm/smserv.c), decoded;
+	 * the SA forwards traps 128 and 144 to its subscribers. */
+	void (*trap)(void *arg, struct sm *sm, const struct smp_notice *n);
 	void *arg;
 };
 #define SM_MAX_LISTENERS 4
@@ -127,10 +131,20 @@ struct sm {
 	struct timespec t_trap;   /* arrival of the last Trap 128 */
 	struct sm_listener listeners[SM_MAX_LISTENERS];
 	unsigned nlisteners;
+	struct sa *sa;                  /* NULL with --once */
 };
 
 /* Registers l (copied); at most SM_MAX_LISTENERS. */
 void sm_listen(struct sm *sm, const struct sm_listener *l);
+/* Tells every listener with a trap hook about a received Trap. */
+void sm_trap_notify(struct sm *sm, const struct smp_notice *n);
+
+/* Are we the master SM? The SA serves only then (sa-mcast-ha.md 8.4). The
+ * one place that decides, so SM election changes only this. */
+static inline bool sm_is_master(const struct sm *sm)
+{
+	return sm->state == SM_STATE_MASTER;
+}
 
 /* Phase plumbing: sm_phase_begin() before submitting a batch, one
  * sm_phase_sub() per request, sm_phase_end() after the batch; each request's

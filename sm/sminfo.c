@@ -49,11 +49,6 @@ uint32_t sm_act_count(const struct sm *sm)
 	return (uint32_t)(ms.sent + ms.raw_sent);
 }
 
-bool sm_is_master(const struct sm *sm)
-{
-	return sm->state == SM_STATE_MASTER;
-}
-
 static void fill_info(const struct sm *sm, struct smp_sm_info *si, bool with_key, uint8_t state)
 {
 	memset(si, 0, sizeof(*si));
@@ -538,6 +533,31 @@ void sm_sminfo_answer(struct sm *sm, struct smp *req, const struct mad_addr *fro
 	else
 		reply(sm, req, from, 0);
 	sm_arm_engine_timer(sm);
+}
+
+size_t sm_sm_list(const struct sm *sm, uint16_t *lids, struct smp_sm_info *infos, size_t max)
+{
+	size_t n = 0;
+
+	if (max) {
+		lids[0] = sm->sm_lid;
+		fill_info(sm, &infos[0], true, (uint8_t)sm->state);
+	}
+	n = 1;
+	for (size_t i = 0; i < sm->peers.n; i++) {
+		const struct sm_peer *p = &sm->peers.v[i];
+
+		if (!p->answered || p->foreign)
+			continue;
+		if (n < max) {
+			lids[n] = p->lid;
+			infos[n] = (struct smp_sm_info){ .guid = p->guid, .sm_key = p->sm_key,
+							 .act_count = p->act_count,
+							 .priority = p->priority, .sm_state = p->state };
+		}
+		n++;
+	}
+	return n;
 }
 
 void sm_sminfo_fini(struct sm *sm)

@@ -36,9 +36,12 @@ void sm_sminfo_answer(struct sm *sm, struct smp *req, const struct mad_addr *fro
 void sm_sminfo_trap144(struct sm *sm, uint16_t issuer_lid);
 /* An operator's handover to the best STANDBY: 0 started, -1 (err says why). */
 int sm_handover(struct sm *sm, char *err, size_t errlen);
-bool sm_is_master(const struct sm *sm);
 /* Our ActCount: every SMP we sent, answers included (IBA 14.4.1). */
 uint32_t sm_act_count(const struct sm *sm);
+/* The SMs of the subnet for SMInfoRecord: us first (LID, SMInfo with our
+ * SM_Key), then every other SM that answers and shares our key. Fills at
+ * most max; returns how many there are. */
+size_t sm_sm_list(const struct sm *sm, uint16_t *lids, struct smp_sm_info *infos, size_t max);
 void sm_sminfo_fini(struct sm *sm);
 
 #endif

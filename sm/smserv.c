@@ -31,6 +31,7 @@ static void trap_repress(struct sm *sm, struct smp *trap, const struct mad_addr 
 	if (!ok)
 		return;
 	log_fabric(LOG_LVL_INFO, "trap %u from LID %u", n.trap_num, n.issuer_lid);
+	sm_trap_notify(sm, &n);
 	/* 128: PortStateChange (IBA 14.2.5.1 table 128), the master's to act on */
 	if (n.is_generic && n.trap_num == 128 && !sm->run.once && !sm->ignore_traps &&
 	    sm_is_master(sm)) {

@@ -144,26 +144,41 @@ static void fill_guids(struct sm_snap *s)
 	qsort(s->by_node, s->nnodes, sizeof(*s->by_node), cmp_guid);
 }
 
-static struct sm_snap *build(struct sm *sm)
+struct sm_snap *snap_new(uint32_t nnodes, uint32_t nports)
 {
-	const struct sm_fabric *f = sm->fabric;
 	struct sm_snap *s = xcalloc(1, sizeof(*s));
 
 	s->refs = 1;
+	s->nnodes = nnodes;
+	s->nports = nports;
+	s->nodes = xcalloc(nnodes ? nnodes : 1, sizeof(*s->nodes));
+	s->ports = xcalloc(nports ? nports : 1, sizeof(*s->ports));
+	return s;
+}
+
+void snap_index(struct sm_snap *s)
+{
+	fill_lids(s);
+	fill_guids(s);
+}
+
+static struct sm_snap *build(struct sm *sm)
+{
+	const struct sm_fabric *f = sm->fabric;
+	uint32_t nports = 0;
+	struct sm_snap *s;
+
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		nports += (uint32_t)f->nodes[i]->ni.num_ports + 1;
+	s = snap_new(f->nnodes, nports);
 	s->sweep = sm->sweeps;
 	s->subnet_prefix = sm->conf.subnet_prefix;
 	s->sm_lid = sm->sm_lid;
 	s->sm_port_guid = sm->port.port_guid;
 	s->subnet_timeout = (uint8_t)sm->conf.subnet_timeout;
-	s->nnodes = f->nnodes;
-	for (uint32_t i = 0; i < f->nnodes; i++)
-		s->nports += (uint32_t)f->nodes[i]->ni.num_ports + 1;
-	s->nodes = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*s->nodes));
-	s->ports = xcalloc(s->nports ? s->nports : 1, sizeof(*s->ports));
 	fill_nodes(s, f);
 	fill_links(s, f);
-	fill_lids(s);
-	fill_guids(s);
+	snap_index(s);
 	s->rt_hold = share_routes(sm);
 	s->rt = s->rt_hold ? &s->rt_hold->t : NULL;
 	return s;

@@ -100,6 +100,14 @@ void sm_routes_drop(struct sm *sm);
 /* Drops the SM's reference (shutdown). */
 void sm_snap_fini(struct sm *sm);
 
+/* For snapshots built without an SM (unit tests, benchmarks, fuzzing):
+ * snap_new() allocates zeroed nodes[] and ports[] with one reference;
+ * the caller fills them (and sweep, subnet_prefix, sm_lid, rt ...), then
+ * snap_index() builds the LID map and the GUID indices. rt_hold stays
+ * NULL: the caller keeps any tables it points rt at alive. */
+struct sm_snap *snap_new(uint32_t nnodes, uint32_t nports);
+void snap_index(struct sm_snap *s);
+
 /* Lookups, all O(1) or O(log n). */
 const struct snap_port *snap_port_by_lid(const struct sm_snap *s, uint16_t lid);
 const struct snap_port *snap_port_by_guid(const struct sm_snap *s, uint64_t port_guid);

@@ -394,6 +394,13 @@ void sm_listen(struct sm *sm, const struct sm_listener *l)
 	sm->listeners[sm->nlisteners++] = *l;
 }
 
+void sm_trap_notify(struct sm *sm, const struct smp_notice *n)
+{
+	for (unsigned i = 0; i < sm->nlisteners; i++)
+		if (sm->listeners[i].trap)
+			sm->listeners[i].trap(sm->listeners[i].arg, sm, n);
+}
+
 void sm_event(struct sm *sm, const char *type, const struct sm_port *p)
 {
 	if (p)

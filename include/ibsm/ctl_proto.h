@@ -68,7 +68,8 @@ enum ctl_access {
 /*
  * X(name, access, args, help). args names the arguments in the order
  * ibsmctl maps positional words to them; a leading '?' marks an optional
- * one, a leading '!' a boolean flag (ibsmctl --name).
+ * one, a leading '!' a boolean flag (ibsmctl --name); "*" takes arguments
+ * of any name (the record fields of "sa query").
  */
 #define CTL_COMMANDS(X) \
 	X(status, CTL_RO, "", \
@@ -104,7 +105,10 @@ enum ctl_access {
 	X(subscribe, CTL_RO, "", \
 	  "stream events (sweeps, state, links, nodes) on this connection") \
 	X(commands, CTL_RO, "", \
-	  "this table: names, access, arguments, help")
+	  "this table: names, access, arguments, help") \
+	X(sa, CTL_RO, "?what ?attr ?*", \
+	  "Subnet Administration: counters per attribute; with \"query ATTR [FIELD=VALUE...]\" " \
+	  "its records (whole tables, from the SA's own code)")
 
 /*
  * X(code, meaning). Stable: only append.

@@ -220,7 +220,7 @@ for sw in $SWITCHES; do
 done
 wait_ready $SWITCHES
 SIM_HOST=H00001 sim_bg sh -c 'exec "$@" 2>"$0"' "$SIM_DIR/err2.txt" "$IBSMD" \
-	-o state_dir="$SIM_DIR/state" -o ar_enable=yes -o sweep_interval=1 -o log_level=info \
+	-o state_dir="$SIM_DIR/state" -o socket_path="$SIM_DIR/ibsmd.sock" -o ar_enable=yes -o sweep_interval=1 -o log_level=info \
 	--dump-ar "$SIM_DIR/ar2.txt"
 SM_PID=$SIM_BG_PID
 i=0
@@ -289,7 +289,7 @@ done
 wait_ready $SWITCHES
 : >"$SIM_DIR/err2.txt"
 SIM_HOST=H00001 sim_bg sh -c 'exec "$@" 2>"$0"' "$SIM_DIR/err2.txt" "$IBSMD" \
-	-o state_dir="$SIM_DIR/state" -o ar_enable=yes -o sweep_interval=1 -o log_level=info
+	-o state_dir="$SIM_DIR/state" -o socket_path="$SIM_DIR/ibsmd.sock" -o ar_enable=yes -o sweep_interval=1 -o log_level=info
 SM_PID=$SIM_BG_PID
 i=0
 until grep -qs 'adaptive routing off fabric-wide' "$SIM_DIR/err2.txt"; do

@@ -53,7 +53,7 @@ if command -v bash >/dev/null 2>&1; then
 	bash -n "$tmp/compl" || bad "completion script has syntax errors"
 	# complete "ibsmctl s" and expect the commands starting with s
 	got=$(bash -c ". '$tmp/compl'; COMP_WORDS=(ibsmctl s); COMP_CWORD=1; _ibsmctl; echo \${COMPREPLY[*]}")
-	[ "$got" = "status switches sweep subscribe" ] || bad "completion of 's': '$got'"
+	[ "$got" = "status switches sms sweep subscribe sa" ] || bad "completion of 's': '$got'"
 fi
 "$CTL" completion zsh >/dev/null 2>&1 && bad "completion zsh accepted"
 "$CTL" -h >"$tmp/help" || bad "-h failed"

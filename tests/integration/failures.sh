@@ -31,7 +31,7 @@ start_sm() {
 	log=$SIM_DIR/$1.log
 	shift
 	sim_bg sh -c 'f=$1; shift; exec "$@" 2>"$f"' sh "$log" \
-		"$IBSMD" -o state_dir="$SIM_DIR/state" -o log_level=info \
+		"$IBSMD" -o state_dir="$SIM_DIR/state" -o socket_path="$SIM_DIR/ibsmd.sock" -o log_level=info \
 		-o light_sweep_interval=1 -o flap_holddown_s=2 "$@"
 	SM_PID=$SIM_BG_PID
 }

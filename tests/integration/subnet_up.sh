@@ -58,7 +58,7 @@ check_up() {
 		fail "$name: ports Active before any SM ran (the check cannot fail?)"
 	mkdir -p "$SIM_DIR/state"
 	sim_bg sh -c 'f=$1; shift; exec "$@" 2>"$f"' sh "$SIM_DIR/err.txt" \
-		"$IBSMD" -o state_dir="$SIM_DIR/state" -o sweep_interval=0 \
+		"$IBSMD" -o state_dir="$SIM_DIR/state" -o socket_path="$SIM_DIR/ibsmd.sock" -o sweep_interval=0 \
 		-o routing_engine="$engine" -o log_level=notice --dump-lfts "$SIM_DIR/lfts.txt"
 	wait_up "$SIM_DIR/err.txt"
 	sim_run iblinkinfo >"$SIM_DIR/links.txt" 2>/dev/null || fail "$name: iblinkinfo failed"

@@ -467,7 +467,8 @@ static void test_access(void **state)
 static bool arg_spec_ok(const char *spec)
 {
 	for (const char *p = spec; *p; p++)
-		if (!(*p == ' ' || *p == '?' || *p == '!' || *p == '_' || (*p >= 'a' && *p <= 'z')))
+		if (!(*p == ' ' || *p == '?' || *p == '!' || *p == '_' || *p == '*' ||
+		      (*p >= 'a' && *p <= 'z')))
 			return false;
 	return true;
 }
@@ -485,8 +486,8 @@ static const struct cmd_row *row(const char *name)
 static void test_table_complete(void **state)
 {
 	static const char *const ro[] = { "status", "nodes", "switches", "ports", "links", "lft",
-					  "path", "routing", "ar", "subscribe", "commands" };
-	static const char *const admin[] = { "sweep", "reroute", "reload", "loglevel" };
+					  "path", "routing", "ar", "subscribe", "commands", "sa", "sms" };
+	static const char *const admin[] = { "sweep", "reroute", "reload", "loglevel", "handover" };
 
 	assert_int_equal(NROWS, sizeof(ro) / sizeof(ro[0]) + sizeof(admin) / sizeof(admin[0]));
 	for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {

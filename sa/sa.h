@@ -1,0 +1,166 @@
+/*
+ * DOC: Subnet Administration (IBA 15), the SA agent of ibsmd.
+ *
+ * The SA answers SA MADs (class 0x03) that the MAD engine hands to its gsi
+ * hook, from the immutable snapshot of the last complete sweep
+ * (sm/snap.h): a running sweep never blocks or changes an answer, and
+ * answering never delays a sweep. It serves only while the SM is master.
+ * Records, per attribute, come from one dispatch table (sa/table.c):
+ * which methods are allowed, the record's size and component-mask fields
+ * (mad/sa_fields.h), how the records are enumerated, special cases.
+ *
+ * Everything that arrives is untrusted: every malformed or unauthorized
+ * request gets an SA status (sa/request.c has the list), and work and
+ * memory are bounded per request (records, candidates examined, response
+ * size) and per requester (a token bucket per source LID, parked requests).
+ *
+ * The SA knows nothing of struct sm: the daemon (sa/glue.c) hands it a
+ * struct sa_env of callbacks - send a GSI message, submit an SMP (to read
+ * a port table lazily), the current snapshot, are we master, our SMInfo -
+ * so unit tests and the fuzz target run it on synthetic snapshots.
+ *
+ * State of its own: ServiceRecords (with leases), InformInfo subscriptions
+ * and the Reports sent to subscribers (retried until ReportResp, bounded),
+ * the port tables read on demand (GUIDInfo, P_KeyTable, SL2VL, VLArb;
+ * dropped with each new snapshot) and counters per attribute.
+ */
+#ifndef IBSM_SA_SA_H
+#define IBSM_SA_SA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/engine.h"
+#include "mad/smp.h"
+
+struct sm_snap;
+struct sa;
+
+struct sa_conf {
+	uint64_t sa_key;        /* SM_Key of trusted requests; 0: none is */
+	uint32_t max_records;   /* records in one response, at most */
+};
+
+struct sa_env {
+	void *arg;
+	/* Send one GSI message (mad_engine_send_gsi): 0 or -errno; -EALREADY
+	 * means a response with that TID to that requester is still in flight. */
+	int (*send)(void *arg, const uint8_t *msg, size_t len, const struct mad_addr *to);
+	/* Submit a LID-routed SMP Get (mad_engine_submit): done runs exactly
+	 * once, maybe later. 0, or -errno and done never runs. */
+	int (*smp)(void *arg, const struct mad_req *r, mad_done_fn done, void *done_arg);
+	/* The current snapshot (borrowed), NULL before the first sweep. */
+	const struct sm_snap *(*snapshot)(void *arg);
+	bool (*master)(void *arg);
+	/* The SMs of the subnet, us first: their LID and SMInfo, SM_Key
+	 * included (SMInfoRecord hides it from untrusted requesters). Fills
+	 * at most max; returns how many there are. */
+	size_t (*sm_list)(void *arg, uint16_t *lids, struct smp_sm_info *infos, size_t max);
+	/* The configuration now (after a reload); NULL: the one given to
+	 * sa_new() or sa_set_conf(). */
+	void (*conf)(void *arg, struct sa_conf *out);
+	/* Monotonic ms; NULL: CLOCK_MONOTONIC. */
+	uint64_t (*now_ms)(void *arg);
+};
+
+struct sa *sa_new(const struct sa_env *env, const struct sa_conf *conf);
+/* Frees everything; parked requests are dropped unanswered. Free it after
+ * the MAD engine, whose teardown completes the SMPs the SA submitted. */
+void sa_free(struct sa *sa);
+void sa_set_conf(struct sa *sa, const struct sa_conf *conf);
+
+/* The MAD engine's gsi hook (mad_gsi_fn, arg = the struct sa). */
+void sa_recv(void *sa, const uint8_t *msg, size_t len, int status, const struct mad_addr *from);
+/* Answer the request in msg BUSY without looking further (the daemon's
+ * queue of requests waiting for a sweep is full); counted as busy. */
+void sa_busy(struct sa *sa, const uint8_t *msg, size_t len, const struct mad_addr *from);
+/* Catch up with the current snapshot: GIDs that came into or went out of
+ * service since the last one are reported (traps 64 and 65), port tables
+ * read for the old one are dropped. Called on every SM change; requests
+ * call it too. */
+void sa_sync(struct sa *sa);
+/* Timers: lease expiry, Report retries, parked requests. Call
+ * sa_on_timer() at sa_next_deadline() (UINT64_MAX: none). */
+void sa_on_timer(struct sa *sa);
+uint64_t sa_next_deadline(const struct sa *sa);
+
+/* Report a Notice to the subscribers whose InformInfo matches it: traps
+ * 64/65 (made by sa_sync), 66/67 (MGID created/deleted: the multicast
+ * code's entry point) and the traps the SM received (128, 144, ...). The
+ * Notice is sent as is; IssuerLID/IssuerGID are the caller's to fill. */
+void sa_report_notice(struct sa *sa, const struct smp_notice *n);
+/* A Notice of ours (traps 64-67): generic, type 3 (informational),
+ * ProducerType 4 (class manager), issued by the SM's port; gid goes into
+ * DataDetails bytes 6..21 (sa-mcast-ha.md 3, Notice). */
+void sa_sm_notice(const struct sm_snap *s, uint16_t trap, const uint8_t gid[16],
+		  struct smp_notice *n);
+
+/* --- the control socket's view (ctl/ctl_sa.c) --- */
+
+/* An attribute the SA serves: its name, saquery's alias, the record. */
+struct sa_attr_name {
+	uint16_t id;
+	const char *name;
+	const char *alias;
+};
+/* By name or alias (case-insensitive), NULL when unknown. */
+const struct sa_attr_name *sa_attr_lookup(const char *name);
+/* All of them, for help texts. */
+const struct sa_attr_name *sa_attr_names(size_t *n);
+
+/* The answer to a query through the control socket: the records exactly
+ * as a GetTableResp would carry them (padded), or an SA status. */
+struct sa_result {
+	uint16_t status;        /* MAD/SA status; 0 ok */
+	uint16_t size;          /* record wire size */
+	uint16_t padded;        /* their stride in recs */
+	uint32_t n;
+	uint8_t *recs;          /* owned: sa_result_free() */
+	uint32_t pending;       /* port tables being read: ask again */
+};
+/* A GetTable (Get for ClassPortInfo) of attribute attr with template tmpl
+ * (the record's wire size, zero-filled where unused) and component mask,
+ * answered by the same code as a MAD, without the response size limits of
+ * a MAD but with max_records. No partition filtering (the control socket
+ * is local); trusted sees M_Keys, SM_Keys and P_Key tables. */
+void sa_query_local(struct sa *sa, uint16_t attr, uint32_t attr_mod, uint64_t mask,
+		    const uint8_t *tmpl, size_t tlen, bool trusted, struct sa_result *res);
+void sa_result_free(struct sa_result *res);
+/* A short name for an SA status ("ERR_NO_RECORDS"). */
+const char *sa_status_name(uint16_t status);
+
+/* Counters. Latency: microseconds from receipt to the response's send. */
+struct sa_attr_stats {
+	const char *name;
+	uint16_t attr;
+	uint64_t requests;      /* answered or refused with a status */
+	uint64_t errors;        /* ... of them with a non-zero status */
+	uint64_t records;       /* records sent */
+	uint32_t p50_us, p99_us;
+};
+struct sa_stats {
+	uint64_t received;      /* requests handed to the SA */
+	uint64_t not_master;    /* dropped: we are not master */
+	uint64_t malformed;     /* dropped: too short, not an SA MAD */
+	uint64_t unexpected;    /* dropped: responses other than ReportResp */
+	uint64_t denied;        /* answered ERR_REQ_DENIED (SM_Key, trust) */
+	uint64_t busy;          /* answered BUSY (requester over its budget) */
+	uint64_t already;       /* response refused: one still in flight */
+	uint64_t send_failed;   /* other send errors */
+	uint64_t parked;        /* requests that waited for port tables */
+	uint64_t smp_reads;     /* port tables read */
+	uint64_t reports_sent;  /* Report MADs sent, retries included */
+	uint64_t reports_acked;
+	uint64_t reports_dropped; /* given up after the retries, or queue full */
+	uint32_t subscriptions;
+	uint32_t services;
+	uint32_t pending;       /* requests parked now */
+};
+void sa_get_stats(const struct sa *sa, struct sa_stats *st);
+/* Per attribute, in table order; returns how many were written (at most
+ * max) and the total in *total. */
+size_t sa_get_attr_stats(const struct sa *sa, struct sa_attr_stats *out, size_t max,
+			 size_t *total);
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * DOC: ServiceRecord (IBA 15.2.5.14; sa-mcast-ha.md 3): services
+ * registered with Set, found with Get/GetTable, removed with Delete or
+ * when their lease ends.
+ *
+ * A service is named by ServiceID, ServiceGID and ServiceP_Key: Set and
+ * Delete must carry the first two (else INSUFFICIENT_COMPONENTS, as
+ * OpenSM), the GID must be a port of this subnet (INVALID_GID), a P_Key
+ * not in the mask means the default partition. A Set of a registered
+ * service replaces it. ServiceLease is in seconds, 0xFFFFFFFF (or not in
+ * the mask) for ever; lapsed services go at the next timer. At most
+ * SA_MAX_SERVICES are kept (then ERR_NO_RESOURCES). Services do not
+ * outlive the daemon: clients register again, as they must with a new
+ * master anyway (sa-mcast-ha.md 8.4).
+ */
+#include "config.h"
+
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa/sa_int.h"
+#include "sm/log.h"
+
+#define SR_ID 0
+#define SR_GID 1
+#define SR_PKEY 2
+#define SR_LEASE 4
+#define SR_SIZE 176
+#define SR_OFF_GID 8
+#define SR_OFF_PKEY 24
+#define SR_OFF_LEASE 28
+#define LEASE_FOREVER 0xFFFFFFFFu
+
+static bool same_service(const uint8_t *a, const uint8_t *b)
+{
+	/* ServiceID, ServiceGID, ServiceP_Key: bytes 0..25 */
+	return memcmp(a, b, SR_OFF_PKEY + 2) == 0;
+}
+
+static const struct snap_port *service_port(const struct sa_ctx *c, const uint8_t *rec)
+{
+	bool bad;
+
+	return sa_port_by_gid(c, rec + SR_OFF_GID, &bad);
+}
+
+uint16_t sa_sr_check(struct sa_ctx *c)
+{
+	if (c->method != SA_METHOD_SET && c->method != SA_METHOD_DELETE)
+		return 0;
+	if (!sa_masked(c, SR_ID) || !sa_masked(c, SR_GID))
+		return SA_STATUS_INSUF_COMPS;
+	if (c->method == SA_METHOD_SET && !service_port(c, c->tmpl))
+		return SA_STATUS_INVALID_GID;
+	return 0;
+}
+
+static bool may_see(const struct sa_ctx *c, const uint8_t *rec)
+{
+	return c->local ||
+	       sa_part_pkey(c->snap, c->requester, service_port(c, rec), sa_get16(rec + SR_OFF_PKEY));
+}
+
+void sa_sr_get(struct sa_ctx *c)
+{
+	struct sa *sa = c->sa;
+
+	for (uint32_t i = 0; i < sa->nsvc; i++) {
+		if (sa->svc[i].expires <= c->now_ms || !may_see(c, sa->svc[i].rec))
+			continue;
+		if (!sa_emit(c, sa->svc[i].rec))
+			return;
+	}
+}
+
+static uint64_t expiry(uint64_t now, uint32_t lease)
+{
+	return lease == LEASE_FOREVER ? UINT64_MAX : now + (uint64_t)lease * 1000u;
+}
+
+void sa_sr_set(struct sa_ctx *c)
+{
+	struct sa *sa = c->sa;
+	uint8_t rec[SR_SIZE];
+	struct sa_service *s = NULL;
+	uint16_t pkey = 0xFFFF;
+	uint32_t lease = LEASE_FOREVER;
+
+	memcpy(rec, c->tmpl, SR_SIZE);
+	if (sa_masked(c, SR_PKEY))
+		pkey = sa_get16(rec + SR_OFF_PKEY);
+	if (sa_masked(c, SR_LEASE))
+		lease = sa_get32(rec + SR_OFF_LEASE);
+	pkey = htobe16(pkey);
+	lease = htobe32(lease);
+	memcpy(rec + SR_OFF_PKEY, &pkey, 2);
+	memcpy(rec + SR_OFF_LEASE, &lease, 4);
+	if (!may_see(c, rec)) {
+		sa_fail(c, SA_STATUS_REQ_DENIED);
+		return;
+	}
+	for (uint32_t i = 0; i < sa->nsvc && !s; i++)
+		if (same_service(sa->svc[i].rec, rec))
+			s = &sa->svc[i];
+	if (!s) {
+		if (sa->nsvc >= SA_MAX_SERVICES) {
+			sa_fail(c, SA_STATUS_NO_RESOURCES);
+			return;
+		}
+		if (sa->nsvc == sa->svc_cap) {
+			sa->svc_cap = sa->svc_cap ? 2 * sa->svc_cap : 16;
+			sa->svc = xrealloc(sa->svc, sa->svc_cap * sizeof(*sa->svc));
+		}
+		s = &sa->svc[sa->nsvc++];
+	}
+	memcpy(s->rec, rec, SR_SIZE);
+	s->expires = expiry(c->now_ms, be32toh(lease));
+	c->desc = NULL;   /* the answer is the record as stored */
+	sa_emit(c, s->rec);
+}
+
+static void remove_at(struct sa *sa, uint32_t i)
+{
+	sa->svc[i] = sa->svc[--sa->nsvc];
+}
+
+void sa_sr_del(struct sa_ctx *c)
+{
+	struct sa *sa = c->sa;
+	uint8_t first[SR_SIZE];
+	uint32_t found = 0;
+
+	for (uint32_t i = 0; i < sa->nsvc;) {
+		struct sa_service *s = &sa->svc[i];
+
+		if (!sa_match(c->desc, c->tmpl, s->rec, c->mask) || !may_see(c, s->rec)) {
+			i++;
+			continue;
+		}
+		if (!found++)
+			memcpy(first, s->rec, SR_SIZE);
+		remove_at(sa, i);
+	}
+	if (!found)
+		return;   /* ERR_NO_RECORDS */
+	c->desc = NULL;
+	sa_emit(c, first);
+}
+
+void sa_services_expire(struct sa *sa, uint64_t now)
+{
+	for (uint32_t i = 0; i < sa->nsvc;) {
+		if (sa->svc[i].expires <= now)
+			remove_at(sa, i);
+		else
+			i++;
+	}
+}
+
+uint64_t sa_services_deadline(const struct sa *sa)
+{
+	uint64_t d = UINT64_MAX;
+
+	for (uint32_t i = 0; i < sa->nsvc; i++)
+		if (sa->svc[i].expires < d)
+			d = sa->svc[i].expires;
+	return d;
+}
+
+uint32_t sa_services_count(const struct sa *sa)
+{
+	return sa->nsvc;
+}
+
+void sa_services_free(struct sa *sa)
+{
+	free(sa->svc);
+	sa->svc = NULL;
+	sa->nsvc = sa->svc_cap = 0;
+}

@@ -1,0 +1,135 @@
+/*
+ * DOC: libFuzzer target for the SA's request path: decode, admission,
+ * dispatch and every record handler, against a small synthetic fabric (a
+ * 2-level fat tree with LMC 1, sa_fixture.h).
+ *
+ * The input is a sequence of steps, each a control byte and what follows:
+ *   op 0: a request MAD (up to 1 KiB, its length from two bytes) from the
+ *         LID in the next byte, as the engine's gsi hook hands it over;
+ *   op 1: answer the SMPs the SA submitted (port tables), from the model;
+ *   op 2: move the clock on (lease expiry, Report retries, parked
+ *         requests) and run the SA's timer;
+ *   op 3: a control-socket query (attribute, mask and template from the
+ *         input);
+ *   op 4: a Notice to report to subscribers.
+ * Every answer the SA sends must be a well-formed SA response to the
+ * request it answers (response method, same TID and attribute, SM_Key 0,
+ * the records' length a multiple of AttributeOffset) or a Report; the
+ * SA's state is rebuilt for each input, so leaks and state bugs show.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa/sa.h"
+#include "tests/unit/sa_fixture.h"
+
+#define MAX_INPUT 16384
+#define MAX_MAD 1024
+
+static struct sa_fx *fx;
+
+static void check_answer(const struct sa_fx_sent *s, const struct sa_hdr *req)
+{
+	struct sa_hdr h;
+	size_t stride;
+
+	if (sa_hdr_decode(s->msg, s->len, &h) < 0)
+		abort();
+	if (h.hdr.method == SA_METHOD_REPORT)
+		return;
+	if (!(h.hdr.method & 0x80) || h.hdr.tid != req->hdr.tid ||
+	    h.hdr.attr_id != req->hdr.attr_id || h.sm_key != 0 || s->len < SA_HDR_SIZE)
+		abort();
+	stride = (size_t)h.attr_offset * 8;
+	if (h.hdr.status && (h.attr_offset || s->len != MAD_SIZE))
+		abort();   /* errors are one plain MAD without records */
+	if (!h.hdr.status && stride && (s->len - SA_HDR_SIZE) % stride &&
+	    h.hdr.method != SA_METHOD_GET_RESP && h.hdr.method != SA_METHOD_DELETE_RESP)
+		abort();
+}
+
+static size_t step_request(const uint8_t *p, size_t n)
+{
+	uint8_t mad[MAX_MAD];
+	size_t len, before = fx->nsent;
+	struct sa_hdr req;
+
+	if (n < 3)
+		return n;
+	len = ((size_t)p[1] << 8 | p[2]) % MAX_MAD;
+	if (len > n - 3)
+		len = n - 3;
+	memcpy(mad, p + 3, len);
+	sa_fx_send(fx, mad, len, (uint16_t)(p[0] % 48));
+	if (sa_hdr_decode(mad, len, &req) == 0)
+		for (size_t i = before; i < fx->nsent; i++)
+			check_answer(&fx->sent[i], &req);
+	return 3 + len;
+}
+
+static size_t step_local(const uint8_t *p, size_t n)
+{
+	static const uint16_t attrs[] = { 0x01, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x18, 0x20,
+					  0x30, 0x31, 0x33, 0x35, 0x36, 0x3A, 0xF3 };
+	uint8_t tmpl[512] = { 0 };
+	struct sa_result r;
+	uint64_t mask = 0;
+	size_t take;
+
+	if (n < 10)
+		return n;
+	memcpy(&mask, p + 2, 8);
+	take = n - 10 < sizeof(tmpl) ? n - 10 : sizeof(tmpl);
+	memcpy(tmpl, p + 10, take);
+	sa_query_local(fx->sa, attrs[p[0] % 16], p[1] & 1 ? 0x80000000u : 0, mask, tmpl,
+		       sizeof(tmpl), p[1] & 2, &r);
+	if (!r.status && r.n && !r.recs)
+		abort();
+	sa_result_free(&r);
+	return 10 + take;
+}
+
+static size_t step_notice(const uint8_t *p, size_t n)
+{
+	struct smp_notice no;
+
+	if (n < 80)
+		return n;
+	sa_notice_decode(p, 80, &no);
+	sa_report_notice(fx->sa, &no);
+	return 80;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t i = 0;
+
+	if (size > MAX_INPUT)
+		return 0;
+	if (!fx) {
+		fx = calloc(1, sizeof(*fx));
+		sa_fx_init(fx, "ft2", 4, 1);
+	}
+	sa_fx_reset(fx);
+	fx->conf.max_records = 1000;
+	sa_set_conf(fx->sa, &fx->conf);
+	while (i < size) {
+		uint8_t op = data[i++];
+
+		switch (op % 5) {
+		case 0: i += step_request(data + i, size - i); break;
+		case 1: sa_fx_answer_smps(fx); break;
+		case 2:
+			fx->now += (op >> 3) * 250u;
+			sa_on_timer(fx->sa);
+			break;
+		case 3: i += step_local(data + i, size - i); break;
+		default: i += step_notice(data + i, size - i); break;
+		}
+	}
+	return 0;
+}
