@@ -37,6 +37,7 @@
 #include "sm/routejob.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
+#include "sm/tables.h"
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
 #define PUMP_WAIT_MS 1
@@ -415,6 +416,7 @@ static void teardown(struct sm *sm)
 	linkset_free(&sm->pending_links);
 	ctl_fini(sm);   /* control socket */
 	sm_ar_free(sm);
+	sm_tables_free(sm);
 	if (sm->disc)
 		discover_abort(sm->disc);
 	if (sm->eng)
@@ -526,7 +528,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (parse_args(argc, argv, &cli, &sm.run, ov, &nov) < 0 ||
-	    load_config(&sm.conf, &cli, ov, nov) < 0) {
+	    load_config(&sm.conf, &cli, ov, nov) < 0 || sm_tables_init(&sm, stderr) < 0) {
 		free(ov);
 		return 2;
 	}
@@ -537,6 +539,7 @@ int main(int argc, char **argv)
 			conf_dump(&sm.conf, stdout);
 		else
 			printf("configuration OK\n");
+		sm_tables_free(&sm);
 		conf_free(&sm.conf);
 		return 0;
 	}
