@@ -10,6 +10,7 @@
 #include "sm/ar.h"
 #include "sm/log.h"
 #include "sm/pkey.h"
+#include "sm/qos.h"
 #include "sm/sm.h"
 #include "sm/tables.h"
 
@@ -77,9 +78,14 @@ static void ign_free(void)
 
 /* --- the phases, in order ------------------------------------------------------ */
 
-static void pkeys_done(struct sm *sm)
+static void qos_done(struct sm *sm)
 {
 	sm_ar_phase(sm);
+}
+
+static void pkeys_done(struct sm *sm)
+{
+	sm_qos_phase(sm, qos_done);
 }
 
 void sm_tables_phase(struct sm *sm)
@@ -97,6 +103,7 @@ int sm_tables_init(struct sm *sm, FILE *err)
 void sm_tables_free(struct sm *sm)
 {
 	sm_pkey_free(sm);
+	sm_qos_free(sm);
 	ign_free();
 }
 
