@@ -204,11 +204,12 @@ static const struct conf_opt opts[] = {
 	     "Overrides for switch port 0, as qos_ca."),
 	STRC(qos_swe, 1024, qos_check_class, "\"\"", true,
 	     "Overrides for switch external ports, as qos_ca."),
-	UINT(mcast_batch_ms, 0, 1000, "20", "ms", true,
-	     "Multicast joins and leaves arriving within this time are "
-	     "programmed together: the trees are recomputed once and each "
-	     "MulticastForwardingTable block is written at most once per "
-	     "batch. 0: program after every change."),
+	UINT(mcast_batch_ms, 0, 1000, "50", "ms", true,
+	     "Multicast joins and leaves are programmed in batches: a batch "
+	     "starts when changes have paused for a fifth of this time, or "
+	     "this long after its first change at the latest; it recomputes "
+	     "the trees once and writes each MulticastForwardingTable block "
+	     "at most once. 0: program after every change."),
 };
 
 /* Parsed but not yet stored value of one option. */

@@ -416,11 +416,11 @@ static void teardown(struct sm *sm)
 	linkset_free(&sm->pending_links);
 	ctl_fini(sm);   /* control socket */
 	sm_ar_free(sm);
-	sm_tables_free(sm);
 	if (sm->disc)
 		discover_abort(sm->disc);
 	if (sm->eng)
 		mad_engine_free(sm->eng);
+	sm_tables_free(sm);   /* after the engine: its cancellations use it */
 	if (sm->tp.close)
 		sm->tp.close(sm->tp.ctx);
 	for (int i = 0; i < 3; i++)

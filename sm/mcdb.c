@@ -394,6 +394,11 @@ bool mcdb_take_dirty(struct mcdb *db)
 	return d;
 }
 
+bool mcdb_dirty(const struct mcdb *db)
+{
+	return db->dirty;
+}
+
 size_t mcdb_over_top(const struct mcdb *db)
 {
 	size_t n = 0;

@@ -194,8 +194,10 @@ const struct mc_group *mcdb_at(const struct mcdb *db, size_t i);
 const struct mc_group *mcdb_find(const struct mcdb *db, const uint8_t mgid[16]);
 const struct mc_group *mcdb_by_mlid(const struct mcdb *db, uint16_t mlid);
 /* Changes since the last mcdb_take_dirty(): a member set or JoinState
- * changed, or a group came or went. Clears the flag. */
+ * changed, or a group came or went. Clears the flag; mcdb_dirty() only
+ * looks. */
 bool mcdb_take_dirty(struct mcdb *db);
+bool mcdb_dirty(const struct mcdb *db);
 /* Groups whose MLID is above the current top (not programmable). */
 size_t mcdb_over_top(const struct mcdb *db);
 

@@ -9,6 +9,7 @@
 
 #include "sm/ar.h"
 #include "sm/log.h"
+#include "sm/mcast.h"
 #include "sm/pkey.h"
 #include "sm/qos.h"
 #include "sm/sm.h"
@@ -78,9 +79,14 @@ static void ign_free(void)
 
 /* --- the phases, in order ------------------------------------------------------ */
 
-static void qos_done(struct sm *sm)
+static void mcast_done(struct sm *sm)
 {
 	sm_ar_phase(sm);
+}
+
+static void qos_done(struct sm *sm)
+{
+	sm_mcast_phase(sm, mcast_done);
 }
 
 static void pkeys_done(struct sm *sm)
@@ -97,11 +103,15 @@ void sm_tables_phase(struct sm *sm)
 
 int sm_tables_init(struct sm *sm, FILE *err)
 {
-	return sm_pkey_init(sm, err);
+	if (sm_pkey_init(sm, err) < 0)
+		return -1;
+	sm_mcast_init(sm);
+	return 0;
 }
 
 void sm_tables_free(struct sm *sm)
 {
+	sm_mcast_free(sm);
 	sm_pkey_free(sm);
 	sm_qos_free(sm);
 	ign_free();
@@ -151,6 +161,7 @@ void sm_tables_reload_commit(struct sm *sm, json_object *result)
 	bool sweep = parts || options_changed(result);
 
 	have_staged = false;
+	sm_mcast_partitions(sm);   /* their groups, and the SL they carry */
 	json_object_object_add(result, "partitions",
 			       json_object_new_string(parts ? "changed" : "unchanged"));
 	json_object_object_add(result, "tables_sweep", json_object_new_boolean(sweep));

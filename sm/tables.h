@@ -8,6 +8,9 @@
  *   SL2VL + VLArbitration tables (qos.c) ->
  *   multicast trees and MulticastForwardingTables (mcast.c) -> sm_ar_phase
  *
+ * (Multicast also programs between sweeps, in batches after joins: see
+ * mcast.h.)
+ *
  * each a diff against what the ports hold. Their state outlives fabric
  * generations (keyed by GUID) and is created by sm_tables_init at start,
  * which also loads the partitions file: a file with errors stops the

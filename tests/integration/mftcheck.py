@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""DOC: judge the multicast forwarding tables the switches hold.
+
+Reads a fabric listing (ibnetdiscover output) and the MFTs of every switch
+as `ibroute -M <lid>` prints them (concatenated), and checks one MLID the
+way a packet sees it: from every member port, flood the tree (a switch
+sends a packet out of every port of the MLID's mask but the one it came
+in on) and require that
+
+  - no switch is entered twice (the tree has no loop),
+  - the packet reaches exactly the receiving members other than the
+    sender, each once, and no other CA port,
+  - every switch holding a bit for the MLID is reached from the members
+    (no stray entries).
+
+Members are node descriptions (their port 1) or DESC:PORT. Send-only
+members (--send-only) must reach the others but receive nothing.
+With no member at all, no switch may hold a bit for the MLID.
+Exit 0 and a one-line summary when all holds, 1 with the reasons.
+"""
+
+import argparse
+import re
+import sys
+
+import ibnet_norm
+
+MFT_HDR = re.compile(r'^Multicast mlids \[.*\] of switch Lid \d+ guid (0x[0-9a-fA-F]+)')
+MFT_ROW = re.compile(r'^(0x[0-9a-fA-F]{4})\s')
+
+
+def parse_mfts(lines, mlid):
+    """{switch guid: set of ports} for mlid, from ibroute -M output.
+
+    ibroute prints the row's marks in the columns of the header's port
+    numbers: column 12 + 2 * port."""
+    masks, cur = {}, None
+    for line in lines:
+        m = MFT_HDR.match(line)
+        if m:
+            cur = int(m.group(1), 16)
+            masks.setdefault(cur, set())
+            continue
+        m = MFT_ROW.match(line)
+        if m and cur is not None and int(m.group(1), 16) == mlid:
+            for col, ch in enumerate(line.rstrip("\n")):
+                if ch == "x" and col >= 12 and col % 2 == 0:
+                    masks[cur].add((col - 12) // 2)
+    return masks
+
+
+class Fabric:
+    def __init__(self, nodes, conns):
+        self.nodes = nodes
+        self.peer = {}
+        self.by_desc = {}
+        self.by_guid = {}
+        for name, n in nodes.items():
+            self.by_desc.setdefault(n["desc"], name)
+            if n["guid"] is not None:
+                self.by_guid[n["guid"]] = name
+        for a, pa, b, pb in conns:
+            self.peer[(a, pa)] = (b, pb)
+            self.peer[(b, pb)] = (a, pa)
+
+    def is_switch(self, name):
+        return self.nodes[name]["type"] == "Switch"
+
+    def port(self, spec):
+        desc, _, port = spec.partition(":")
+        if desc not in self.by_desc:
+            raise SystemExit("mftcheck: no node %r" % desc)
+        return (self.by_desc[desc], int(port) if port else 1)
+
+
+def flood(fab, masks, src, problems):
+    """CA ports a packet from src reaches, and the switches it crosses."""
+    got, seen = [], set()
+    start = fab.peer.get(src)
+    if start is None:
+        problems.append("%s:%d has no link" % (fab.nodes[src[0]]["desc"], src[1]))
+        return got, seen
+    todo = [start]
+    while todo:
+        sw, inp = todo.pop()
+        if sw in seen:
+            problems.append("from %s: switch %s entered twice (loop)"
+                            % (fab.nodes[src[0]]["desc"], fab.nodes[sw]["desc"]))
+            continue
+        seen.add(sw)
+        for p in sorted(masks.get(fab.nodes[sw]["guid"], ())):
+            if p == inp or p == 0:
+                continue
+            q = fab.peer.get((sw, p))
+            if q is None:
+                continue
+            if fab.is_switch(q[0]):
+                todo.append(q)
+            else:
+                got.append(q)
+    return got, seen
+
+
+def check(fab, masks, members, send_only):
+    problems, touched = [], set()
+    receivers = set(members) - set(send_only)
+    for src in members:
+        got, seen = flood(fab, masks, src, problems)
+        touched |= seen
+        want = receivers - {src}
+        name = fab.nodes[src[0]]["desc"]
+        if len(got) != len(set(got)):
+            problems.append("from %s: a port gets the packet twice" % name)
+        for p in sorted(set(got) - want):
+            problems.append("from %s: %s:%d gets it but is no receiving member"
+                            % (name, fab.nodes[p[0]]["desc"], p[1]))
+        for p in sorted(want - set(got)):
+            problems.append("from %s: member %s:%d not reached"
+                            % (name, fab.nodes[p[0]]["desc"], p[1]))
+    for guid, ports in sorted(masks.items()):
+        sw = fab.by_guid.get(guid)
+        if ports and sw not in touched:
+            problems.append("switch %s holds ports %s for the MLID off the tree"
+                            % (fab.nodes[sw]["desc"] if sw else hex(guid), sorted(ports)))
+    return problems, touched
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--topo", required=True)
+    ap.add_argument("--mft", required=True)
+    ap.add_argument("--mlid", required=True, type=lambda s: int(s, 0))
+    ap.add_argument("--members", default="")
+    ap.add_argument("--send-only", default="")
+    args = ap.parse_args(argv)
+    with open(args.topo) as f:
+        nodes, conns = ibnet_norm.parse(f)
+    fab = Fabric(nodes, conns)
+    with open(args.mft) as f:
+        masks = parse_mfts(f, args.mlid)
+    members = [fab.port(s) for s in args.members.split(",") if s]
+    send_only = [fab.port(s) for s in args.send_only.split(",") if s]
+    problems, touched = check(fab, masks, members + send_only, send_only)
+    if problems:
+        for p in problems[:40]:
+            print("mftcheck: " + p)
+        if len(problems) > 40:
+            print("mftcheck: ... %d more" % (len(problems) - 40))
+        return 1
+    print("ok: MLID 0x%04x, %d members (%d send-only), tree of %d switches"
+          % (args.mlid, len(members) + len(send_only), len(send_only), len(touched)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
