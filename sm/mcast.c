@@ -904,7 +904,8 @@ void sm_mcast_partitions(struct sm *sm)
 	for (size_t i = 0; i < c->n_parts; i++)
 		partition_groups(sm, &c->parts[i]);
 	mcdb_prune(sm->mcast->db);
-	changed(sm);
+	if (sm->base)   /* a reload; at start the first sweep programs them */
+		changed(sm);
 }
 
 /* --- counters ------------------------------------------------------------------------------ */
