@@ -17,11 +17,19 @@ Members are node descriptions (their port 1) or DESC:PORT. Send-only
 members (--send-only) must reach the others but receive nothing.
 With no member at all, no switch may hold a bit for the MLID.
 Exit 0 and a one-line summary when all holds, 1 with the reasons.
+
+With --poll, --mft is not read but written: the command after --poll
+(e.g. tests/agent/mftdump with the switch LIDs) runs again and again, its
+output in that file, until the MFTs pass (or --poll-timeout seconds went
+by); the summary then adds when the check passed (done_at_ms, epoch ms),
+so a caller can start the poll before the change it times.
 """
 
 import argparse
 import re
+import subprocess
 import sys
+import time
 
 import ibnet_norm
 
@@ -125,6 +133,24 @@ def check(fab, masks, members, send_only):
     return problems, touched
 
 
+def judge(fab, args, members, send_only):
+    with open(args.mft) as f:
+        masks = parse_mfts(f, args.mlid)
+    return check(fab, masks, members + send_only, send_only)
+
+
+def poll(fab, args, members, send_only):
+    """Dump and judge until the MFTs pass; returns the last verdict."""
+    end = time.time() + args.poll_timeout
+    while True:
+        with open(args.mft, "w") as out:
+            rc = subprocess.call(args.poll, stdout=out, stderr=subprocess.DEVNULL)
+        problems, touched = judge(fab, args, members, send_only) if rc == 0 \
+            else (["the dump failed"], set())
+        if not problems or time.time() > end:
+            return problems, touched
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--topo", required=True)
@@ -132,23 +158,27 @@ def main(argv):
     ap.add_argument("--mlid", required=True, type=lambda s: int(s, 0))
     ap.add_argument("--members", default="")
     ap.add_argument("--send-only", default="")
+    ap.add_argument("--poll-timeout", type=float, default=60)
+    ap.add_argument("--poll", nargs=argparse.REMAINDER)
     args = ap.parse_args(argv)
     with open(args.topo) as f:
         nodes, conns = ibnet_norm.parse(f)
     fab = Fabric(nodes, conns)
-    with open(args.mft) as f:
-        masks = parse_mfts(f, args.mlid)
     members = [fab.port(s) for s in args.members.split(",") if s]
     send_only = [fab.port(s) for s in args.send_only.split(",") if s]
-    problems, touched = check(fab, masks, members + send_only, send_only)
+    if args.poll:
+        problems, touched = poll(fab, args, members, send_only)
+    else:
+        problems, touched = judge(fab, args, members, send_only)
     if problems:
         for p in problems[:40]:
             print("mftcheck: " + p)
         if len(problems) > 40:
             print("mftcheck: ... %d more" % (len(problems) - 40))
         return 1
-    print("ok: MLID 0x%04x, %d members (%d send-only), tree of %d switches"
-          % (args.mlid, len(members) + len(send_only), len(send_only), len(touched)))
+    print("ok: MLID 0x%04x, %d members (%d send-only), tree of %d switches%s"
+          % (args.mlid, len(members) + len(send_only), len(send_only), len(touched),
+             ", done_at_ms %d" % (time.time() * 1000) if args.poll else ""))
     return 0
 
 
