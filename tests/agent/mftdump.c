@@ -2,7 +2,7 @@
  * DOC: mftdump, the first MulticastForwardingTable blocks of many switches
  * from one process, printed as `ibroute -M` prints them.
  *
- *   mftdump [-b BLOCKS] LID...
+ *   mftdump [-b BLOCKS] [-l] LID...
  *
  * For each switch LID: NodeInfo (its GUID and port count), then the MFT
  * blocks 0..BLOCKS-1 (default 1: MLIDs 0xC000-0xC01F) at every position
@@ -11,12 +11,16 @@
  * 12 + 2 * port), so tests/integration/mftcheck.py reads either. One
  * process instead of one ibroute per switch makes a poll of a large
  * fabric cheap enough to time multicast programming (bench/bench-mcast.sh).
- * Exit 1 when an SMP fails.
+ * With -l it dumps again and again, each round followed by the line
+ * "=== round <epoch ms>" (when its last answer came), until killed: a
+ * poller then judges round after round without starting a process each
+ * time. Exit 1 when an SMP fails.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +167,27 @@ static struct job *mft_jobs(struct sw *sws, size_t nsw, unsigned blocks, size_t 
 	return jobs;
 }
 
+static long long epoch_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Rounds of dumps until an SMP fails (or the process is killed). */
+static int loop(struct sw *sws, size_t nsw, struct job *jobs, size_t n, unsigned blocks)
+{
+	for (;;) {
+		if (run(jobs, n) < 0)
+			return -1;
+		for (size_t i = 0; i < nsw; i++)
+			print(&sws[i], blocks);
+		printf("=== round %lld\n", epoch_ms());
+		fflush(stdout);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct sw sws[MAX_SW];
@@ -170,18 +195,22 @@ int main(int argc, char **argv)
 	unsigned blocks = 1;
 	size_t nsw = 0, n;
 	struct job *jobs;
-	int a = 1, rc;
+	int a = 1, rc, rounds = 0;
 
 	if (argc > 2 && !strcmp(argv[1], "-b")) {
 		blocks = (unsigned)strtoul(argv[2], NULL, 0);
 		a = 3;
+	}
+	if (a < argc && !strcmp(argv[a], "-l")) {
+		rounds = 1;
+		a++;
 	}
 	for (; a < argc && nsw < MAX_SW; a++, nsw++) {
 		sws[nsw].lid = (uint16_t)strtoul(argv[a], NULL, 0);
 		ni[nsw] = (struct job){ &sws[nsw], 1, 0, 0 };
 	}
 	if (!nsw || !blocks || blocks > 512) {
-		fprintf(stderr, "usage: mftdump [-b BLOCKS] LID...\n");
+		fprintf(stderr, "usage: mftdump [-b BLOCKS] [-l] LID...\n");
 		return 2;
 	}
 	if (umad_init() < 0 || (portid = umad_open_port(NULL, 0)) < 0 ||
@@ -191,7 +220,9 @@ int main(int argc, char **argv)
 	}
 	rc = run(ni, nsw);
 	jobs = rc ? NULL : mft_jobs(sws, nsw, blocks, &n);
-	if (jobs)
+	if (jobs && rounds)
+		rc = loop(sws, nsw, jobs, n, blocks);
+	else if (jobs)
 		rc = run(jobs, n);
 	for (size_t i = 0; !rc && i < nsw; i++)
 		print(&sws[i], blocks);

@@ -18,11 +18,12 @@ members (--send-only) must reach the others but receive nothing.
 With no member at all, no switch may hold a bit for the MLID.
 Exit 0 and a one-line summary when all holds, 1 with the reasons.
 
-With --poll, --mft is not read but written: the command after --poll
-(e.g. tests/agent/mftdump with the switch LIDs) runs again and again, its
-output in that file, until the MFTs pass (or --poll-timeout seconds went
-by); the summary then adds when the check passed (done_at_ms, epoch ms),
-so a caller can start the poll before the change it times.
+With --poll, --mft is not read: the command after --poll (e.g.
+tests/agent/mftdump -l with the switch LIDs) prints dumps in rounds, each
+ended by "=== round <epoch ms>", and every round is judged until one
+passes (or --poll-timeout seconds went by); the summary then adds that
+round's time (done_at_ms), so a caller can start the poll before the
+change it times. The last round judged is kept in the --mft file.
 """
 
 import argparse
@@ -133,22 +134,34 @@ def check(fab, masks, members, send_only):
     return problems, touched
 
 
-def judge(fab, args, members, send_only):
-    with open(args.mft) as f:
-        masks = parse_mfts(f, args.mlid)
+def judge(fab, args, members, send_only, lines=None):
+    if lines is None:
+        with open(args.mft) as f:
+            lines = f.readlines()
+    masks = parse_mfts(lines, args.mlid)
     return check(fab, masks, members + send_only, send_only)
 
 
 def poll(fab, args, members, send_only):
-    """Dump and judge until the MFTs pass; returns the last verdict."""
+    """Judge rounds of dumps until one passes; the last verdict and the
+    time of its round (epoch ms, or None)."""
     end = time.time() + args.poll_timeout
-    while True:
-        with open(args.mft, "w") as out:
-            rc = subprocess.call(args.poll, stdout=out, stderr=subprocess.DEVNULL)
-        problems, touched = judge(fab, args, members, send_only) if rc == 0 \
-            else (["the dump failed"], set())
-        if not problems or time.time() > end:
-            return problems, touched
+    proc = subprocess.Popen(args.poll, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
+    lines, verdict, at = [], (["no round dumped"], set()), None
+    for line in proc.stdout:
+        if not line.startswith("=== round "):
+            lines.append(line)
+            continue
+        verdict, at = judge(fab, args, members, send_only, lines), int(line.split()[2])
+        with open(args.mft, "w") as f:
+            f.writelines(lines)
+        lines = []
+        if not verdict[0] or time.time() > end:
+            break
+    proc.kill()
+    proc.wait()
+    return verdict[0], verdict[1], at
 
 
 def main(argv):
@@ -166,8 +179,9 @@ def main(argv):
     fab = Fabric(nodes, conns)
     members = [fab.port(s) for s in args.members.split(",") if s]
     send_only = [fab.port(s) for s in args.send_only.split(",") if s]
+    at = None
     if args.poll:
-        problems, touched = poll(fab, args, members, send_only)
+        problems, touched, at = poll(fab, args, members, send_only)
     else:
         problems, touched = judge(fab, args, members, send_only)
     if problems:
@@ -178,7 +192,7 @@ def main(argv):
         return 1
     print("ok: MLID 0x%04x, %d members (%d send-only), tree of %d switches%s"
           % (args.mlid, len(members) + len(send_only), len(send_only), len(touched),
-             ", done_at_ms %d" % (time.time() * 1000) if args.poll else ""))
+             ", done_at_ms %d" % at if at else ""))
     return 0
 
 
