@@ -23,7 +23,9 @@ tests/agent/mftdump -l with the switch LIDs) prints dumps in rounds, each
 ended by "=== round <epoch ms>", and every round is judged until one
 passes (or --poll-timeout seconds went by); the summary then adds that
 round's time (done_at_ms), so a caller can start the poll before the
-change it times. The last round judged is kept in the --mft file.
+change it times. The last round judged is kept in the --mft file. A
+poll judges structurally (check_fast: matched bits, one tree, exactly the
+receivers' ports), which is the same verdict in time linear in the tree.
 """
 
 import argparse
@@ -139,6 +141,8 @@ def judge(fab, args, members, send_only, lines=None):
         with open(args.mft) as f:
             lines = f.readlines()
     masks = parse_mfts(lines, args.mlid)
+    if args.poll:
+        return check_fast(fab, masks, members + send_only, send_only)
     return check(fab, masks, members + send_only, send_only)
 
 
@@ -162,6 +166,62 @@ def poll(fab, args, members, send_only):
     proc.kill()
     proc.wait()
     return verdict[0], verdict[1], at
+
+
+def check_fast(fab, masks, members, send_only):
+    """The same verdict without flooding from every member, for polling
+    large trees: every inter-switch bit into a switch that holds bits for
+    the MLID must be matched by the bit of the other end (else one side
+    cannot send to the other; a bit into a switch holding none only loses
+    the packet there, as the flood sees it too), the switches
+    joined that way must form one tree (n - 1 links, connected) holding
+    every member's switch, and the CA ports with bits must be exactly the
+    receiving members. Flooding a tree from any member then reaches every
+    other receiver once."""
+    problems, edges, sws, cas = [], set(), set(), set()
+    for guid, ports in masks.items():
+        sw = fab.by_guid.get(guid)
+        for p in ports:
+            q = fab.peer.get((sw, p)) if sw and p else None
+            if q is None:
+                continue
+            sws.add(sw)
+            if not fab.is_switch(q[0]):
+                cas.add(q)
+            elif q[1] in masks.get(fab.nodes[q[0]]["guid"], ()):
+                edges.add(tuple(sorted([(sw, p), q])))
+            elif masks.get(fab.nodes[q[0]]["guid"]):
+                problems.append("%s port %d has the bit, its peer %s port %d not"
+                                % (fab.nodes[sw]["desc"], p, fab.nodes[q[0]]["desc"], q[1]))
+    receivers = set(members) - set(send_only)
+    for p in sorted(cas ^ receivers):
+        problems.append("%s:%d %s" % (fab.nodes[p[0]]["desc"], p[1],
+                                      "has a bit but is no receiving member" if p in cas
+                                      else "is a member without a bit"))
+    need = {fab.peer[m][0] for m in members if m in fab.peer}
+    problems += tree_problems(fab, sws | need, edges)
+    return problems, sws | need
+
+
+def tree_problems(fab, sws, edges):
+    adj = {s: set() for s in sws}
+    for (a, _), (b, _) in edges:
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    if not adj:
+        return []
+    seen, todo = set(), [next(iter(adj))]
+    while todo:
+        s = todo.pop()
+        if s not in seen:
+            seen.add(s)
+            todo.extend(adj[s] - seen)
+    out = []
+    if len(seen) != len(adj):
+        out.append("the tree is in %d pieces" % (len(adj) - len(seen) + 1))
+    if len(edges) != len(adj) - 1:
+        out.append("%d switches joined by %d links: not a tree" % (len(adj), len(edges)))
+    return out
 
 
 def main(argv):
