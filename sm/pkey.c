@@ -144,12 +144,45 @@ static struct part_port resolver_port(const struct sm *sm, const struct sm_port 
 	return r;
 }
 
+/* The SM's own port is a full member of the default partition whatever
+ * the file says (reference sa-mcast-ha.md 6.1: otherwise limited members
+ * cannot reach the SA at all; OpenSM makes SELF full too). */
+static size_t sm_port_full_default(uint16_t *t, size_t n, size_t cap)
+{
+	for (size_t i = 0; i < n && i < cap; i++)
+		if (PKEY_BASE(t[i]) == PART_DEFAULT_PKEY) {
+			t[i] |= PKEY_FULL;
+			return n;
+		}
+	if (n < cap)
+		t[n++] = PART_DEFAULT_PKEY | PKEY_FULL;
+	return n;
+}
+
+/* Drops a second copy of a P_Key (the full member of Default twice). */
+static size_t dedup(uint16_t *t, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = t[j] == t[i];
+		if (!seen)
+			t[k++] = t[i];
+	}
+	return k;
+}
+
 /* The partitions' P_Keys for p, index 0 first; cut to the table size. */
 static void raw_want(struct sm *sm, struct pk_port *pp)
 {
 	struct part_port r = resolver_port(sm, pp->p);
 	size_t n = part_port_pkeys(&sm->pkey->cfg, &r, sm->conf.allow_both_pkeys, pp->want, pp->cap);
 
+	if (r.is_sm && n <= pp->cap)
+		n = dedup(pp->want, sm_port_full_default(pp->want, n, pp->cap));
 	if (n > pp->cap) {
 		sm->pkey->st.cut++;
 		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\" port %u: %zu P_Keys, the table holds %u: "
@@ -591,6 +624,8 @@ static size_t snap_table(const struct sm *sm, const struct sm_snap *s, const str
 		return k;
 	}
 	k = part_port_pkeys(&sm->pkey->cfg, &r, sm->conf.allow_both_pkeys, out, cap);
+	if (r.is_sm && k <= cap)
+		k = dedup(out, sm_port_full_default(out, k, cap));
 	return k > cap ? cap : k;
 }
 
@@ -618,6 +653,17 @@ void sm_pkey_snap_fill(const struct sm *sm, struct sm_snap *s)
 		used += n;
 	}
 	free(t);
+}
+
+bool sm_pkey_held(const struct sm *sm, uint64_t node_guid, uint8_t num, uint16_t block,
+		  struct smp_pkey_block *out)
+{
+	const struct pk_port *pp = port_find(sm->pkey, node_guid, num);
+
+	if (!pp || block >= nblocks(pp->cap) || pp->known[block] != PK_KNOWN)
+		return false;
+	block_of(pp->held, pp->cap, block, out);
+	return true;
 }
 
 /* --- control socket ---------------------------------------------------------------- */

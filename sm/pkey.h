@@ -11,7 +11,8 @@
  * CA, which gets a copy of that CA's table (a limited P_Key left out when
  * the full one is there, as OpenSM does) and the PortInfo enforcement
  * bits. Inter-switch ports get the bits cleared. (Reference
- * sa-mcast-ha.md 6.2; OpenSM osm_pkey_mgr.c.)
+ * sa-mcast-ha.md 6.2; OpenSM osm_pkey_mgr.c.) The SM's own port is a full
+ * member of the default partition whatever the file says (6.1).
  *
  * Programming is a diff: blocks a port was not seen to hold (first sight,
  * or the port came up since: tables_port_fresh) are read back first,
@@ -30,6 +31,7 @@
 #include <stdio.h>
 
 #include "conf/partitions.h"
+#include "mad/smp.h"
 
 #define PKEY_MAX_ENTRIES 2048   /* entries managed per port (64 blocks) */
 
@@ -57,6 +59,12 @@ void sm_pkey_phase(struct sm *sm, void (*done)(struct sm *));
 /* Fills the snapshot's P_Key tables (snap.h): each CA port's and switch
  * port 0's table as the SM gives it. */
 void sm_pkey_snap_fill(const struct sm *sm, struct sm_snap *s);
+
+/* Block block of the P_KeyTable port num of node node_guid holds, as the
+ * SM last read or wrote it (the SA's P_KeyTableRecord). false when the SM
+ * does not know it (a port it does not program, or a failed read). */
+bool sm_pkey_held(const struct sm *sm, uint64_t node_guid, uint8_t num, uint16_t block,
+		  struct smp_pkey_block *out);
 
 /* For the control socket: the last phase's counters. */
 json_object *sm_pkey_json(const struct sm *sm);

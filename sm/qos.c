@@ -408,6 +408,40 @@ void sm_qos_free(struct sm *sm)
 	sm->qos = NULL;
 }
 
+/* --- what the ports hold, for the SA ------------------------------------------------ */
+
+static const struct qport *qport_find(const struct sm_qos *k, uint64_t guid, uint8_t num)
+{
+	const struct qport *q;
+
+	if (!k || !k->size)
+		return NULL;
+	q = &k->v[slot_of(k, guid, num)];
+	return q->guid ? q : NULL;
+}
+
+bool sm_qos_sl2vl(const struct sm *sm, uint64_t node_guid, uint8_t num, uint8_t in,
+		  struct smp_sl2vl *out)
+{
+	const struct qport *q = qport_find(sm->qos, node_guid, num);
+
+	if (!q || in >= q->nin || q->known[in] != QK_KNOWN)
+		return false;
+	*out = q->held[in];
+	return true;
+}
+
+bool sm_qos_vlarb(const struct sm *sm, uint64_t node_guid, uint8_t num, uint8_t block_id,
+		  struct smp_vlarb_block *out)
+{
+	const struct qport *q = qport_find(sm->qos, node_guid, num);
+
+	if (!q || block_id < 1 || block_id > 4 || q->arb_known[block_id - 1] != QK_KNOWN)
+		return false;
+	*out = q->arb[block_id - 1];
+	return true;
+}
+
 /* --- the SA's SL --------------------------------------------------------------------- */
 
 int sm_qos_path_sl(const struct sm *sm, uint16_t pkey)

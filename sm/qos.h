@@ -23,7 +23,10 @@
 #define IBSM_SM_QOS_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "mad/smp.h"
 
 struct sm;
 
@@ -34,6 +37,16 @@ void sm_qos_free(struct sm *sm);
  * asked), or -1 when the QoS tables drop every SL somewhere (no usable
  * path). qostab.h qos_path_sl() says how it is chosen. */
 int sm_qos_path_sl(const struct sm *sm, uint16_t pkey);
+
+/* What output port num of node node_guid holds, as the SM last read or
+ * wrote it (the SA's SL2VLTableRecord and VLArbitrationTableRecord):
+ * the SL2VL table for input port in (a CA port: 0), or VLArbitration
+ * block block_id (SMP_VLARB_*). false when not known: QoS off (nothing is
+ * read then), a table the SM does not program, or a failed read. */
+bool sm_qos_sl2vl(const struct sm *sm, uint64_t node_guid, uint8_t num, uint8_t in,
+		  struct smp_sl2vl *out);
+bool sm_qos_vlarb(const struct sm *sm, uint64_t node_guid, uint8_t num, uint8_t block_id,
+		  struct smp_vlarb_block *out);
 
 /* The last phase's counters. */
 json_object *sm_qos_json(const struct sm *sm);

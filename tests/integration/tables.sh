@@ -12,6 +12,8 @@
 #     surviving P_Key at its index (the new one takes the freed index);
 #   - a reload with a broken partitions file is refused with FILE:LINE and
 #     changes nothing;
+#   - with every port a limited member of Default, SELF included, the SM's
+#     own port still gets the full default P_Key;
 #   - a reload that turns QoS on (4 data VLs, switch ports with their own
 #     low-priority table) programs SL2VL and VLArbitration tables as
 #     smpquery sl2vl/vlarb read them back, and a second sweep writes none.
@@ -122,6 +124,14 @@ ctl sweep --wait >/dev/null
 WANT='0:0xffff 1:0x8010 2:0x8005'; expect_pkeys H00002
 msg "a broken partitions file is refused: $(head -c 120 "$SIM_DIR/r2.out")"
 
+# Everybody a limited member of Default, even SELF: the SM's port stays full.
+printf 'Default=0x7fff : ALL=limited, SELF=limited ;\n' >"$PARTS"
+ctl reload >/dev/null || die "reload failed"
+wait_sweeps 5
+WANT='0:0xffff'; expect_pkeys H00001
+WANT='0:0x7fff'; expect_pkeys H00003
+msg "the SM's port is a full member of the default partition whatever the file says"
+
 # QoS on: 4 data VLs; switch external ports weigh VL0-3 equally. (The
 # partitions file must be valid again: a reload is all or nothing.)
 cat >"$PARTS" <<EOF
@@ -136,7 +146,7 @@ qos_swe "vlarb_low=0:8,1:8,2:8,3:8"
 EOF
 ctl --json reload >"$SIM_DIR/r3.json" || die "QoS reload failed"
 [ "$(jget 'r["tables_sweep"]' <"$SIM_DIR/r3.json")" = True ] || die "QoS reload started no sweep"
-wait_sweeps 5
+wait_sweeps 6
 sl2vl=$(sim_run_at H00003 smpquery -D sl2vl 0 | sed -n 's/^ports: in  0, out  0: //p')
 [ "$sl2vl" = "| 0| 1| 2| 3| 0| 1| 2| 3| 0| 1| 2| 3| 0| 1| 2| 3|" ] || die "CA SL2VL: $sl2vl"
 sw=$(sim_run smpquery sl2vl "$L2" 3 | sed -n 's/^ports: in  1, out  3: //p')
