@@ -594,9 +594,12 @@ static void batch_start(struct sm *sm, void (*done)(struct sm *), bool in_sweep)
 
 /* --- batching ------------------------------------------------------------------------ */
 
+/* Only a master writes (a standby sends no Set, ever); a batch waits
+ * for a running sweep, whose own phase may already have taken it. */
 static bool can_program(const struct sm *sm)
 {
-	return sm->fabric && sm->have_routes && !sm->sweeping && !sm->stopping;
+	return sm->state == SM_STATE_MASTER && sm->fabric && sm->have_routes && !sm->sweeping &&
+	       !sm->stopping;
 }
 
 /* The batch waits until changes pause for a fifth of mcast_batch_ms, but
@@ -627,7 +630,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	if (mc->inflight)
 		return;   /* batch_end looks again */
 	if (!can_program(sm)) {
-		if (!sm->stopping && sm->fabric)
+		if (!sm->stopping && sm->fabric && sm->state == SM_STATE_MASTER)
 			schedule(sm, sm->conf.mcast_batch_ms ? sm->conf.mcast_batch_ms : 10);
 		return;
 	}
