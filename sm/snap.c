@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sm/log.h"
+#include "sm/pkey.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 
@@ -166,6 +167,7 @@ static struct sm_snap *build(struct sm *sm)
 	fill_guids(s);
 	s->rt_hold = share_routes(sm);
 	s->rt = s->rt_hold ? &s->rt_hold->t : NULL;
+	sm_pkey_snap_fill(sm, s);
 	return s;
 }
 
@@ -203,6 +205,7 @@ void sm_snap_unref(struct sm_snap *s)
 	free(s->by_lid);
 	free(s->by_guid);
 	free(s->by_node);
+	free(s->pkeys);
 	free(s);
 }
 

@@ -84,7 +84,7 @@ enum ctl_access {
 	X(lft, CTL_RO, "switch", \
 	  "linear forwarding table of one switch (GUID, LID or description)") \
 	X(path, CTL_RO, "src dst", \
-	  "hop-by-hop route from src to dst (GUID, LID or description)") \
+	  "hop-by-hop route from src to dst (GUID, LID or description; an MLID: the multicast tree)") \
 	X(routing, CTL_RO, "", \
 	  "routing engine, why it was chosen, verification (on a worker: repeat if pending)") \
 	X(ar, CTL_RO, "what switch", \
@@ -104,7 +104,15 @@ enum ctl_access {
 	X(subscribe, CTL_RO, "", \
 	  "stream events (sweeps, state, links, nodes) on this connection") \
 	X(commands, CTL_RO, "", \
-	  "this table: names, access, arguments, help")
+	  "this table: names, access, arguments, help") \
+	X(mcast, CTL_RO, "?group", \
+	  "multicast groups (MGID, MLID, members, tree); one group by MGID or MLID in detail") \
+	X(mcast_join, CTL_ADMIN, "group ports ?state ?pkey", \
+	  "join ports (GUIDs, names, or all) to a group as the SM (state: full non sendonly sendonly_full)") \
+	X(mcast_leave, CTL_ADMIN, "group ports ?state", \
+	  "remove ports from a group as the SM") \
+	X(tables, CTL_RO, "", \
+	  "P_Key, QoS and multicast programming counters of the last sweep and batch")
 
 /*
  * X(code, meaning). Stable: only append.
