@@ -345,12 +345,13 @@ static void log_batch(struct sm *sm)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	s->total_ms = ts_diff_ms(mc->have_first ? &mc->t_first : &mc->t_start, &now);
+	/* Not "done in": scripts take that for the end of a sweep. */
 	log_info("multicast: %s %llu: %llu trees in %.1f ms, %llu MFT blocks read, %llu written, "
 		 "%llu MulticastFDBTop sets, %llu failed; %s %.1f ms", mc->in_sweep ? "sweep batch" : "batch",
 		 (unsigned long long)mc->total.batches, (unsigned long long)s->trees, s->compute_ms,
 		 (unsigned long long)s->blocks_read, (unsigned long long)s->blocks_written,
 		 (unsigned long long)s->top_sets, (unsigned long long)s->failed,
-		 mc->have_first ? "programmed after the first change in" : "done in", s->total_ms);
+		 mc->have_first ? "programmed after the first change in" : "took", s->total_ms);
 	mc->total.trees += s->trees;
 	mc->total.blocks_read += s->blocks_read;
 	mc->total.blocks_written += s->blocks_written;
