@@ -188,10 +188,47 @@ static void r_lft(json_object *r)
 	}
 }
 
+static void print_ints(json_object *a)
+{
+	for (size_t k = 0; k < alen(a); k++)
+		printf("%s%s", k ? "," : "", json_object_get_string(json_object_array_get_idx(a, k)));
+	if (!alen(a))
+		printf("-");
+}
+
+/* path to an MLID: the switches the packet floods and the ports reached. */
+static void r_mpath(json_object *r)
+{
+	json_object *sw = get(r, "switches"), *got = get(r, "reached"), *miss = get(r, "missed");
+
+	printf("# %s -> MLID %s (%s): %zu switches, %zu ports reached\n", str(r, "src"),
+	       str(r, "mlid"), str(r, "group"), alen(sw), alen(got));
+	for (size_t i = 0; i < alen(sw); i++) {
+		json_object *h = json_object_array_get_idx(sw, i);
+
+		printf("  %s \"%s\" in %-3s out ", str(h, "guid"), str(h, "desc"), str(h, "in_port"));
+		print_ints(get(h, "out_ports"));
+		printf("\n");
+	}
+	for (size_t i = 0; i < alen(got); i++) {
+		json_object *p = json_object_array_get_idx(got, i);
+
+		printf("  -> %s \"%s\" port %s\n", str(p, "guid"), str(p, "desc"), str(p, "port"));
+	}
+	for (size_t i = 0; i < alen(miss); i++)
+		printf("  MISSED %s\n", json_object_get_string(json_object_array_get_idx(miss, i)));
+	if (!json_object_get_boolean(get(r, "complete")))
+		printf("INCOMPLETE: %s\n", str(r, "problem"));
+}
+
 static void r_path(json_object *r)
 {
 	json_object *a = get(r, "hops");
 
+	if (get(r, "mlid")) {
+		r_mpath(r);
+		return;
+	}
 	printf("# %s -> %s (DLID %s)\n", str(get(r, "src"), "desc"), str(get(r, "dst"), "desc"),
 	       str(r, "dlid"));
 	for (size_t i = 0; i < alen(a); i++) {
@@ -362,10 +399,76 @@ static void r_sa(json_object *r)
 	       json_object_get_int64(get(r, "pending")) ? "; port tables are being read, ask again" : "");
 }
 
+static void r_group_line(json_object *g)
+{
+	json_object *t = get(g, "tree");
+
+	printf("%-40s %-6s %-6s %-6s %3s %3s %2s %5s %5s", str(g, "mgid"), str(g, "mlid"),
+	       str(g, "pkey"), str(g, "qkey"), str(g, "mtu"), str(g, "rate"), str(g, "sl"),
+	       str(g, "members"), str(g, "full_members"));
+	if (t)
+		printf("  root %s, %s switches, depth %s, %s missed", str(t, "root"), str(t, "switches"),
+		       str(t, "depth"), str(t, "members_missed"));
+	printf("%s\n", json_object_get_boolean(get(g, "well_known")) ? "  (partitions)" : "");
+}
+
+static void r_mcast_detail(json_object *r)
+{
+	json_object *m = get(r, "member_list"), *t = get(r, "tree_switches");
+
+	r_group_line(r);
+	printf("members:\n");
+	for (size_t i = 0; i < alen(m); i++) {
+		json_object *e = json_object_array_get_idx(m, i);
+
+		printf("  %s \"%s\" port %s join_state %s%s\n", str(e, "guid"), str(e, "desc"),
+		       str(e, "port"), str(e, "join_state"),
+		       json_object_get_boolean(get(e, "proxy")) ? " (proxy)" : "");
+	}
+	printf("tree (ports as the switches hold them):\n");
+	for (size_t i = 0; i < alen(t); i++) {
+		json_object *e = json_object_array_get_idx(t, i);
+
+		printf("  depth %-2s %s \"%s\" up %-3s ports ", str(e, "depth"), str(e, "guid"),
+		       str(e, "desc"), str(e, "up_port"));
+		print_ints(get(e, "ports"));
+		printf("\n");
+	}
+}
+
+static void r_mcast(json_object *r)
+{
+	json_object *g = get(r, "groups"), *s = get(r, "stats");
+
+	if (!g) {
+		r_mcast_detail(r);
+		return;
+	}
+	printf("%-40s %-6s %-6s %-6s %3s %3s %2s %5s %5s\n", "MGID", "MLID", "P_Key", "Q_Key", "MTU",
+	       "RT", "SL", "MEMB", "FULL");
+	for (size_t i = 0; i < alen(g); i++)
+		r_group_line(json_object_array_get_idx(g, i));
+	printf("%s groups; %s batches; last: %s MFT blocks written, programmed %s ms after the "
+	       "first change\n", str(s, "groups"), str(s, "batches"),
+	       str(get(s, "last_batch"), "blocks_written"), str(get(s, "last_batch"), "programmed_ms"));
+}
+
+static void r_mcast_jl(json_object *r)
+{
+	json_object *e = get(r, "refused");
+
+	printf("%s %s port(s), %zu refused\n", get(r, "joined") ? "joined" : "left",
+	       get(r, "joined") ? str(r, "joined") : str(r, "left"), alen(e));
+	for (size_t i = 0; i < alen(e); i++)
+		printf("  %s: %s\n", str(json_object_array_get_idx(e, i), "port"),
+		       str(json_object_array_get_idx(e, i), "status"));
+}
+
 static const struct {
 	const char *cmd;
 	void (*fn)(json_object *);
 } renderers[] = {
+	{ "mcast", r_mcast }, { "mcast_join", r_mcast_jl }, { "mcast_leave", r_mcast_jl },
 	{ "status", r_status }, { "sms", r_sms }, { "nodes", r_nodes }, { "switches", r_switches },
 	{ "ports", r_ports }, { "links", r_links }, { "lft", r_lft }, { "path", r_path },
 	{ "routing", r_routing }, { "ar", r_ar }, { "reload", r_reload }, { "loglevel", r_loglevel },

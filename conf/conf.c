@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "conf/conf.h"
+#include "conf/qosconf.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define OFF(f) offsetof(struct sm_conf, f)
@@ -29,7 +30,8 @@
 #define IBSM_DEFAULT_STATEDIR "/var/lib/ibsmd"
 #endif
 
-/* Orders must match enum conf_log_level, conf_routing_engine, conf_ar_mode. */
+/* Orders must match enum conf_log_level, conf_routing_engine, conf_ar_mode,
+ * conf_part_enforce. */
 static const char *const log_levels[] = {
 	"err", "warning", "notice", "info", "debug", NULL
 };
@@ -38,6 +40,7 @@ static const char *const route_engines[] = {
 	"auto", "minhop", "updn", "ftree", NULL
 };
 static const char *const ar_modes[] = { "free", "bounded", NULL };
+static const char *const part_enforce[] = { "both", "in", "out", "off", NULL };
 
 #define BOOL(n, d, rl, h) \
 	{ .name = #n, .type = CONF_BOOL, .off = OFF(n), .def = d, \
@@ -51,6 +54,9 @@ static const char *const ar_modes[] = { "free", "bounded", NULL };
 #define STR(n, maxlen, path, d, rl, h) \
 	{ .name = #n, .type = CONF_STRING, .off = OFF(n), .max = maxlen, \
 	  .abs_path = path, .def = d, .reloadable = rl, .help = h }
+#define STRC(n, maxlen, fn, d, rl, h) \
+	{ .name = #n, .type = CONF_STRING, .off = OFF(n), .max = maxlen, \
+	  .check = fn, .def = d, .reloadable = rl, .help = h }
 #define ENUM(n, vals, d, rl, h) \
 	{ .name = #n, .type = CONF_ENUM, .off = OFF(n), .values = vals, \
 	  .def = d, .reloadable = rl, .help = h }
@@ -200,6 +206,58 @@ static const struct conf_opt opts[] = {
 	     "query storm does not slow the sweep; the others wait for the "
 	     "sweep to end, at most 0.5 s each (4096 of them, then BUSY). "
 	     "0: no limit."),
+	STR(partitions_file, 1024, true, "\"/etc/ibsmd/partitions.conf\"", true,
+	    "Partitions file in OpenSM's partitions.conf syntax. A missing "
+	    "file gives OpenSM's default: Default=0x7fff,ipoib : ALL=full. A "
+	    "file with errors is rejected at start and by a reload, which "
+	    "then keeps the partitions in force."),
+	ENUM(part_enforce, part_enforce, "both", true,
+	     "Partition enforcement on switch ports that face CAs: they get "
+	     "the CA's P_Keys and filter inbound, outbound, both or no "
+	     "packets (PortInfo PartitionEnforcementInbound/Outbound), as "
+	     "OpenSM's part_enforce. Inter-switch ports never filter."),
+	BOOL(allow_both_pkeys, "no", true,
+	     "Let a port be a full and a limited member of one partition "
+	     "(membership 'both' in the partitions file); otherwise 'both' "
+	     "means full, as in OpenSM."),
+	BOOL(qos, "no", true,
+	     "Program SL2VLMappingTable and VLArbitrationTable on every port "
+	     "that takes them, from the qos_* options and each port's "
+	     "operational VLs. Off, the tables are left as they are and "
+	     "every path gets SL 0, as with OpenSM."),
+	UINT(qos_max_vls, 1, 15, "15", NULL, true,
+	     "Data VLs QoS uses at most, within each port's OperVLs."),
+	UINT(qos_high_limit, 0, 255, "0", NULL, true,
+	     "PortInfo:VLHighLimit: high-priority bytes (in 4 KiB units) "
+	     "sent before a low-priority packet may go."),
+	STRC(qos_vlarb_high, 1024, qos_check_vlarb, "\"0:4\"", true,
+	     "High-priority VLArbitration table: VL:Weight pairs separated "
+	     "by commas (VL 0..14, Weight 0..255 in 64-byte units). Entries "
+	     "naming a VL a port does not operate get weight 0 there."),
+	STRC(qos_vlarb_low, 1024, qos_check_vlarb,
+	     "\"0:0,1:4,2:4,3:4,4:4,5:4,6:4,7:4,8:4,9:4,10:4,11:4,12:4,13:4,14:4\"",
+	     true, "Low-priority VLArbitration table, as qos_vlarb_high."),
+	STRC(qos_sl2vl, 1024, qos_check_sl2vl, "\"0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7\"",
+	     true, "SL to VL map: 16 VLs separated by commas, SL 0 first (15 "
+	     "drops). A VL beyond a port's operational VLs is folded into "
+	     "them (VL modulo the number of data VLs), so no SL is dropped "
+	     "by accident."),
+	STRC(qos_ca, 1024, qos_check_class, "\"\"", true,
+	     "Overrides for CA ports, short for OpenSM's qos_ca_* options: "
+	     "\"max_vls=N high_limit=N vlarb_high=LIST vlarb_low=LIST "
+	     "sl2vl=LIST\", any subset, blank-separated."),
+	STRC(qos_rtr, 1024, qos_check_class, "\"\"", true,
+	     "Overrides for router ports, as qos_ca."),
+	STRC(qos_sw0, 1024, qos_check_class, "\"\"", true,
+	     "Overrides for switch port 0, as qos_ca."),
+	STRC(qos_swe, 1024, qos_check_class, "\"\"", true,
+	     "Overrides for switch external ports, as qos_ca."),
+	UINT(mcast_batch_ms, 0, 1000, "50", "ms", true,
+	     "Multicast joins and leaves are programmed in batches: a batch "
+	     "starts when changes have paused for a fifth of this time, or "
+	     "this long after its first change at the latest; it recomputes "
+	     "the trees once and writes each MulticastForwardingTable block "
+	     "at most once. 0: program after every change."),
 };
 
 /* Parsed but not yet stored value of one option. */
@@ -360,6 +418,7 @@ static int parse_string(const struct conf_opt *o, const char *s,
 			union conf_val *v, char *err, size_t errlen)
 {
 	size_t n = strlen(s);
+	char msg[256];
 
 	if (n > o->max) {
 		errf(err, errlen, "%s: longer than %llu bytes", o->name,
@@ -374,6 +433,10 @@ static int parse_string(const struct conf_opt *o, const char *s,
 	}
 	if (o->abs_path && s[0] != '/') {
 		errf(err, errlen, "%s: must be an absolute path", o->name);
+		return -1;
+	}
+	if (o->check && o->check(s, msg, sizeof(msg)) < 0) {
+		errf(err, errlen, "%s: %s", o->name, msg);
 		return -1;
 	}
 	v->s = xstrndup(s, n);

@@ -44,6 +44,14 @@ enum conf_ar_mode {
 	CONF_AR_BOUNDED,
 };
 
+/* OpenSM part_enforce: which directions switch ports facing CAs filter. */
+enum conf_part_enforce {
+	CONF_PART_ENF_BOTH,
+	CONF_PART_ENF_IN,
+	CONF_PART_ENF_OUT,
+	CONF_PART_ENF_OFF,
+};
+
 struct conf_guids {
 	size_t n;
 	uint64_t *v;   /* owned; NULL when n == 0 */
@@ -102,6 +110,20 @@ struct sm_conf {
 	uint64_t sa_key;
 	unsigned sa_max_records;
 	unsigned sa_sweep_rate;
+	/* partitions (sm/pkey.c) */
+	char *partitions_file;
+	int part_enforce;              /* enum conf_part_enforce */
+	bool allow_both_pkeys;
+	/* QoS tables (sm/qos.c; value syntax in conf/qosconf.h) */
+	bool qos;
+	unsigned qos_max_vls;
+	unsigned qos_high_limit;
+	char *qos_vlarb_high;
+	char *qos_vlarb_low;
+	char *qos_sl2vl;
+	char *qos_ca, *qos_rtr, *qos_sw0, *qos_swe;
+	/* multicast (sm/mcast.c) */
+	unsigned mcast_batch_ms;
 };
 
 enum conf_type {
@@ -124,6 +146,8 @@ struct conf_opt {
 	bool reloadable;             /* applied by a reload without restart */
 	bool abs_path;               /* STRING: must be an absolute path */
 	const char *help;
+	/* STRING: checks the value's syntax; 0, or -1 with a message */
+	int (*check)(const char *value, char *err, size_t errlen);
 };
 
 struct conf_errors {

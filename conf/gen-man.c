@@ -5,14 +5,16 @@
  * entry per option, in table order, so the page can never list an option
  * the parser does not know or miss one it does.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "conf/conf.h"
 
 /* Text for roff: escape backslashes, '-' and '"', and keep a leading '.' or
- * '\'' from being read as a request. */
-static void roff_text(const char *s, FILE *out)
+ * '\'' from being read as a request; a default value may break after a
+ * comma (long lists such as qos_vlarb_low's). */
+static void roff_text_breaking(const char *s, FILE *out, bool comma_breaks)
 {
 	if (*s == '.' || *s == '\'')
 		fputs("\\&", out);
@@ -23,9 +25,16 @@ static void roff_text(const char *s, FILE *out)
 			fputs("\\-", out);
 		else if (*s == '"')
 			fputs("\\(dq", out);
+		else if (*s == ',' && comma_breaks)
+			fputs(",\\:", out);
 		else
 			fputc(*s, out);
 	}
+}
+
+static void roff_text(const char *s, FILE *out)
+{
+	roff_text_breaking(s, out, false);
 }
 
 static void man_option(const struct conf_opt *o, FILE *out)
@@ -40,7 +49,7 @@ static void man_option(const struct conf_opt *o, FILE *out)
 	fputs("\n.br\n", out);
 	roff_text(syn, out);
 	fputs("; default\n.BR ", out);
-	roff_text(o->def, out);
+	roff_text_breaking(o->def, out, true);
 	fprintf(out, " ;\n%s.\n",
 		o->reloadable ? "applied by a reload" : "needs a restart");
 }

@@ -456,6 +456,8 @@ static enum ctl_ret cmd_path(struct ctl_call *c, json_object **res)
 
 	if (need_fabric(c) != CTL_DONE || ctl_arg_str(c, "src", &s) < 0 || ctl_arg_str(c, "dst", &d) < 0)
 		return CTL_ERROR;
+	if (ctl_mcast_is_mlid(d))   /* ctl_mcast.c */
+		return (src = find_node(c, s)) ? ctl_mcast_path(c, src, d, res) : CTL_ERROR;
 	if (!(src = find_node(c, s)) || !(dst = find_node(c, d)))
 		return CTL_ERROR;
 	dlid = dest_lid(d, dst);

@@ -189,6 +189,16 @@ json_object *ctl_problems_json(const struct sm *sm);
 json_object *ctl_sms_json(const struct sm *sm);
 enum ctl_ret cmd_sms(struct ctl_call *c, json_object **res);
 enum ctl_ret cmd_handover(struct ctl_call *c, json_object **res);
+/* Multicast and table commands (ctl_mcast.c). */
+enum ctl_ret cmd_mcast(struct ctl_call *c, json_object **result);
+enum ctl_ret cmd_mcast_join(struct ctl_call *c, json_object **result);
+enum ctl_ret cmd_mcast_leave(struct ctl_call *c, json_object **result);
+enum ctl_ret cmd_tables(struct ctl_call *c, json_object **result);
+/* "path" when dst names an MLID: the walk over the switches' MFTs. */
+bool ctl_mcast_is_mlid(const char *s);
+struct sm_node;
+enum ctl_ret ctl_mcast_path(struct ctl_call *c, const struct sm_node *src, const char *dst,
+			    json_object **result);
 
 /* Tells subscribers (ctl.c); takes ownership of result. */
 void ctl_reloaded(json_object *result);

@@ -26,6 +26,7 @@
 #include "sm/light.h"
 #include "sm/log.h"
 #include "sm/sm.h"
+#include "sm/tables.h"
 
 struct reload_state {
 	char *path;
@@ -214,12 +215,13 @@ int ctl_reload(struct sm *sm, json_object **result, char *err, size_t errlen)
 {
 	struct sm_conf nw;
 
-	if (load(&nw, err, errlen) > 0) {
+	if (load(&nw, err, errlen) > 0 || sm_tables_reload_check(sm, &nw, err, errlen) < 0) {
 		conf_free(&nw);
 		log_warnx("reload rejected, configuration unchanged: %s", err);
 		return -1;
 	}
 	*result = apply(sm, &nw);
+	sm_tables_reload_commit(sm, *result);   /* partitions; sweeps if tables change */
 	conf_free(&nw);
 	log_notice("configuration reloaded: %s", json_object_to_json_string_ext(*result,
 		   JSON_C_TO_STRING_PLAIN));

@@ -444,6 +444,116 @@ int smp_lft_block_encode(const struct smp_lft_block *in, uint8_t *buf, size_t le
 	return 0;
 }
 
+/* --- P_KeyTable block (IBA 14.2.5.7) --- */
+
+int smp_pkey_block_decode(const uint8_t *buf, size_t len, struct smp_pkey_block *out)
+{
+	struct pkey_block_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	memcpy(&w, buf, sizeof(w));
+	for (unsigned i = 0; i < 32; i++)
+		out->pkey[i] = be16toh(w.pkey[i]);
+	return 0;
+}
+
+int smp_pkey_block_encode(const struct smp_pkey_block *in, uint8_t *buf, size_t len)
+{
+	struct pkey_block_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	for (unsigned i = 0; i < 32; i++)
+		w.pkey[i] = htobe16(in->pkey[i]);
+	memcpy(buf, &w, sizeof(w));
+	return 0;
+}
+
+/* --- SL2VLMappingTable (IBA 14.2.5.8) --- */
+
+int smp_sl2vl_decode(const uint8_t *buf, size_t len, struct smp_sl2vl *out)
+{
+	struct sl2vl_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	memcpy(&w, buf, sizeof(w));
+	for (unsigned i = 0; i < 8; i++) {
+		out->vl[2 * i] = nib_hi(w.vl[i]);
+		out->vl[2 * i + 1] = nib_lo(w.vl[i]);
+	}
+	return 0;
+}
+
+int smp_sl2vl_encode(const struct smp_sl2vl *in, uint8_t *buf, size_t len)
+{
+	struct sl2vl_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	for (unsigned i = 0; i < 8; i++)
+		w.vl[i] = nib_pack(in->vl[2 * i], in->vl[2 * i + 1]);
+	memcpy(buf, &w, sizeof(w));
+	return 0;
+}
+
+/* --- VLArbitrationTable block (IBA 14.2.5.9) --- */
+
+int smp_vlarb_block_decode(const uint8_t *buf, size_t len, struct smp_vlarb_block *out)
+{
+	struct vlarb_block_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	memcpy(&w, buf, sizeof(w));
+	for (unsigned i = 0; i < 32; i++) {
+		out->e[i].vl = nib_lo(w.e[i].vl);
+		out->e[i].weight = w.e[i].weight;
+	}
+	return 0;
+}
+
+int smp_vlarb_block_encode(const struct smp_vlarb_block *in, uint8_t *buf, size_t len)
+{
+	struct vlarb_block_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	for (unsigned i = 0; i < 32; i++) {
+		w.e[i].vl = in->e[i].vl & 0xF;
+		w.e[i].weight = in->e[i].weight;
+	}
+	memcpy(buf, &w, sizeof(w));
+	return 0;
+}
+
+/* --- MulticastForwardingTable block (IBA 14.2.5.12) --- */
+
+int smp_mft_block_decode(const uint8_t *buf, size_t len, struct smp_mft_block *out)
+{
+	struct mft_block_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	memcpy(&w, buf, sizeof(w));
+	for (unsigned i = 0; i < 32; i++)
+		out->mask[i] = be16toh(w.mask[i]);
+	return 0;
+}
+
+int smp_mft_block_encode(const struct smp_mft_block *in, uint8_t *buf, size_t len)
+{
+	struct mft_block_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	for (unsigned i = 0; i < 32; i++)
+		w.mask[i] = htobe16(in->mask[i]);
+	memcpy(buf, &w, sizeof(w));
+	return 0;
+}
+
 /* --- Notice (IBA 13.4.8.2) --- */
 
 /* An SMP data area holds only the first 64 bytes, so the decoder needs 64

@@ -34,7 +34,11 @@
 #define SMP_ATTR_NODE_INFO 0x0011
 #define SMP_ATTR_SWITCH_INFO 0x0012
 #define SMP_ATTR_PORT_INFO 0x0015
+#define SMP_ATTR_PKEY_TABLE 0x0016
+#define SMP_ATTR_SL2VL 0x0017
+#define SMP_ATTR_VLARB 0x0018
 #define SMP_ATTR_LFT 0x0019
+#define SMP_ATTR_MFT 0x001B
 #define SMP_ATTR_SM_INFO 0x0020
 
 #define LID_PERMISSIVE 0xFFFF
@@ -198,6 +202,62 @@ struct smp_notice {
 	uint8_t issuer_gid[16];
 };
 
+/* P_KeyTable block (IBA 14.2.5.7; reference sa-mcast-ha.md 6.2): 32 P_Keys.
+ * AttributeModifier: block in bits 15..0; on a switch, the port in bits
+ * 23..16 (smp_pkey_mod). */
+struct smp_pkey_block {
+	uint16_t pkey[32];
+};
+
+/* SL2VLMappingTable (IBA 14.2.5.8; reference 7.1): vl[sl], 4 bits each.
+ * AttributeModifier on a switch: input port in bits 15..8, output port
+ * in bits 7..0 (smp_sl2vl_mod); 0 on a CA. */
+struct smp_sl2vl {
+	uint8_t vl[16];
+};
+
+/* VLArbitrationTable block (IBA 14.2.5.9; reference 7.2): 32 entries.
+ * AttributeModifier: block 1..4 (1-2 low priority, 3-4 high) in bits
+ * 31..16, the port in bits 15..0 on a switch (smp_vlarb_mod). */
+struct smp_vlarb_block {
+	struct {
+		uint8_t vl;       /* 4 */
+		uint8_t weight;
+	} e[32];
+};
+
+/* MulticastForwardingTable block (IBA 14.2.5.12; reference 5.5): 32
+ * PortMask words, host order. AttributeModifier: position in bits
+ * 31..28, block in bits 8..0 (smp_mft_mod). */
+struct smp_mft_block {
+	uint16_t mask[32];
+};
+
+#define SMP_VLARB_LOW_1 1
+#define SMP_VLARB_LOW_2 2
+#define SMP_VLARB_HIGH_1 3
+#define SMP_VLARB_HIGH_2 4
+
+static inline uint32_t smp_pkey_mod(uint8_t port, uint16_t block)
+{
+	return ((uint32_t)port << 16) | block;
+}
+
+static inline uint32_t smp_sl2vl_mod(uint8_t in_port, uint8_t out_port)
+{
+	return ((uint32_t)in_port << 8) | out_port;
+}
+
+static inline uint32_t smp_vlarb_mod(uint8_t block, uint8_t port)
+{
+	return ((uint32_t)block << 16) | port;
+}
+
+static inline uint32_t smp_mft_mod(uint16_t block, uint8_t pos)
+{
+	return ((uint32_t)(pos & 0xF) << 28) | (block & 0x1FF);
+}
+
 /* Attribute codecs: decode reads from an SMP data area (len >= size),
  * encode writes the attribute into a 64-byte (80 for Notice) buffer. */
 int smp_node_info_decode(const uint8_t *buf, size_t len, struct smp_node_info *out);
@@ -212,6 +272,14 @@ int smp_sm_info_decode(const uint8_t *buf, size_t len, struct smp_sm_info *out);
 int smp_sm_info_encode(const struct smp_sm_info *in, uint8_t *buf, size_t len);
 int smp_lft_block_decode(const uint8_t *buf, size_t len, struct smp_lft_block *out);
 int smp_lft_block_encode(const struct smp_lft_block *in, uint8_t *buf, size_t len);
+int smp_pkey_block_decode(const uint8_t *buf, size_t len, struct smp_pkey_block *out);
+int smp_pkey_block_encode(const struct smp_pkey_block *in, uint8_t *buf, size_t len);
+int smp_sl2vl_decode(const uint8_t *buf, size_t len, struct smp_sl2vl *out);
+int smp_sl2vl_encode(const struct smp_sl2vl *in, uint8_t *buf, size_t len);
+int smp_vlarb_block_decode(const uint8_t *buf, size_t len, struct smp_vlarb_block *out);
+int smp_vlarb_block_encode(const struct smp_vlarb_block *in, uint8_t *buf, size_t len);
+int smp_mft_block_decode(const uint8_t *buf, size_t len, struct smp_mft_block *out);
+int smp_mft_block_encode(const struct smp_mft_block *in, uint8_t *buf, size_t len);
 int smp_notice_decode(const uint8_t *buf, size_t len, struct smp_notice *out);
 int smp_notice_encode(const struct smp_notice *in, uint8_t *buf, size_t len);
 

@@ -18,7 +18,6 @@
 #include "sa/sa_int.h"
 
 #define PKEY_DEFAULT 0xFFFF
-#define PKEY_BASE(k) ((k) & 0x7FFF)
 
 uint16_t sa_part_pkey(const struct sm_snap *s, const struct snap_port *a,
 		      const struct snap_port *b, uint16_t want)

@@ -39,6 +39,7 @@
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap.h"
+#include "sm/tables.h"
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
 #define PUMP_WAIT_MS 1
@@ -434,6 +435,7 @@ static void teardown(struct sm *sm)
 	if (sm->eng)
 		mad_engine_free(sm->eng);
 	sa_glue_detach(sm);   /* after the engine: it completes the SA's SMPs */
+	sm_tables_free(sm);   /* after the engine: its cancellations use it */
 	if (sm->tp.close)
 		sm->tp.close(sm->tp.ctx);
 	for (int i = 0; i < 3; i++)
@@ -544,7 +546,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (parse_args(argc, argv, &cli, &sm.run, ov, &nov) < 0 ||
-	    load_config(&sm.conf, &cli, ov, nov) < 0) {
+	    load_config(&sm.conf, &cli, ov, nov) < 0 || sm_tables_init(&sm, stderr) < 0) {
 		free(ov);
 		return 2;
 	}
@@ -555,6 +557,7 @@ int main(int argc, char **argv)
 			conf_dump(&sm.conf, stdout);
 		else
 			printf("configuration OK\n");
+		sm_tables_free(&sm);
 		conf_free(&sm.conf);
 		return 0;
 	}

@@ -22,6 +22,7 @@
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
+#include "sm/tables.h"
 
 struct lft_ctx {
 	struct sm *sm;
@@ -213,7 +214,7 @@ static void set_top(struct sm *sm, struct sm_node *n, uint16_t top)
 
 static void write_phase_done(struct sm *sm)
 {
-	sm_ar_phase(sm);   /* adaptive routing; it ends with sm_activate_phase() */
+	sm_tables_phase(sm);   /* P_Keys, QoS, MFTs (tables.c), then adaptive routing */
 }
 
 static void write_tables(struct sm *sm)

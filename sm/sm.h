@@ -33,6 +33,9 @@
 struct event_base;
 struct event;
 struct sm_ar;   /* adaptive routing state, sm/ar.c */
+struct sm_pkey;
+struct sm_qos;
+struct sm_mcast;
 struct sm_snap; /* the last complete sweep, sm/snap.h */
 struct sa;      /* Subnet Administration, sa/sa.h */
 struct rt_hold;
@@ -113,6 +116,9 @@ struct sm {
 	struct flap_tab flaps;
 	uint16_t sm_lid;                /* our own LID */
 	struct sm_ar *ar;               /* adaptive routing, per switch (sm/ar.c) */
+	struct sm_pkey *pkey;           /* partitions, P_KeyTables (sm/pkey.c) */
+	struct sm_qos *qos;             /* SL2VL and VLArbitration (sm/qos.c) */
+	struct sm_mcast *mcast;         /* multicast groups and MFTs (sm/mcast.c) */
 
 	/* the running phase */
 	unsigned pending;

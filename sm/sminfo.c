@@ -24,7 +24,7 @@
 #define STATUS_BAD_VALUE 0x001C         /* invalid attribute value or modifier */
 #define TRAP_SM_PRIORITY 0x0008         /* Trap 144 ChangeFlags: SM priority */
 
-enum q_kind { Q_SCAN, Q_RESCAN, Q_POLL, Q_HANDOVER, Q_ACK };
+enum q_kind { Q_SCAN, Q_RESCAN, Q_POLL, Q_HANDOVER, Q_ACK, Q_LID };
 
 struct info_ctx {
 	struct sm *sm;
@@ -378,6 +378,53 @@ static void nudge_master(struct sm *sm, uint16_t master_lid)
 		mad_engine_send_raw(sm->eng, buf, sizeof(buf), &to);
 }
 
+static void lid_done(void *arg, int err, const struct smp *resp)
+{
+	struct info_ctx *c = arg;
+	struct sm *sm = c->sm;
+	struct sm_node *n = sm->fabric ? fabric_find(sm->fabric, c->node_guid) : NULL;
+	struct smp_port_info pi;
+
+	if (err == MAD_OK && n && !n->stale && c->port <= n->ni.num_ports &&
+	    smp_port_info_decode(resp->data, sizeof(resp->data), &pi) == 0) {
+		n->ports[c->port].pi.lid = pi.lid;
+		for (size_t i = 0; i < sm->peers.n; i++)
+			if (sm->peers.v[i].node_guid == c->node_guid && sm->peers.v[i].port == c->port)
+				sm->peers.v[i].lid = pi.lid;
+	}
+	free(c);
+}
+
+static void read_lid(struct sm *sm, const struct sm_port *p)
+{
+	struct info_ctx *c = ctx_new(sm, Q_LID, p);
+	struct mad_req r;
+
+	sm_port_req(sm, p, MAD_METHOD_GET, SMP_ATTR_PORT_INFO, p->num, &r);
+	r.flags = MAD_REQ_NO_BACKOFF;
+	if (mad_engine_submit(sm->eng, &r, lid_done, c) < 0)
+		free(c);
+}
+
+/* A standby that discovered the fabric before the master gave out LIDs
+ * knows neither its own LID nor the master's, and a trap needs both:
+ * read them again instead of waiting for the master's next sweep. */
+static void nudge_or_read_lids(struct sm *sm, const struct sm_peer *m)
+{
+	const struct sm_node *n = sm->fabric->sm_node;
+	const struct sm_port *own = n ? &n->ports[sm->fabric->sm_port_num] : NULL;
+	const struct sm_port *mp = port_of(sm, m->node_guid, m->port);
+
+	if (m->lid && own && own->pi.lid) {
+		nudge_master(sm, m->lid);
+		return;
+	}
+	if (own && !own->pi.lid)
+		read_lid(sm, own);
+	if (mp && !m->lid)
+		read_lid(sm, mp);
+}
+
 static void poll_done(void *arg, int err, const struct smp *resp)
 {
 	struct info_ctx *c = arg;
@@ -392,8 +439,8 @@ static void poll_done(void *arg, int err, const struct smp *resp)
 		return;
 	switch (sm_poll_result(&sm->poll, ok ? &si : NULL, sm->conf.sm_poll_retries)) {
 	case POLL_OK:
-		if (m && sm_higher(me.priority, me.guid, m->priority, m->guid))
-			nudge_master(sm, m->lid);
+		if (m && sm->fabric && sm_higher(me.priority, me.guid, m->priority, m->guid))
+			nudge_or_read_lids(sm, m);
 		poll_arm(sm, sm->conf.sm_poll_interval);
 		break;
 	case POLL_AGAIN:

@@ -24,6 +24,7 @@
 
 #include "mad/smp.h"
 #include "routing/routing.h"
+#include "sm/pkeyset.h"
 
 #define SNAP_NONE UINT32_MAX
 
@@ -37,6 +38,8 @@ struct snap_port {
 	uint64_t guid;            /* CA ports and switch port 0; else 0 */
 	uint16_t lid;             /* base LID of a LID-holding port, else 0 */
 	uint8_t lmc;
+	uint32_t pkey_first;      /* its P_Keys: snap.pkeys[pkey_first..+npkeys] */
+	uint16_t npkeys;          /* (CA ports and switch port 0; sm/pkey.c) */
 	bool have_pi;
 	bool stale;               /* PortInfo from an earlier sweep */
 	struct smp_port_info pi;
@@ -78,6 +81,7 @@ struct sm_snap {
 	 * failed. Shared with the SM and other snapshots (rt_hold counts). */
 	const struct route_tables *rt;
 	struct rt_hold *rt_hold;
+	uint16_t *pkeys;          /* P_Key tables of the ports, see snap_port */
 };
 
 /* Unicast tables shared by the SM and snapshots, freed with the last. */
@@ -85,6 +89,8 @@ struct rt_hold {
 	unsigned refs;
 	struct route_tables t;
 };
+/* Drops one reference; the last frees the tables. */
+void rt_hold_put(struct rt_hold *h);
 
 /* Builds a snapshot of sm's fabric and tables and makes it current (the
  * previous one loses the SM's reference). */
@@ -125,5 +131,27 @@ static inline const struct snap_port *snap_port(const struct sm_snap *s, const s
 /* The port a LID-holding port p is linked to (the switch port of a CA), or
  * NULL. */
 const struct snap_port *snap_peer(const struct sm_snap *s, const struct snap_port *p);
+
+/* The P_Key table the SM gives p (a CA port or switch port 0; empty for
+ * other ports), in table order without empty entries (sm/pkey.c). */
+static inline const uint16_t *snap_port_pkeys(const struct sm_snap *s, const struct snap_port *p,
+					      size_t *n)
+{
+	*n = p->npkeys;
+	return p->npkeys ? s->pkeys + p->pkey_first : NULL;
+}
+
+/* Whether a and b may talk in partition base(want) (want 0: in any): both
+ * hold it and at least one is a full member (reference sa-mcast-ha.md 6.1,
+ * 3.2). *pkey (may be NULL) gets a's P_Key of the first such partition
+ * in a's table order: the one a PathRecord from a to b carries. */
+static inline bool snap_share_pkey(const struct sm_snap *s, const struct snap_port *a,
+				   const struct snap_port *b, uint16_t want, uint16_t *pkey)
+{
+	size_t na, nb;
+	const uint16_t *ta = snap_port_pkeys(s, a, &na), *tb = snap_port_pkeys(s, b, &nb);
+
+	return pkey_share(ta, na, tb, nb, want, pkey);
+}
 
 #endif

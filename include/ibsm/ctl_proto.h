@@ -85,7 +85,7 @@ enum ctl_access {
 	X(lft, CTL_RO, "switch", \
 	  "linear forwarding table of one switch (GUID, LID or description)") \
 	X(path, CTL_RO, "src dst", \
-	  "hop-by-hop route from src to dst (GUID, LID or description)") \
+	  "hop-by-hop route from src to dst (GUID, LID or description; an MLID: the multicast tree)") \
 	X(routing, CTL_RO, "", \
 	  "routing engine, why it was chosen, verification (on a worker: repeat if pending)") \
 	X(ar, CTL_RO, "what switch", \
@@ -108,7 +108,15 @@ enum ctl_access {
 	  "this table: names, access, arguments, help") \
 	X(sa, CTL_RO, "?what ?attr ?*", \
 	  "Subnet Administration: counters per attribute; with \"query ATTR [FIELD=VALUE...]\" " \
-	  "its records (whole tables, from the SA's own code)")
+	  "its records (whole tables, from the SA's own code)") \
+	X(mcast, CTL_RO, "?group", \
+	  "multicast groups (MGID, MLID, members, tree); one group by MGID or MLID in detail") \
+	X(mcast_join, CTL_ADMIN, "group ports ?state ?pkey", \
+	  "join ports (GUIDs, names, or all) to a group as the SM (state: full non sendonly sendonly_full)") \
+	X(mcast_leave, CTL_ADMIN, "group ports ?state", \
+	  "remove ports from a group as the SM") \
+	X(tables, CTL_RO, "", \
+	  "P_Key, QoS and multicast programming counters of the last sweep and batch")
 
 /*
  * X(code, meaning). Stable: only append.

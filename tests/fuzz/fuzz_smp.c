@@ -48,6 +48,10 @@ static void fuzz_codecs(const uint8_t *data, size_t len)
 	ROUND_TRIP(struct smp_sm_info, smp_sm_info_decode, smp_sm_info_encode, 21);
 	ROUND_TRIP(struct smp_lft_block, smp_lft_block_decode, smp_lft_block_encode, 64);
 	ROUND_TRIP(struct smp_notice, smp_notice_decode, smp_notice_encode, 80);
+	ROUND_TRIP(struct smp_pkey_block, smp_pkey_block_decode, smp_pkey_block_encode, 64);
+	ROUND_TRIP(struct smp_sl2vl, smp_sl2vl_decode, smp_sl2vl_encode, 8);
+	ROUND_TRIP(struct smp_vlarb_block, smp_vlarb_block_decode, smp_vlarb_block_encode, 64);
+	ROUND_TRIP(struct smp_mft_block, smp_mft_block_decode, smp_mft_block_encode, 64);
 }
 
 static unsigned calls[8];

@@ -486,8 +486,10 @@ static const struct cmd_row *row(const char *name)
 static void test_table_complete(void **state)
 {
 	static const char *const ro[] = { "status", "nodes", "switches", "ports", "links", "lft",
-					  "path", "routing", "ar", "subscribe", "commands", "sa", "sms" };
-	static const char *const admin[] = { "sweep", "reroute", "reload", "loglevel", "handover" };
+					  "path", "routing", "ar", "subscribe", "commands", "sa",
+					  "mcast", "tables", "sms" };
+	static const char *const admin[] = { "sweep", "reroute", "reload", "loglevel",
+					     "mcast_join", "mcast_leave", "handover" };
 
 	assert_int_equal(NROWS, sizeof(ro) / sizeof(ro[0]) + sizeof(admin) / sizeof(admin[0]));
 	for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {

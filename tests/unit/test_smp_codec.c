@@ -2,9 +2,11 @@
  * DOC: byte-exact tests of the SMP and attribute codecs.
  *
  * The expected byte arrays were written by hand from the IBA 1.3 vol 1
- * layouts (13.4.2, 14.2.1, 14.2.5, 13.4.8.2), with every sub-byte field set
- * to a distinct value, so a shift or mask mistake in either direction shows
- * up as a wrong byte. Each decoder is also fed one byte too few.
+ * layouts (13.4.2, 14.2.1, 14.2.5, 13.4.8.2) and, for the P_Key, SL2VL,
+ * VLArbitration and multicast tables, from their restatement in
+ * /work/shared/reference/sa-mcast-ha.md (5.5, 6.2, 7.1, 7.2), with every
+ * sub-byte field set to a distinct value, so a shift or mask mistake in
+ * either direction shows up as a wrong byte. Each decoder is also fed one byte too few.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -299,6 +301,91 @@ static void test_lft_block(void **state)
 	assert_int_equal(smp_lft_block_encode(&b, buf, 63), -EINVAL);
 }
 
+/* P_Keys are big-endian 16-bit words; bit 15 survives both ways. */
+static void test_pkey_block(void **state)
+{
+	struct smp_pkey_block b, back;
+	uint8_t buf[64];
+
+	for (int i = 0; i < 32; i++)
+		b.pkey[i] = (uint16_t)(0x8001 + 0x0102 * i);
+	assert_int_equal(smp_pkey_block_encode(&b, buf, sizeof(buf)), 0);
+	assert_int_equal(buf[0], 0x80);
+	assert_int_equal(buf[1], 0x01);
+	assert_int_equal(buf[62], 0x9f);
+	assert_int_equal(buf[63], 0x3f);
+	assert_int_equal(smp_pkey_block_decode(buf, 64, &back), 0);
+	assert_memory_equal(back.pkey, b.pkey, sizeof(b.pkey));
+	assert_int_equal(smp_pkey_block_decode(buf, 63, &back), -EINVAL);
+	assert_int_equal(smp_pkey_block_encode(&b, buf, 63), -EINVAL);
+	assert_int_equal(smp_pkey_mod(7, 1), 0x00070001);
+}
+
+/* SL0 is the high nibble of byte 0, SL15 the low nibble of byte 7. */
+static void test_sl2vl(void **state)
+{
+	static const uint8_t bytes[8] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xe7 };
+	struct smp_sl2vl t;
+	uint8_t buf[8];
+
+	assert_int_equal(smp_sl2vl_decode(bytes, 8, &t), 0);
+	for (int sl = 0; sl < 15; sl++)
+		assert_int_equal(t.vl[sl], sl);
+	assert_int_equal(t.vl[15], 7);
+	assert_int_equal(smp_sl2vl_encode(&t, buf, sizeof(buf)), 0);
+	assert_memory_equal(buf, bytes, 8);
+	assert_int_equal(smp_sl2vl_decode(bytes, 7, &t), -EINVAL);
+	assert_int_equal(smp_sl2vl_encode(&t, buf, 7), -EINVAL);
+	assert_int_equal(smp_sl2vl_mod(3, 17), 0x0311);
+}
+
+/* VL in the low nibble of the first byte (the high one is reserved and
+ * dropped), Weight in the second. */
+static void test_vlarb_block(void **state)
+{
+	struct smp_vlarb_block b;
+	uint8_t bytes[64], buf[64];
+
+	for (int i = 0; i < 32; i++) {
+		bytes[2 * i] = (uint8_t)(0xa0 | (i & 0xf));
+		bytes[2 * i + 1] = (uint8_t)(200 + i);
+	}
+	assert_int_equal(smp_vlarb_block_decode(bytes, 64, &b), 0);
+	assert_int_equal(b.e[5].vl, 5);
+	assert_int_equal(b.e[17].vl, 1);
+	assert_int_equal(b.e[31].weight, 231);
+	assert_int_equal(smp_vlarb_block_encode(&b, buf, sizeof(buf)), 0);
+	for (int i = 0; i < 32; i++) {
+		assert_int_equal(buf[2 * i], i & 0xf);
+		assert_int_equal(buf[2 * i + 1], 200 + i);
+	}
+	assert_int_equal(smp_vlarb_block_decode(bytes, 63, &b), -EINVAL);
+	assert_int_equal(smp_vlarb_block_encode(&b, buf, 63), -EINVAL);
+	assert_int_equal(smp_vlarb_mod(SMP_VLARB_HIGH_1, 9), 0x00030009);
+}
+
+/* Word i is MLID 0xC000 + 32 * block + i; the modifier puts the position
+ * in bits 31..28 and the block in bits 8..0 (reference 5.5). */
+static void test_mft_block(void **state)
+{
+	struct smp_mft_block b, back;
+	uint8_t buf[64];
+
+	for (int i = 0; i < 32; i++)
+		b.mask[i] = (uint16_t)(1u << (i % 16) | 0x0100 * (i & 1));
+	assert_int_equal(smp_mft_block_encode(&b, buf, sizeof(buf)), 0);
+	assert_int_equal(buf[0], 0x00);
+	assert_int_equal(buf[1], 0x01);
+	assert_int_equal(buf[2], 0x01);
+	assert_int_equal(buf[3], 0x02);
+	assert_int_equal(smp_mft_block_decode(buf, 64, &back), 0);
+	assert_memory_equal(back.mask, b.mask, sizeof(b.mask));
+	assert_int_equal(smp_mft_block_decode(buf, 63, &back), -EINVAL);
+	assert_int_equal(smp_mft_block_encode(&b, buf, 63), -EINVAL);
+	assert_int_equal(smp_mft_mod(511, 15), 0xF00001FFu);
+	assert_int_equal(smp_mft_mod(2, 1), 0x10000002u);
+}
+
 static void make_notice_bytes(uint8_t bytes[80])
 {
 	static const uint8_t head[10] = {
@@ -469,6 +556,10 @@ int main(void)
 		cmocka_unit_test(test_port_info_other_bits),
 		cmocka_unit_test(test_sm_info),
 		cmocka_unit_test(test_lft_block),
+		cmocka_unit_test(test_pkey_block),
+		cmocka_unit_test(test_sl2vl),
+		cmocka_unit_test(test_vlarb_block),
+		cmocka_unit_test(test_mft_block),
 		cmocka_unit_test(test_notice),
 		cmocka_unit_test(test_dr_smp),
 		cmocka_unit_test(test_lid_smp),

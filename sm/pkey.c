@@ -1,0 +1,683 @@
+/*
+ * DOC: the partition manager: P_KeyTables and enforcement (see pkey.h).
+ *
+ * What each port holds and should hold is kept per port in an
+ * open-addressing table keyed by node GUID and port number, so it
+ * survives fabric generations. A phase is three batches of SMPs:
+ *
+ *   read back the blocks not known -> write the blocks that differ ->
+ *   PortInfo Sets of the switch ports whose enforcement bits differ
+ *
+ * The last batch waits for the tables, so a switch port never filters
+ * with a table that is not there yet.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/log.h"
+#include "sm/pkey.h"
+#include "sm/pkeyset.h"
+#include "sm/sm.h"
+#include "sm/snap.h"
+#include "sm/tables.h"
+
+#define PK_BLOCK 32
+
+enum pk_block { PK_UNKNOWN, PK_KNOWN, PK_FAILED };
+
+struct pk_port {
+	uint64_t guid;       /* node GUID; 0: free slot */
+	uint8_t num;
+	bool used;           /* managed by the running phase */
+	bool laid_out;       /* want holds the table as laid out */
+	bool fits;           /* a switch port's copy fits: enforce */
+	uint16_t cap;        /* table entries (at most PKEY_MAX_ENTRIES) */
+	uint16_t nwant;      /* entries of want in use */
+	uint16_t *held;      /* what the port holds (blocks marked known) */
+	uint16_t *want;      /* before layout: the P_Keys; after: the table */
+	uint8_t *known;      /* enum pk_block per block */
+	struct sm_port *p;   /* during the phase */
+	bool faces_ca;       /* a switch port with a copy of its CA's table */
+};
+
+struct pk_stats {
+	uint64_t ports, blocks_read, blocks_written, pi_sets, cut, read_failed;
+};
+
+struct sm_pkey {
+	struct part_config cfg;
+	struct pk_port *v;
+	size_t size, count;
+	void (*done)(struct sm *);
+	struct pk_stats st;
+};
+
+struct pk_ctx {
+	struct sm *sm;
+	struct pk_port *pp;
+	uint16_t block;
+};
+
+static unsigned nblocks(unsigned entries)
+{
+	return (entries + PK_BLOCK - 1) / PK_BLOCK;
+}
+
+/* --- the per-port table -------------------------------------------------- */
+
+static size_t slot_of(const struct sm_pkey *k, uint64_t guid, uint8_t num)
+{
+	size_t i = (size_t)(((guid ^ ((uint64_t)num << 56)) * 0x9e3779b97f4a7c15ULL) >> 20) &
+		   (k->size - 1);
+
+	while (k->v[i].guid && (k->v[i].guid != guid || k->v[i].num != num))
+		i = (i + 1) & (k->size - 1);
+	return i;
+}
+
+static void grow(struct sm_pkey *k)
+{
+	struct pk_port *old = k->v;
+	size_t n = k->size;
+
+	k->size = n ? 2 * n : 256;
+	k->v = xcalloc(k->size, sizeof(*k->v));
+	for (size_t i = 0; i < n; i++)
+		if (old[i].guid)
+			k->v[slot_of(k, old[i].guid, old[i].num)] = old[i];
+	free(old);
+}
+
+static void port_size(struct pk_port *pp, unsigned cap)
+{
+	if (pp->cap == cap)
+		return;
+	free(pp->held);
+	free(pp->want);
+	free(pp->known);
+	pp->cap = (uint16_t)cap;
+	pp->held = xcalloc(cap, sizeof(*pp->held));
+	pp->want = xcalloc(cap, sizeof(*pp->want));
+	pp->known = xcalloc(nblocks(cap), 1);
+	pp->laid_out = false;
+}
+
+static struct pk_port *port_get(struct sm_pkey *k, const struct sm_port *p, unsigned cap)
+{
+	struct pk_port *pp;
+
+	if (2 * (k->count + 1) > k->size)
+		grow(k);
+	pp = &k->v[slot_of(k, p->node->guid, p->num)];
+	if (!pp->guid) {
+		pp->guid = p->node->guid;
+		pp->num = p->num;
+		k->count++;
+	}
+	port_size(pp, cap > PKEY_MAX_ENTRIES ? PKEY_MAX_ENTRIES : cap);
+	return pp;
+}
+
+static struct pk_port *port_find(const struct sm_pkey *k, uint64_t guid, uint8_t num)
+{
+	struct pk_port *pp;
+
+	if (!k || !k->size)
+		return NULL;
+	pp = &k->v[slot_of(k, guid, num)];
+	return pp->guid ? pp : NULL;
+}
+
+/* --- what each port should hold ------------------------------------------- */
+
+static struct part_port resolver_port(const struct sm *sm, const struct sm_port *p)
+{
+	struct part_port r = {
+		.guid = p->guid,
+		.is_switch = node_is_switch(p->node),
+		.is_router = p->node->ni.node_type == TOPO_ROUTER,
+		.is_sm = p->node == sm->fabric->sm_node && p->num == sm->fabric->sm_port_num,
+	};
+
+	return r;
+}
+
+/* The SM's own port is a full member of the default partition whatever
+ * the file says (reference sa-mcast-ha.md 6.1: otherwise limited members
+ * cannot reach the SA at all; OpenSM makes SELF full too). */
+static size_t sm_port_full_default(uint16_t *t, size_t n, size_t cap)
+{
+	for (size_t i = 0; i < n && i < cap; i++)
+		if (PKEY_BASE(t[i]) == PART_DEFAULT_PKEY) {
+			t[i] |= PKEY_FULL;
+			return n;
+		}
+	if (n < cap)
+		t[n++] = PART_DEFAULT_PKEY | PKEY_FULL;
+	return n;
+}
+
+/* Drops a second copy of a P_Key (the full member of Default twice). */
+static size_t dedup(uint16_t *t, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = t[j] == t[i];
+		if (!seen)
+			t[k++] = t[i];
+	}
+	return k;
+}
+
+/* The partitions' P_Keys for p, index 0 first; cut to the table size. */
+static void raw_want(struct sm *sm, struct pk_port *pp)
+{
+	struct part_port r = resolver_port(sm, pp->p);
+	size_t n = part_port_pkeys(&sm->pkey->cfg, &r, sm->conf.allow_both_pkeys, pp->want, pp->cap);
+
+	if (r.is_sm && n <= pp->cap)
+		n = dedup(pp->want, sm_port_full_default(pp->want, n, pp->cap));
+	if (n > pp->cap) {
+		sm->pkey->st.cut++;
+		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\" port %u: %zu P_Keys, the table holds %u: "
+			   "the last ones are left out", (unsigned long long)pp->guid,
+			   pp->p->node->desc, pp->num, n, pp->cap);
+		n = pp->cap;
+	}
+	pp->nwant = (uint16_t)n;
+}
+
+/* A switch port's copy of the CA's P_Keys: the limited form of a P_Key
+ * the CA holds as full is left out (OpenSM pkey_mgr_update_peer_port). */
+static void copy_want(struct pk_port *sw, const struct pk_port *ca)
+{
+	size_t n = 0;
+
+	sw->fits = true;
+	for (size_t i = 0; i < ca->nwant; i++) {
+		uint16_t k = ca->want[i];
+
+		if (!(k & PKEY_FULL) && pkey_find(ca->want, ca->nwant, k) != k)
+			continue;
+		if (n == sw->cap) {
+			sw->fits = false;
+			break;
+		}
+		sw->want[n++] = k;
+	}
+	sw->nwant = (uint16_t)n;
+}
+
+static bool reachable_port(const struct sm *sm, const struct sm_port *p)
+{
+	bool own = p->node == sm->fabric->sm_node && p->num == sm->fabric->sm_port_num;
+
+	return p->have_pi && !p->stale && !p->dup_guid &&
+	       (own || (p->peer && p->pi.port_state > TOPO_PORT_DOWN && !p->held));
+}
+
+static bool enforcing(const struct sm *sm, const struct sm_node *sw)
+{
+	return sm->conf.part_enforce != CONF_PART_ENF_OFF && sw->have_si &&
+	       sw->si.partition_enf_cap > 0;
+}
+
+static struct pk_port *manage(struct sm *sm, struct sm_port *p, unsigned cap)
+{
+	struct pk_port *pp = port_get(sm->pkey, p, cap);
+
+	pp->used = true;
+	pp->p = p;
+	pp->faces_ca = false;
+	if (tables_port_fresh(p))
+		memset(pp->known, PK_UNKNOWN, nblocks(pp->cap));
+	sm->pkey->st.ports++;
+	return pp;
+}
+
+static void manage_ca(struct sm *sm, struct sm_port *p)
+{
+	struct sm_port *q = p->peer;
+	struct pk_port *sw;
+
+	if (!p->guid || !reachable_port(sm, p) || !p->node->ni.partition_cap)
+		return;
+	raw_want(sm, manage(sm, p, p->node->ni.partition_cap));
+	if (!q || !node_is_switch(q->node) || !node_usable(q->node) || !enforcing(sm, q->node) ||
+	    !q->have_pi || q->stale)
+		return;
+	sw = manage(sm, q, q->node->si.partition_enf_cap);   /* may move the CA's entry */
+	sw->faces_ca = true;
+	copy_want(sw, port_find(sm->pkey, p->node->guid, p->num));
+}
+
+static void manage_node(struct sm *sm, struct sm_node *n)
+{
+	if (!node_usable(n))
+		return;
+	if (node_is_switch(n)) {
+		if (n->ports[0].have_pi && n->ni.partition_cap && n->ports[0].guid) {
+			struct pk_port *pp = manage(sm, &n->ports[0], n->ni.partition_cap);
+
+			raw_want(sm, pp);
+		}
+		return;
+	}
+	for (unsigned k = 1; k <= n->ni.num_ports; k++)
+		manage_ca(sm, &n->ports[k]);
+}
+
+/* --- SMPs ---------------------------------------------------------------------- */
+
+static void block_req(struct sm *sm, const struct pk_port *pp, uint8_t method, uint16_t b,
+		      struct mad_req *r)
+{
+	uint8_t port = node_is_switch(pp->p->node) ? pp->num : 0;
+
+	sm_port_req(sm, pp->p, method, SMP_ATTR_PKEY_TABLE, smp_pkey_mod(port, b), r);
+}
+
+static void submit(struct sm *sm, struct pk_port *pp, uint16_t b, const struct mad_req *r,
+		   mad_done_fn cb)
+{
+	struct pk_ctx *c = xcalloc(1, sizeof(*c));
+
+	c->sm = sm;
+	c->pp = pp;
+	c->block = b;
+	if (sm_submit(sm, r, cb, c) < 0)
+		free(c);
+}
+
+/* Entries of block b of t (cap entries); beyond cap, zeros. */
+static void block_of(const uint16_t *t, unsigned cap, uint16_t b, struct smp_pkey_block *out)
+{
+	for (unsigned i = 0; i < PK_BLOCK; i++) {
+		unsigned e = b * PK_BLOCK + i;
+
+		out->pkey[i] = e < cap ? t[e] : 0;
+	}
+}
+
+static void block_store(uint16_t *t, unsigned cap, uint16_t b, const struct smp_pkey_block *in)
+{
+	for (unsigned i = 0; i < PK_BLOCK && b * PK_BLOCK + i < cap; i++)
+		t[b * PK_BLOCK + i] = in->pkey[i];
+}
+
+static void read_done(void *arg, int err, const struct smp *resp)
+{
+	struct pk_ctx *c = arg;
+	struct pk_port *pp = c->pp;
+	struct smp_pkey_block blk;
+	struct sm *sm = c->sm;
+
+	if (err == MAD_OK && smp_pkey_block_decode(resp->data, sizeof(resp->data), &blk) == 0) {
+		block_store(pp->held, pp->cap, c->block, &blk);
+		pp->known[c->block] = PK_KNOWN;
+	} else {
+		pp->known[c->block] = PK_FAILED;
+		sm->pkey->st.read_failed++;
+		sm->sweep_clean = false;
+		sm->st.errors++;
+		log_fabric(LOG_LVL_INFO, "%016llx port %u: P_KeyTable block %u read failed (%d), "
+			   "left as it is", (unsigned long long)pp->guid, pp->num, c->block, err);
+	}
+	free(c);
+	sm_phase_put(sm);
+}
+
+static void write_done(void *arg, int err, const struct smp *resp)
+{
+	struct pk_ctx *c = arg;
+	struct pk_port *pp = c->pp;
+	struct smp_pkey_block blk;
+	struct sm *sm = c->sm;
+
+	if (err == MAD_OK) {
+		block_of(pp->want, pp->cap, c->block, &blk);
+		block_store(pp->held, pp->cap, c->block, &blk);
+		pp->known[c->block] = PK_KNOWN;
+	} else {
+		pp->known[c->block] = PK_UNKNOWN;
+		pp->fits = false;   /* no enforcement without the table */
+		sm->sweep_clean = false;
+		sm->st.errors++;
+		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\" port %u: P_KeyTable block %u Set failed (%d)",
+			   (unsigned long long)pp->guid, pp->p->node->desc, pp->num, c->block, err);
+	}
+	free(c);
+	sm_phase_put(sm);
+}
+
+static void read_port(struct sm *sm, struct pk_port *pp)
+{
+	struct mad_req r;
+
+	for (uint16_t b = 0; b < nblocks(pp->cap); b++) {
+		if (pp->known[b] == PK_KNOWN)
+			continue;
+		block_req(sm, pp, MAD_METHOD_GET, b, &r);
+		sm->pkey->st.blocks_read++;
+		submit(sm, pp, b, &r, read_done);
+	}
+}
+
+static bool all_known(const struct pk_port *pp)
+{
+	for (unsigned b = 0; b < nblocks(pp->cap); b++)
+		if (pp->known[b] != PK_KNOWN)
+			return false;
+	return true;
+}
+
+/* Lays the wanted P_Keys out over what the port holds. */
+static void lay_out(struct pk_port *pp)
+{
+	uint16_t *t = xcalloc(pp->cap, sizeof(*t));
+
+	pkey_layout(pp->held, pp->cap, pp->want, pp->nwant, t, pp->cap);
+	memcpy(pp->want, t, pp->cap * sizeof(*t));
+	pp->nwant = pp->cap;
+	pp->laid_out = true;
+	free(t);
+}
+
+static void write_port(struct sm *sm, struct pk_port *pp)
+{
+	struct smp_pkey_block want, held;
+	struct mad_req r;
+
+	if (!all_known(pp)) {
+		pp->fits = false;
+		pp->laid_out = false;
+		return;
+	}
+	if (pp->faces_ca && !pp->fits) {
+		pp->laid_out = false;
+		return;
+	}
+	lay_out(pp);
+	for (uint16_t b = 0; b < nblocks(pp->cap); b++) {
+		block_of(pp->want, pp->cap, b, &want);
+		block_of(pp->held, pp->cap, b, &held);
+		if (!memcmp(&want, &held, sizeof(want)))
+			continue;
+		block_req(sm, pp, MAD_METHOD_SET, b, &r);
+		smp_pkey_block_encode(&want, r.data, sizeof(r.data));
+		sm->pkey->st.blocks_written++;
+		submit(sm, pp, b, &r, write_done);
+	}
+}
+
+/* --- enforcement bits (PortInfo byte 43; reference 6.2) ------------------ */
+
+/* The bits switch port p should have: 0 clear, 1 set, -1 leave alone. */
+static void wanted_bits(const struct sm *sm, const struct sm_port *p, int *in, int *out)
+{
+	const struct pk_port *pp = port_find(sm->pkey, p->node->guid, p->num);
+	int e = sm->conf.part_enforce;
+
+	*in = *out = -1;
+	if (!p->peer || !p->have_pi || p->stale || p->pi.port_state <= TOPO_PORT_DOWN ||
+	    !p->node->have_si || !p->node->si.partition_enf_cap)
+		return;
+	if (node_is_switch(p->peer->node)) {
+		*in = *out = 0;   /* inter-switch links never filter */
+		return;
+	}
+	if (e == CONF_PART_ENF_OFF) {
+		*in = *out = 0;
+		return;
+	}
+	if (!pp || !pp->used || !pp->faces_ca)
+		return;
+	*in = pp->fits && (e == CONF_PART_ENF_BOTH || e == CONF_PART_ENF_IN);
+	*out = pp->fits && (e == CONF_PART_ENF_BOTH || e == CONF_PART_ENF_OUT);
+}
+
+static void enforce_switch(struct sm *sm, struct sm_node *n)
+{
+	for (unsigned k = 1; k <= n->ni.num_ports; k++) {
+		struct sm_port *p = &n->ports[k];
+		struct smp_port_info w;
+		int in, out;
+
+		wanted_bits(sm, p, &in, &out);
+		if (in < 0 || (p->pi.part_enf_inbound == in && p->pi.part_enf_outbound == out) ||
+		    tables_pi_ignored(p, TF_ENFORCE))
+			continue;
+		w = p->pi;
+		w.part_enf_inbound = (uint8_t)in;
+		w.part_enf_outbound = (uint8_t)out;
+		sm->pkey->st.pi_sets++;
+		tables_pi_set(sm, p, &w, TF_ENFORCE);
+	}
+}
+
+/* --- the phase ----------------------------------------------------------------- */
+
+static void log_stats(const struct sm *sm)
+{
+	const struct pk_stats *s = &sm->pkey->st;
+
+	log_info("P_Keys: %llu ports, %llu blocks read, %llu written, %llu enforcement "
+		 "changes, %llu tables cut", (unsigned long long)s->ports,
+		 (unsigned long long)s->blocks_read, (unsigned long long)s->blocks_written,
+		 (unsigned long long)s->pi_sets, (unsigned long long)s->cut);
+}
+
+static void enforce_done(struct sm *sm)
+{
+	void (*done)(struct sm *) = sm->pkey->done;
+
+	log_stats(sm);
+	sm->pkey->done = NULL;
+	done(sm);
+}
+
+static void writes_done(struct sm *sm)
+{
+	sm_phase_begin(sm, enforce_done);
+	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
+		if (node_is_switch(sm->fabric->nodes[i]) && node_usable(sm->fabric->nodes[i]))
+			enforce_switch(sm, sm->fabric->nodes[i]);
+	sm_phase_end(sm);
+}
+
+static void reads_done(struct sm *sm)
+{
+	struct sm_pkey *k = sm->pkey;
+
+	sm_phase_begin(sm, writes_done);
+	for (size_t i = 0; i < k->size; i++)
+		if (k->v[i].used)
+			write_port(sm, &k->v[i]);
+	sm_phase_end(sm);
+}
+
+void sm_pkey_phase(struct sm *sm, void (*done)(struct sm *))
+{
+	struct sm_pkey *k = sm->pkey;
+
+	k->done = done;
+	memset(&k->st, 0, sizeof(k->st));
+	for (size_t i = 0; i < k->size; i++) {
+		k->v[i].used = false;
+		k->v[i].p = NULL;
+	}
+	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
+		manage_node(sm, sm->fabric->nodes[i]);
+	sm_phase_begin(sm, reads_done);
+	for (size_t i = 0; i < k->size; i++)
+		if (k->v[i].used)
+			read_port(sm, &k->v[i]);
+	sm_phase_end(sm);
+}
+
+/* --- configuration ---------------------------------------------------------------- */
+
+static void errors_text(const struct conf_errors *e, char *err, size_t errlen)
+{
+	size_t used = 0;
+
+	err[0] = '\0';
+	for (size_t i = 0; i < e->n && used + 1 < errlen; i++)
+		used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? "; " : "", e->msg[i]);
+	if (e->dropped && used + 1 < errlen)
+		snprintf(err + used, errlen - used, "; (%zu more)", e->dropped);
+}
+
+int sm_pkey_stage(const char *path, struct part_config *out, char *err, size_t errlen)
+{
+	struct conf_errors e;
+	int n;
+
+	conf_errors_init(&e);
+	memset(out, 0, sizeof(*out));
+	n = part_load_file(out, path, &e);
+	if (n > 0)
+		errors_text(&e, err, errlen);
+	conf_errors_free(&e);
+	return n > 0 ? -1 : 0;
+}
+
+static void log_warnings(const struct part_config *c)
+{
+	for (size_t i = 0; i < c->warnings.n; i++)
+		log_warnx("%s", c->warnings.msg[i]);
+}
+
+int sm_pkey_init(struct sm *sm, FILE *err)
+{
+	struct part_config c;
+	char msg[2048];
+
+	if (sm_pkey_stage(sm->conf.partitions_file, &c, msg, sizeof(msg)) < 0) {
+		fprintf(err, "ibsmd: partitions file rejected: %s\n", msg);
+		part_config_free(&c);
+		return -1;
+	}
+	sm->pkey = xcalloc(1, sizeof(*sm->pkey));
+	sm->pkey->cfg = c;
+	return 0;
+}
+
+bool sm_pkey_commit(struct sm *sm, struct part_config *staged)
+{
+	bool changed = !part_config_equal(&sm->pkey->cfg, staged);
+
+	log_warnings(staged);
+	part_config_free(&sm->pkey->cfg);
+	sm->pkey->cfg = *staged;
+	memset(staged, 0, sizeof(*staged));
+	return changed;
+}
+
+const struct part_config *sm_pkey_config(const struct sm *sm)
+{
+	return &sm->pkey->cfg;
+}
+
+void sm_pkey_free(struct sm *sm)
+{
+	struct sm_pkey *k = sm->pkey;
+
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->size; i++) {
+		free(k->v[i].held);
+		free(k->v[i].want);
+		free(k->v[i].known);
+	}
+	free(k->v);
+	part_config_free(&k->cfg);
+	free(k);
+	sm->pkey = NULL;
+}
+
+/* --- the snapshot --------------------------------------------------------------- */
+
+/* What the SM gives port p: the last layout, or (a port not programmed
+ * yet) what the partitions say. Writes at most cap, returns the count. */
+static size_t snap_table(const struct sm *sm, const struct sm_snap *s, const struct snap_port *p,
+			 uint16_t *out, size_t cap)
+{
+	const struct snap_node *n = snap_node_of(s, p);
+	const struct pk_port *pp = port_find(sm->pkey, n->guid, p->num);
+	struct part_port r = {
+		.guid = p->guid, .is_switch = n->is_switch,
+		.is_router = n->ni.node_type == TOPO_ROUTER, .is_sm = p->guid == s->sm_port_guid,
+	};
+	size_t k = 0;
+
+	if (pp && pp->laid_out) {
+		for (size_t i = 0; i < pp->nwant && k < cap; i++)
+			if (pkey_valid(pp->want[i]))
+				out[k++] = pp->want[i];
+		return k;
+	}
+	k = part_port_pkeys(&sm->pkey->cfg, &r, sm->conf.allow_both_pkeys, out, cap);
+	if (r.is_sm && k <= cap)
+		k = dedup(out, sm_port_full_default(out, k, cap));
+	return k > cap ? cap : k;
+}
+
+void sm_pkey_snap_fill(const struct sm *sm, struct sm_snap *s)
+{
+	uint16_t *t = xcalloc(PKEY_MAX_ENTRIES, sizeof(*t));
+	size_t used = 0, capacity = 0;
+
+	for (uint32_t i = 0; i < s->nports && sm->pkey; i++) {
+		struct snap_port *p = &s->ports[i];
+		size_t n;
+
+		p->pkey_first = 0;
+		p->npkeys = 0;
+		if (!p->guid || (p->num && snap_node_of(s, p)->is_switch))
+			continue;
+		n = snap_table(sm, s, p, t, PKEY_MAX_ENTRIES);
+		if (used + n > capacity) {
+			capacity = 2 * (used + n) + 64;
+			s->pkeys = xrealloc(s->pkeys, capacity * sizeof(*s->pkeys));
+		}
+		memcpy(s->pkeys + used, t, n * sizeof(*t));
+		p->pkey_first = (uint32_t)used;
+		p->npkeys = (uint16_t)n;
+		used += n;
+	}
+	free(t);
+}
+
+bool sm_pkey_held(const struct sm *sm, uint64_t node_guid, uint8_t num, uint16_t block,
+		  struct smp_pkey_block *out)
+{
+	const struct pk_port *pp = port_find(sm->pkey, node_guid, num);
+
+	if (!pp || block >= nblocks(pp->cap) || pp->known[block] != PK_KNOWN)
+		return false;
+	block_of(pp->held, pp->cap, block, out);
+	return true;
+}
+
+/* --- control socket ---------------------------------------------------------------- */
+
+json_object *sm_pkey_json(const struct sm *sm)
+{
+	json_object *o = json_object_new_object();
+	const struct pk_stats *s = &sm->pkey->st;
+
+	json_object_object_add(o, "partitions", json_object_new_int64((int64_t)sm->pkey->cfg.n_parts));
+	json_object_object_add(o, "ports", json_object_new_int64((int64_t)s->ports));
+	json_object_object_add(o, "blocks_read", json_object_new_int64((int64_t)s->blocks_read));
+	json_object_object_add(o, "blocks_written", json_object_new_int64((int64_t)s->blocks_written));
+	json_object_object_add(o, "enforcement_changes", json_object_new_int64((int64_t)s->pi_sets));
+	json_object_object_add(o, "tables_cut", json_object_new_int64((int64_t)s->cut));
+	return o;
+}

@@ -1,0 +1,72 @@
+/*
+ * DOC: partitions on the SM: who is in which partition, and the
+ * P_KeyTables and enforcement bits that make it so (pkey.c).
+ *
+ * The partitions come from partitions_file (conf/partitions.h; OpenSM's
+ * syntax and defaults). Every sweep, each port gets the table
+ * part_port_pkeys() gives it, laid out over what the port held so that
+ * a P_Key keeps its index (pkey_layout): CA and router ports, switch
+ * port 0, and, with part_enforce other than off on a switch whose
+ * SwitchInfo.PartitionEnforcementCap is not 0, the switch port facing a
+ * CA, which gets a copy of that CA's table (a limited P_Key left out when
+ * the full one is there, as OpenSM does) and the PortInfo enforcement
+ * bits. Inter-switch ports get the bits cleared. (Reference
+ * sa-mcast-ha.md 6.2; OpenSM osm_pkey_mgr.c.) The SM's own port is a full
+ * member of the default partition whatever the file says (6.1).
+ *
+ * Programming is a diff: blocks a port was not seen to hold (first sight,
+ * or the port came up since: tables_port_fresh) are read back first,
+ * then only differing 32-entry blocks are written; a block whose read
+ * failed is left alone. A table too long for the port is cut to its
+ * size (PartitionCap, or the switch's enforcement cap) and logged; a
+ * switch port whose copy does not fit is not enforced.
+ */
+#ifndef IBSM_SM_PKEY_H
+#define IBSM_SM_PKEY_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "conf/partitions.h"
+#include "mad/smp.h"
+
+#define PKEY_MAX_ENTRIES 2048   /* entries managed per port (64 blocks) */
+
+struct sm;
+struct sm_snap;
+
+/* At start: load sm->conf.partitions_file (missing: OpenSM's default).
+ * 0, or -1 with the errors printed to err. */
+int sm_pkey_init(struct sm *sm, FILE *err);
+void sm_pkey_free(struct sm *sm);
+
+/* Parse path into *out (fresh); 0, or -1 with errors in err (then *out
+ * is empty). Missing file: the default. */
+int sm_pkey_stage(const char *path, struct part_config *out, char *err, size_t errlen);
+/* Replace the partitions by *staged (taken over, left empty); true when
+ * they differ from the old ones. */
+bool sm_pkey_commit(struct sm *sm, struct part_config *staged);
+
+/* The partitions in force. */
+const struct part_config *sm_pkey_config(const struct sm *sm);
+
+/* The phase; calls done(sm) when all its SMPs completed. */
+void sm_pkey_phase(struct sm *sm, void (*done)(struct sm *));
+
+/* Fills the snapshot's P_Key tables (snap.h): each CA port's and switch
+ * port 0's table as the SM gives it. */
+void sm_pkey_snap_fill(const struct sm *sm, struct sm_snap *s);
+
+/* Block block of the P_KeyTable port num of node node_guid holds, as the
+ * SM last read or wrote it (the SA's P_KeyTableRecord). false when the SM
+ * does not know it (a port it does not program, or a failed read). */
+bool sm_pkey_held(const struct sm *sm, uint64_t node_guid, uint8_t num, uint16_t block,
+		  struct smp_pkey_block *out);
+
+/* For the control socket: the last phase's counters. */
+json_object *sm_pkey_json(const struct sm *sm);
+
+#endif
