@@ -33,6 +33,7 @@
 
 #define QOS_MAX_ARB 64      /* entries in one VLArbitration priority table */
 #define QOS_DATA_VLS 15     /* VL0..VL14; VL15 is management */
+#define QOS_VL_DROP 15      /* an SL mapped here is dropped */
 
 enum qos_class {
 	QOS_CA,      /* CA ports */

@@ -47,10 +47,11 @@
 #define SA_REPORT_TRIES 4
 
 /* SA ClassPortInfo:CapabilityMask bits we set (sa-mcast-ha.md 1.4;
- * OpenSM osm_base.h OSM_CAP_*). IsUDMulticastSupported (bit 9) waits for
- * MCMemberRecord. */
+ * OpenSM osm_base.h OSM_CAP_*); IsUDMulticastSupported when the daemon
+ * gives the SA its multicast groups. */
 #define SA_CAP_NOTICE (1u << 1)              /* IsSubnetGetSetNoticeSupported */
 #define SA_CAP_OPTIONAL_RECORDS (1u << 8)    /* IsSubnetOptionalRecordsSupported */
+#define SA_CAP_UD_MULTICAST (1u << 9)        /* IsUDMulticastSupported */
 #define SA_CAP_MULTIPATH (1u << 10)          /* IsMultiPathSupported */
 #define SA_CAP_PORTINFO_CAPMASK_MATCH (1u << 13)
 
@@ -198,6 +199,8 @@ uint16_t sa_part_pkey(const struct sm_snap *s, const struct snap_port *a,
  * whether sl may be used in it. */
 uint8_t sa_part_sl(const struct sm_snap *s, uint16_t pkey);
 bool sa_part_sl_ok(const struct sm_snap *s, uint16_t pkey, uint8_t sl);
+/* Does port p hold partition base(pkey), as a full or limited member? */
+bool sa_part_holds(const struct sm_snap *s, const struct snap_port *p, uint16_t pkey);
 
 /* Port tables read on demand (portdata.c). The 64 bytes of attribute
  * attr (GUIDInfo, P_KeyTable, SL2VL, VLArb) with modifier mod of port p:
@@ -233,6 +236,13 @@ void sa_sr_get(struct sa_ctx *c);
 void sa_sr_set(struct sa_ctx *c);
 void sa_sr_del(struct sa_ctx *c);
 void sa_ii_set(struct sa_ctx *c);                        /* inform.c */
+void sa_mcmr_set(struct sa_ctx *c);                      /* mcmember.c */
+void sa_mcmr_del(struct sa_ctx *c);
+void sa_mcmr_get(struct sa_ctx *c);
+/* The port masks of MFT block (position, block) of switch n as the SM
+ * holds them; false when none is set. */
+bool sa_mft_block(const struct sa_ctx *c, const struct snap_node *n, unsigned position,
+		  unsigned block, uint16_t mask[32]);
 void sa_iir_get(struct sa_ctx *c);
 
 /* PathRecords for one pair of end ports (path.c), also for MultiPath:

@@ -456,6 +456,22 @@ int sm_qos_path_sl(const struct sm *sm, uint16_t pkey)
 	return qos_path_sl(true, p ? (int)p->group.sl : 0, cls);
 }
 
+uint16_t sm_qos_sl_mask(const struct sm *sm)
+{
+	struct qos_params cls[QOS_NCLASSES];
+	uint16_t ok = 0xFFFF;
+
+	if (!sm->conf.qos)
+		return ok;
+	for (unsigned c = 0; c < QOS_NCLASSES; c++) {
+		qos_params_for(&sm->conf, (enum qos_class)c, &cls[c]);
+		for (unsigned sl = 0; sl < 16; sl++)
+			if (cls[c].sl2vl[sl] == QOS_VL_DROP)
+				ok &= (uint16_t)~(1u << sl);
+	}
+	return ok;
+}
+
 json_object *sm_qos_json(const struct sm *sm)
 {
 	json_object *o = json_object_new_object();

@@ -37,6 +37,9 @@ void sm_qos_free(struct sm *sm);
  * asked), or -1 when the QoS tables drop every SL somewhere (no usable
  * path). qostab.h qos_path_sl() says how it is chosen. */
 int sm_qos_path_sl(const struct sm *sm, uint16_t pkey);
+/* The SLs a path may use: bit s set when no port class maps SL s to
+ * VL15 (all of them while QoS is off). */
+uint16_t sm_qos_sl_mask(const struct sm *sm);
 
 /* What output port num of node node_guid holds, as the SM last read or
  * wrote it (the SA's SL2VLTableRecord and VLArbitrationTableRecord):

@@ -7,7 +7,7 @@
 
 #include "sm/qostab.h"
 
-#define VL_DROP 15
+#define VL_DROP QOS_VL_DROP
 
 unsigned qos_vls_of_code(unsigned code)
 {

@@ -100,6 +100,7 @@ void sm_snap_unref(struct sm_snap *s)
 	free(s->by_guid);
 	free(s->by_node);
 	free(s->pkeys);
+	free(s->parts);
 	free(s);
 }
 

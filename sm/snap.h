@@ -82,6 +82,20 @@ struct sm_snap {
 	const struct route_tables *rt;
 	struct rt_hold *rt_hold;
 	uint16_t *pkeys;          /* P_Key tables of the ports, see snap_port */
+	/* Partitions as paths use them (sm/snap_build.c). Without them
+	 * (have_parts false: a snapshot built by a test) every port is a full
+	 * member of the default partition and every SL is usable. */
+	bool have_parts;
+	uint16_t sl_ok;           /* bit s: SL s reaches no VL15 anywhere (QoS) */
+	uint32_t nparts;
+	struct snap_part *parts;  /* sorted by P_Key */
+};
+
+/* A partition: the SL its paths get when none is asked for, -1 when
+ * every SL is dropped somewhere. */
+struct snap_part {
+	uint16_t pkey;            /* low 15 bits */
+	int8_t sl;
 };
 
 /* Unicast tables shared by the SM and snapshots, freed with the last. */

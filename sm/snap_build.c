@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "sm/log.h"
+#include "conf/partitions.h"
 #include "sm/pkey.h"
+#include "sm/qos.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 
@@ -97,6 +99,30 @@ static void fill_links(struct sm_snap *s, const struct sm_fabric *f)
 	}
 }
 
+static int cmp_part(const void *a, const void *b)
+{
+	const struct snap_part *x = a, *y = b;
+
+	return (x->pkey > y->pkey) - (x->pkey < y->pkey);
+}
+
+/* The partitions and the SLs their paths take (sa/partition.c). */
+static void fill_parts(struct sm *sm, struct sm_snap *s)
+{
+	const struct part_config *pc = sm->pkey ? sm_pkey_config(sm) : NULL;
+
+	if (!pc)
+		return;
+	s->have_parts = true;
+	s->sl_ok = sm_qos_sl_mask(sm);
+	s->parts = xcalloc(pc->n_parts + 1, sizeof(*s->parts));
+	for (size_t i = 0; i < pc->n_parts; i++) {
+		s->parts[s->nparts].pkey = PKEY_BASE(pc->parts[i].pkey);
+		s->parts[s->nparts++].sl = (int8_t)sm_qos_path_sl(sm, pc->parts[i].pkey);
+	}
+	qsort(s->parts, s->nparts, sizeof(*s->parts), cmp_part);
+}
+
 static struct sm_snap *build(struct sm *sm)
 {
 	const struct sm_fabric *f = sm->fabric;
@@ -117,6 +143,7 @@ static struct sm_snap *build(struct sm *sm)
 	s->rt_hold = share_routes(sm);
 	s->rt = s->rt_hold ? &s->rt_hold->t : NULL;
 	sm_pkey_snap_fill(sm, s);
+	fill_parts(sm, s);
 	return s;
 }
 
