@@ -448,9 +448,10 @@ static void r_mcast(json_object *r)
 	       "RT", "SL", "MEMB", "FULL");
 	for (size_t i = 0; i < alen(g); i++)
 		r_group_line(json_object_array_get_idx(g, i));
-	printf("%s groups; %s batches; last: %s MFT blocks written, programmed %s ms after the "
+	printf("%s groups; %s batches; last: %s MFT blocks written, programmed %.1f ms after the "
 	       "first change\n", str(s, "groups"), str(s, "batches"),
-	       str(get(s, "last_batch"), "blocks_written"), str(get(s, "last_batch"), "programmed_ms"));
+	       str(get(s, "last_batch"), "blocks_written"),
+	       json_object_get_double(get(get(s, "last_batch"), "programmed_ms")));
 }
 
 static void r_mcast_jl(json_object *r)

@@ -27,6 +27,7 @@
 #include "sa/glue.h"
 #include "sa/sa.h"
 #include "sm/log.h"
+#include "sm/mcast.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap.h"
@@ -118,6 +119,45 @@ static void env_conf(void *arg, struct sa_conf *out)
 static uint64_t env_now(void *arg)
 {
 	return sm_now_ms();
+}
+
+/* Multicast: the SM's group database (sm/mcast.h). */
+static uint16_t env_mc_join(void *arg, const struct mc_who *who,
+			    const struct sa_mcmember_rec *req, uint64_t mask,
+			    struct sa_mcmember_rec *resp)
+{
+	return sm_mcast_join(arg, who, req, mask, resp);
+}
+
+static uint16_t env_mc_leave(void *arg, const struct mc_who *who,
+			     const struct sa_mcmember_rec *req, uint64_t mask,
+			     struct sa_mcmember_rec *resp)
+{
+	return sm_mcast_leave(arg, who, req, mask, resp);
+}
+
+static uint16_t env_mc_query(void *arg, const struct mc_who *who,
+			     const struct sa_mcmember_rec *tmpl, uint64_t mask,
+			     int (*fn)(void *, const struct sa_mcmember_rec *), void *fn_arg,
+			     size_t *count)
+{
+	return sm_mcast_query(arg, who, tmpl, mask, fn, fn_arg, count);
+}
+
+static const struct mcast_mft *env_mft_held(void *arg, uint64_t switch_guid)
+{
+	return sm_mcast_held(arg, switch_guid);
+}
+
+/* Traps 66/67 from the group database, to subscribers while we serve. */
+static void on_mc_notice(void *arg, uint16_t trap, const uint8_t mgid[16], uint16_t pkey)
+{
+	struct sm *sm = arg;
+
+	if (!sm->sa || !sm_is_master(sm))
+		return;
+	sa_report_mcast(sm->sa, trap, mgid, pkey);
+	arm(sm);
 }
 
 /* --- the SA's share while a sweep runs --- */
@@ -252,6 +292,8 @@ void sa_glue_attach(struct sm *sm)
 	struct sa_env env = {
 		.arg = sm, .send = env_send, .smp = env_smp, .snapshot = env_snapshot,
 		.master = env_master, .sm_list = env_sm_list, .conf = env_conf, .now_ms = env_now,
+		.mc_join = env_mc_join, .mc_leave = env_mc_leave, .mc_query = env_mc_query,
+		.mft_held = env_mft_held,
 	};
 	struct sa_conf conf;
 	struct sm_listener l = { .changed = on_changed, .trap = on_trap, .arg = NULL };
@@ -261,6 +303,8 @@ void sa_glue_attach(struct sm *sm)
 	ev_sa = evtimer_new(sm->base, on_timer, sm);
 	hold.ev = evtimer_new(sm->base, on_hold_timer, sm);
 	sm_listen(sm, &l);
+	if (sm->mcast)
+		sm_mcast_on_notice(sm, on_mc_notice, sm);
 }
 
 void sa_glue_detach(struct sm *sm)

@@ -322,6 +322,24 @@ void sa_sm_notice(const struct sm_snap *s, uint16_t trap, const uint8_t gid[16],
 	sa_make_gid(s->subnet_prefix, s->sm_port_guid, n->issuer_gid);
 }
 
+void sa_report_mcast(struct sa *sa, uint16_t trap, const uint8_t mgid[16], uint16_t pkey)
+{
+	const struct sa_index *ix;
+	const struct sm_snap *s = sa->nsubs ? sa_snap(sa, &ix) : NULL;
+	struct smp_notice n;
+
+	if (!s)
+		return;
+	sa_sm_notice(s, trap, mgid, &n);
+	for (uint32_t i = 0; i < sa->nsubs; i++) {
+		const struct snap_port *p = snap_port_by_guid(s, sa_gid_guid(sa->subs[i].gid));
+
+		/* a group's existence is news only inside its partition */
+		if (notice_matches(&sa->subs[i].ii, &n) && sa_part_holds(s, p, pkey))
+			report_queue(sa, &sa->subs[i], &n);
+	}
+}
+
 static void report_gid(struct sa *sa, const struct sm_snap *s, uint16_t trap, uint64_t guid)
 {
 	struct smp_notice n;

@@ -26,6 +26,8 @@ void sa_cpi_get(struct sa_ctx *c)
 	cpi.class_version = SA_CLASS_VERSION;
 	cpi.cap_mask = SA_CAP_NOTICE | SA_CAP_OPTIONAL_RECORDS | SA_CAP_MULTIPATH |
 		       SA_CAP_PORTINFO_CAPMASK_MATCH;
+	if (c->sa->env.mc_join)
+		cpi.cap_mask |= SA_CAP_UD_MULTICAST;
 	cpi.cap_mask2 = 0;
 	cpi.resp_time_value = SA_RESP_TIME_VALUE;
 	/* no redirection: QP1 and its Q_Key, as OpenSM answers */

@@ -120,14 +120,6 @@ void sa_lftr_get(struct sa_ctx *c)
 
 /* --- MulticastForwardingTableRecord --- */
 
-/* Is MFT block (position, block) of switch n in use, and its port masks.
- * Nothing is programmed into MFTs yet. */
-static bool mft_in_use(const struct sa_ctx *c, const struct snap_node *n, unsigned position,
-		       unsigned block, uint16_t mask[32])
-{
-	return false;
-}
-
 static bool mftr_one(struct sa_ctx *c, const struct snap_node *n)
 {
 	/* blocks: MulticastFDBCap entries, 32 MLIDs each; positions: 16 ports
@@ -141,7 +133,7 @@ static bool mftr_one(struct sa_ctx *c, const struct snap_node *n)
 		for (unsigned pos = 0; pos < positions; pos++) {
 			if (!sa_work(c, 1))
 				return false;
-			if (!mft_in_use(c, n, pos, b, r.mask))
+			if (!sa_mft_block(c, n, pos, b, r.mask))
 				continue;
 			r.lid = sa_node_lid(c->snap, n);
 			r.position = (uint8_t)pos;

@@ -36,6 +36,9 @@
 
 struct sm_snap;
 struct sa;
+struct mc_who;
+struct sa_mcmember_rec;
+struct mcast_mft;
 
 struct sa_conf {
 	uint64_t sa_key;        /* SM_Key of trusted requests; 0: none is */
@@ -62,6 +65,20 @@ struct sa_env {
 	void (*conf)(void *arg, struct sa_conf *out);
 	/* Monotonic ms; NULL: CLOCK_MONOTONIC. */
 	uint64_t (*now_ms)(void *arg);
+	/* Multicast, the SM's group database (sm/mcast.h): MCMemberRecord
+	 * Set, Delete, Get/GetTable; each returns the SA status. NULL: joins
+	 * and leaves are refused (ERR_REQ_INVALID), queries find nothing. */
+	uint16_t (*mc_join)(void *arg, const struct mc_who *who, const struct sa_mcmember_rec *req,
+			    uint64_t mask, struct sa_mcmember_rec *resp);
+	uint16_t (*mc_leave)(void *arg, const struct mc_who *who, const struct sa_mcmember_rec *req,
+			     uint64_t mask, struct sa_mcmember_rec *resp);
+	uint16_t (*mc_query)(void *arg, const struct mc_who *who,
+			     const struct sa_mcmember_rec *tmpl, uint64_t mask,
+			     int (*fn)(void *fn_arg, const struct sa_mcmember_rec *rec), void *fn_arg,
+			     size_t *count);
+	/* The MulticastForwardingTable a switch holds as far as the SM knows
+	 * (MulticastForwardingTableRecord), NULL: none. */
+	const struct mcast_mft *(*mft_held)(void *arg, uint64_t switch_guid);
 };
 
 struct sa *sa_new(const struct sa_env *env, const struct sa_conf *conf);
@@ -90,6 +107,9 @@ uint64_t sa_next_deadline(const struct sa *sa);
  * code's entry point) and the traps the SM received (128, 144, ...). The
  * Notice is sent as is; IssuerLID/IssuerGID are the caller's to fill. */
 void sa_report_notice(struct sa *sa, const struct smp_notice *n);
+/* Traps 66 and 67 (a multicast group created, deleted): reported only to
+ * subscribers whose port holds the group's partition (pkey). */
+void sa_report_mcast(struct sa *sa, uint16_t trap, const uint8_t mgid[16], uint16_t pkey);
 /* A Notice of ours (traps 64-67): generic, type 3 (informational),
  * ProducerType 4 (class manager), issued by the SM's port; gid goes into
  * DataDetails bytes 6..21 (sa-mcast-ha.md 3, Notice). */

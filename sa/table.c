@@ -49,6 +49,9 @@ static const struct sa_attr attrs[] = {
 	{ { SA_ATTR_MULTIPATH_REC, "MultiPathRecord", "MPR" }, SA_M_GET_MULTI, 24,
 	  .check = sa_mpr_check, .get = sa_mpr_get },
 	{ { SA_ATTR_INFORM_INFO_REC, "InformInfoRecord", "IIR" }, GT, 60, .get = sa_iir_get },
+	{ { SA_ATTR_MCMEMBER_REC, "MCMemberRecord", "MCMR" },
+	  GT | SA_M_SET | SA_M_DELETE, 52, .get = sa_mcmr_get, .set = sa_mcmr_set,
+	  .del = sa_mcmr_del },
 };
 
 #define NATTRS (sizeof(attrs) / sizeof(attrs[0]))

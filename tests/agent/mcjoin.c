@@ -22,9 +22,12 @@
  * (first/last: when the first and last answer arrived). Exit 0 when every
  * request was answered with status 0, 1 otherwise, 2 on usage errors.
  * Ports are read from the command line or, one per line, from --file.
+ * -p sets the P_Key of the request (default 0xffff), -v prints the record
+ * each answer carries (MGID, MLID, JoinState ...) or its status.
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
@@ -52,8 +55,9 @@ struct req {
 struct opts {
 	uint8_t mgid[16];
 	uint8_t join_state;
+	uint16_t pkey;
 	unsigned window, timeout_ms, retries;
-	int leave, create;
+	int leave, create, verbose;
 	const char *file;
 };
 
@@ -142,7 +146,7 @@ static void build(const struct run *R, size_t i, uint8_t *buf)
 	memcpy(m.mgid, R->o.mgid, 16);
 	memcpy(m.port_gid, &p, 8);
 	memcpy(m.port_gid + 8, &g, 8);
-	m.pkey = 0xffff;
+	m.pkey = R->o.pkey;
 	m.join_state = R->o.join_state;
 	m.qkey = 0x0b1b;
 	m.mtu_sel = m.rate_sel = 2;
@@ -207,6 +211,22 @@ static void retry_or_lose(struct run *R, size_t i)
 	R->outstanding--;
 }
 
+/* -v: one line per answer, the record the SA sent back. */
+static void print_answer(const struct run *R, size_t i, const struct sa_hdr *h, const uint8_t *mad)
+{
+	struct sa_mcmember_rec m;
+	char g[48];
+
+	if (h->hdr.status || sa_mcmember_rec_decode(mad + SA_HDR_SIZE, MAD_SIZE - SA_HDR_SIZE, &m) < 0) {
+		printf("port %016llx status 0x%04x\n", (unsigned long long)R->r[i].guid, h->hdr.status);
+		return;
+	}
+	inet_ntop(AF_INET6, m.mgid, g, sizeof(g));
+	printf("port %016llx status 0x0000 mgid %s mlid 0x%04x join_state 0x%x pkey 0x%04x "
+	       "qkey 0x%08x mtu %u rate %u sl %u\n", (unsigned long long)R->r[i].guid, g, m.mlid,
+	       m.join_state, m.pkey, m.qkey, m.mtu, m.rate, m.sl);
+}
+
 /* An answer, or a send the transport returned. An SM may answer with
  * just the header and the record (OpenSM sends 56 + 56 bytes). */
 static void received(struct run *R, const uint8_t *umad, int len)
@@ -223,10 +243,13 @@ static void received(struct run *R, const uint8_t *umad, int len)
 	i = (size_t)(h.hdr.tid & 0xffffffffu) - 1;   /* the agent owns the high bits */
 	if (i >= R->n || R->r[i].state != 1)
 		return;
-	if (umad_status((void *)(uintptr_t)umad))
+	if (umad_status((void *)(uintptr_t)umad)) {
 		retry_or_lose(R, i);
-	else
-		finish(R, i, h.hdr.status == 0, h.hdr.status);
+		return;
+	}
+	if (R->o.verbose)
+		print_answer(R, i, &h, mad);
+	finish(R, i, h.hdr.status == 0, h.hdr.status);
 }
 
 static void expire(struct run *R)
@@ -278,7 +301,7 @@ static int open_port(struct run *R)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mcjoin [-g MGID] [-j JOINSTATE] [-w WINDOW] [-t TIMEOUT_MS] "
-		"[-r RETRIES] [--leave] [--create] [-f FILE] [PORTGUID...]\n");
+		"[-r RETRIES] [-p PKEY] [-v] [--leave] [--create] [-f FILE] [PORTGUID...]\n");
 }
 
 static int parse_args(int argc, char **argv, struct run *R)
@@ -288,16 +311,18 @@ static int parse_args(int argc, char **argv, struct run *R)
 		{ "window", required_argument, NULL, 'w' }, { "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' }, { "file", required_argument, NULL, 'f' },
 		{ "leave", no_argument, NULL, 'L' }, { "create", no_argument, NULL, 'C' },
+		{ "pkey", required_argument, NULL, 'p' }, { "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
 	parse_mgid("ff12:401b:ffff:0:0:0:ffff:ffff", R->o.mgid);
 	R->o.join_state = 1;
+	R->o.pkey = 0xffff;
 	R->o.window = 16;
 	R->o.timeout_ms = 1000;
 	R->o.retries = 3;
-	while ((ch = getopt_long(argc, argv, "g:j:w:t:r:f:", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "g:j:w:t:r:f:p:v", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'g': if (parse_mgid(optarg, R->o.mgid) < 0) return -1; break;
 		case 'j': R->o.join_state = (uint8_t)strtoul(optarg, NULL, 0); break;
@@ -307,6 +332,8 @@ static int parse_args(int argc, char **argv, struct run *R)
 		case 'f': if (read_file(R, optarg) < 0) return -1; break;
 		case 'L': R->o.leave = 1; break;
 		case 'C': R->o.create = 1; break;
+		case 'p': R->o.pkey = (uint16_t)strtoul(optarg, NULL, 0); break;
+		case 'v': R->o.verbose = 1; break;
 		default: return -1;
 		}
 	}

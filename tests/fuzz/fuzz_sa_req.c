@@ -1,8 +1,12 @@
 /*
  * DOC: libFuzzer target for the SA's request path: decode, admission,
  * dispatch and every record handler, against a small synthetic fabric (a
- * 2-level fat tree with LMC 1, sa_fixture.h).
+ * 2-level fat tree with LMC 1, sa_fixture.h), with a multicast group
+ * database behind MCMemberRecord, and partitions or none.
  *
+ * The first byte chooses the snapshot: everybody in the default
+ * partition, or partitions (CAs alternately full members of the default
+ * and a tenant, limited members of the default, or both).
  * The input is a sequence of steps, each a control byte and what follows:
  *   op 0: a request MAD (up to 1 KiB, its length from two bytes) from the
  *         LID in the next byte, as the engine's gsi hook hands it over;
@@ -23,12 +27,37 @@
 #include <string.h>
 
 #include "sa/sa.h"
+#include "sm/mcdb.h"
 #include "tests/unit/sa_fixture.h"
 
 #define MAX_INPUT 16384
 #define MAX_MAD 1024
 
 static struct sa_fx *fx;
+static struct sm_snap *plain, *parted;
+
+static const uint16_t full_tenant[] = { 0xFFFF, 0x8010 }, lim[] = { 0x7FFF },
+		      lim_tenant[] = { 0x7FFF, 0x8010, 0x0020 };
+
+static struct sm_snap *partitioned(void)
+{
+	struct sm_snap *s = sa_fx_snapshot(fx);
+
+	for (unsigned i = 0; i < sa_fx_nends(fx) - sa_fx_nswitches(fx); i++) {
+		if (i % 3 == 0)
+			sa_fx_pkeys(s, sa_fx_ca(fx, i), 1, full_tenant, 2);
+		else if (i % 3 == 1)
+			sa_fx_pkeys(s, sa_fx_ca(fx, i), 1, lim, 1);
+		else
+			sa_fx_pkeys(s, sa_fx_ca(fx, i), 1, lim_tenant, 3);
+	}
+	for (unsigned i = 0; i < sa_fx_nswitches(fx); i++)
+		sa_fx_pkeys(s, sa_fx_switch(fx, i), 0, full_tenant, 1);
+	sa_fx_part_sl(s, 0x7FFF, 0);
+	sa_fx_part_sl(s, 0x0010, 2);
+	s->sl_ok = 0x7FFF;
+	return s;
+}
 
 static void check_answer(const struct sa_fx_sent *s, const struct sa_hdr *req)
 {
@@ -72,7 +101,7 @@ static size_t step_request(const uint8_t *p, size_t n)
 static size_t step_local(const uint8_t *p, size_t n)
 {
 	static const uint16_t attrs[] = { 0x01, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x18, 0x20,
-					  0x30, 0x31, 0x33, 0x35, 0x36, 0x3A, 0xF3 };
+					  0x30, 0x31, 0x33, 0x35, 0x36, 0x38, 0x3A, 0xF3 };
 	uint8_t tmpl[512] = { 0 };
 	struct sa_result r;
 	uint64_t mask = 0;
@@ -83,7 +112,7 @@ static size_t step_local(const uint8_t *p, size_t n)
 	memcpy(&mask, p + 2, 8);
 	take = n - 10 < sizeof(tmpl) ? n - 10 : sizeof(tmpl);
 	memcpy(tmpl, p + 10, take);
-	sa_query_local(fx->sa, attrs[p[0] % 16], p[1] & 1 ? 0x80000000u : 0, mask, tmpl,
+	sa_query_local(fx->sa, attrs[p[0] % (sizeof(attrs) / sizeof(attrs[0]))], p[1] & 1 ? 0x80000000u : 0, mask, tmpl,
 		       sizeof(tmpl), p[1] & 2, &r);
 	if (!r.status && r.n && !r.recs)
 		abort();
@@ -98,6 +127,8 @@ static size_t step_notice(const uint8_t *p, size_t n)
 	if (n < 80)
 		return n;
 	sa_notice_decode(p, 80, &no);
+	if (no.trap_num == 66 || no.trap_num == 67)
+		sa_report_mcast(fx->sa, no.trap_num, no.data_details + 6, no.issuer_lid);
 	sa_report_notice(fx->sa, &no);
 	return 80;
 }
@@ -113,10 +144,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!fx) {
 		fx = calloc(1, sizeof(*fx));
 		sa_fx_init(fx, "ft2", 4, 1);
+		plain = sm_snap_ref(fx->snap);
+		parted = partitioned();
 	}
 	sa_fx_reset(fx);
 	fx->conf.max_records = 1000;
 	sa_set_conf(fx->sa, &fx->conf);
+	if (!size)
+		return 0;
+	sa_fx_publish(fx, sm_snap_ref(data[i++] & 1 ? parted : plain));
+	/* a fresh group database for every input */
+	mcdb_free(fx->mc);
+	fx->mc = NULL;
+	sa_fx_multicast(fx);
 	while (i < size) {
 		uint8_t op = data[i++];
 

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "routing/lids.h"
+#include "sm/log.h"
+#include "sm/mcdb.h"
 #include "tests/unit/sa_fixture.h"
 
 #define ACTIVE 4
@@ -293,6 +295,53 @@ static void build(struct sa_fx *f, const char *shape, unsigned k, uint8_t lmc)
 	}
 }
 
+/* --- multicast: a real group database over the snapshot --- */
+
+static const uint16_t default_keys[] = { 0xFFFF };
+
+static bool mc_lookup(void *arg, uint64_t guid, struct mc_port *out)
+{
+	struct sa_fx *f = arg;
+	const struct snap_port *p = snap_port_by_guid(f->snap, guid);
+
+	if (!p || !p->have_pi || p->pi.port_state != TOPO_PORT_ACTIVE)
+		return false;
+	out->pkeys = f->snap->have_parts ? snap_port_pkeys(f->snap, p, &out->npkeys) : default_keys;
+	if (!f->snap->have_parts)
+		out->npkeys = 1;
+	out->mtu = p->pi.neighbor_mtu;
+	out->rate = mc_link_rate(p->pi.link_width_active, p->pi.link_speed_active,
+				 p->pi.link_speed_ext_active, p->pi.cap_mask);
+	return true;
+}
+
+static void mc_notice(void *arg, uint16_t trap, const uint8_t mgid[16], uint16_t pkey)
+{
+	sa_report_mcast(((struct sa_fx *)arg)->sa, trap, mgid, pkey);
+}
+
+static uint16_t env_mc_join(void *arg, const struct mc_who *who,
+			    const struct sa_mcmember_rec *req, uint64_t mask,
+			    struct sa_mcmember_rec *resp)
+{
+	return mcdb_join(((struct sa_fx *)arg)->mc, who, req, mask, resp);
+}
+
+static uint16_t env_mc_leave(void *arg, const struct mc_who *who,
+			     const struct sa_mcmember_rec *req, uint64_t mask,
+			     struct sa_mcmember_rec *resp)
+{
+	return mcdb_leave(((struct sa_fx *)arg)->mc, who, req, mask, resp);
+}
+
+static uint16_t env_mc_query(void *arg, const struct mc_who *who,
+			     const struct sa_mcmember_rec *tmpl, uint64_t mask,
+			     int (*fn)(void *, const struct sa_mcmember_rec *), void *fn_arg,
+			     size_t *count)
+{
+	return mcdb_query(((struct sa_fx *)arg)->mc, who, tmpl, mask, fn, fn_arg, count);
+}
+
 static struct sa *new_sa(struct sa_fx *f)
 {
 	struct sa_env env = {
@@ -300,6 +349,11 @@ static struct sa *new_sa(struct sa_fx *f)
 		.master = env_master, .sm_list = env_sm_list, .now_ms = env_now,
 	};
 
+	if (f->mc) {
+		env.mc_join = env_mc_join;
+		env.mc_leave = env_mc_leave;
+		env.mc_query = env_mc_query;
+	}
 	return sa_new(&env, &f->conf);
 }
 
@@ -326,6 +380,50 @@ void sa_fx_reset(struct sa_fx *f)
 	f->sa = new_sa(f);
 }
 
+void sa_fx_multicast(struct sa_fx *f)
+{
+	struct mcdb_opts o = {
+		.subnet_prefix = SA_FX_PREFIX, .pkt_life = 18, .mlid_top = 0xC000 + 1023,
+		.port = mc_lookup, .port_arg = f, .notice = mc_notice, .notice_arg = f,
+	};
+
+	if (!f->mc)
+		f->mc = mcdb_new(&o);
+	sa_fx_reset(f);
+}
+
+void sa_fx_pkeys(struct sm_snap *s, uint32_t n, unsigned p, const uint16_t *keys, size_t nk)
+{
+	struct snap_port *sp = &s->ports[s->nodes[n].port0 + p];
+	size_t used = 0;
+
+	if (!s->have_parts) {
+		s->have_parts = true;
+		s->sl_ok = 0xFFFF;
+	}
+	for (uint32_t i = 0; i < s->nports; i++)
+		if (s->ports[i].npkeys && s->ports[i].pkey_first + s->ports[i].npkeys > used)
+			used = s->ports[i].pkey_first + s->ports[i].npkeys;
+	s->pkeys = xrealloc(s->pkeys, (used + nk + 1) * sizeof(*s->pkeys));
+	memcpy(s->pkeys + used, keys, nk * sizeof(*keys));
+	sp->pkey_first = (uint32_t)used;
+	sp->npkeys = (uint16_t)nk;
+}
+
+void sa_fx_part_sl(struct sm_snap *s, uint16_t pkey, int8_t sl)
+{
+	uint32_t i = s->nparts;
+
+	s->parts = xrealloc(s->parts, (s->nparts + 1) * sizeof(*s->parts));
+	while (i > 0 && s->parts[i - 1].pkey > (pkey & 0x7FFF)) {
+		s->parts[i] = s->parts[i - 1];
+		i--;
+	}
+	s->parts[i].pkey = pkey & 0x7FFF;
+	s->parts[i].sl = sl;
+	s->nparts++;
+}
+
 void sa_fx_init(struct sa_fx *f, const char *shape, unsigned k, uint8_t lmc)
 {
 	memset(f, 0, sizeof(*f));
@@ -343,6 +441,7 @@ void sa_fx_free(struct sa_fx *f)
 {
 	cancel_smps(f);
 	sa_free(f->sa);
+	mcdb_free(f->mc);
 	sm_snap_unref(f->snap);
 	route_tables_free(&f->rt);
 	topo_free_all(&f->b.t);
@@ -493,7 +592,8 @@ size_t sa_fx_answer_smps(struct sa_fx *f)
 
 	if (!q)
 		abort();
-	memcpy(q, f->smps, n * sizeof(*q));
+	if (n)   /* f->smps is NULL before the first SMP */
+		memcpy(q, f->smps, n * sizeof(*q));
 	f->nsmps = 0;   /* answers may queue more */
 	for (size_t i = 0; i < n; i++) {
 		struct smp resp;

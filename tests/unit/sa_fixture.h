@@ -60,6 +60,7 @@ struct sa_fx {
 	size_t nsmps, smps_cap;
 	uint16_t dead_lid;           /* SMPs to it time out */
 	int smp_rc;                  /* what SMP submission returns */
+	struct mcdb *mc;             /* sa_fx_multicast(): the groups */
 };
 
 /* shape: "ft2" (k-ary 2-level fat tree), "ft3", "torus" (k x k, 2 hosts
@@ -81,6 +82,17 @@ uint32_t sa_fx_switch(const struct sa_fx *f, unsigned i);
 unsigned sa_fx_nends(const struct sa_fx *f);
 unsigned sa_fx_nswitches(const struct sa_fx *f);
 unsigned sa_fx_nlinks(const struct sa_fx *f);
+
+/* Give the SA a multicast group database (sm/mcdb.h) over the current
+ * snapshot's ports; traps 66/67 go to sa_report_mcast(). Resets the SA. */
+void sa_fx_multicast(struct sa_fx *f);
+
+/* Partitions in snapshot s: port p of node n holds keys[0..nk); ports
+ * never given keys hold none. The first call marks s as partitioned with
+ * every SL usable (s->sl_ok is the test's to change). */
+void sa_fx_pkeys(struct sm_snap *s, uint32_t n, unsigned p, const uint16_t *keys, size_t nk);
+/* Partition pkey's paths get SL sl (-1: none usable). */
+void sa_fx_part_sl(struct sm_snap *s, uint16_t pkey, int8_t sl);
 
 /* A request MAD: 56-byte header and tlen template bytes, len bytes in
  * all (MAD_SIZE when 0). */

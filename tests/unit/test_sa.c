@@ -10,7 +10,10 @@
  * answer), PathRecord (the hops of the LFTs, MTU and rate minima,
  * selectors, LMC paths, NumbPath, partitions, the world query's bounds),
  * MultiPathRecord, ServiceRecord (leases), InformInfo and Reports (64/65
- * from snapshot changes, forwarded traps, retries until ReportResp). The
+ * from snapshot changes, forwarded traps, retries until ReportResp),
+ * partitions (who sees whom, path P_Key and SL), MCMemberRecord over a
+ * real group database (joins, leaves, queries, traps 66/67 within the
+ * group's partition, refusals). The
  * wire: GetTableResp RMPP-active through a real MAD engine, whole and
  * segmented, and the answer to a retry while the first is in flight.
  */
@@ -27,6 +30,7 @@
 
 #include "mad/rmpp.h"
 #include "sa/sa_int.h"
+#include "sm/mcdb.h"
 #include "tests/unit/fake_transport.h"
 #include "tests/unit/sa_fixture.h"
 
@@ -379,7 +383,7 @@ static void test_sm_records(void **state)
 	assert_int_equal(cpi.class_version, 2);
 	assert_true(cpi.cap_mask & SA_CAP_MULTIPATH);
 	assert_true(cpi.cap_mask & SA_CAP_PORTINFO_CAPMASK_MATCH);
-	assert_false(cpi.cap_mask & (1u << 9));   /* no multicast yet */
+	assert_false(cpi.cap_mask & SA_CAP_UD_MULTICAST);   /* no group database given */
 	r = ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SM_INFO_REC, 0, t, 25);
 	assert_int_equal(r.n, 1);
 	assert_int_equal(r.h.attr_offset, 4);
@@ -1011,6 +1015,249 @@ static void report_resp(struct sa_fx *f, uint64_t tid, uint16_t from)
 	assert_int_equal(sa_fx_send(f, mad, MAD_SIZE, from), 0);
 }
 
+/* --- partitions --- */
+
+static struct sa_fx_resp ask_from(struct sa_fx *f, uint16_t slid, uint8_t method, uint16_t attr,
+				  uint64_t mask, const void *tmpl, size_t tlen, uint64_t key)
+{
+	uint8_t mad[MAD_SIZE];
+	struct sa_fx_resp r;
+
+	/* a join may send Reports (traps 66/67) before its answer */
+	sa_fx_mad(f, mad, method, attr, 0, mask, tmpl, tlen, key);
+	assert_true(sa_fx_send(f, mad, MAD_SIZE, slid) >= 1);
+	assert_true(sa_fx_last(f, &r));
+	assert_int_equal(r.h.hdr.method, method == SA_METHOD_DELETE ? SA_METHOD_DELETE_RESP :
+					 method == SA_METHOD_GET_TABLE ? SA_METHOD_GET_TABLE_RESP :
+					 SA_METHOD_GET_RESP);
+	return r;
+}
+
+static const uint16_t full_tenant[] = { 0xFFFF, 0x8010 }, lim_tenant[] = { 0x7FFF, 0x8010 },
+		      lim_only[] = { 0x7FFF }, full_only[] = { 0xFFFF };
+
+/* CA 0 (the SM) and switches full in the default partition, CA 0 also in
+ * tenant 0x10 (SL 3); CA 1 limited in the default and in the tenant; CA
+ * 2 limited in the default only; CA 3 full in the default only. */
+static void tenant_snapshot(struct sa_fx *f)
+{
+	struct sm_snap *s = sa_fx_snapshot(f);
+
+	sa_fx_pkeys(s, sa_fx_ca(f, 0), 1, full_tenant, 2);
+	sa_fx_pkeys(s, sa_fx_ca(f, 1), 1, lim_tenant, 2);
+	sa_fx_pkeys(s, sa_fx_ca(f, 2), 1, lim_only, 1);
+	sa_fx_pkeys(s, sa_fx_ca(f, 3), 1, full_only, 1);
+	sa_fx_pkeys(s, sa_fx_ca(f, 4), 1, full_tenant, 2);
+	sa_fx_pkeys(s, sa_fx_ca(f, 5), 1, full_tenant, 2);
+	for (unsigned i = 6; i < sa_fx_nends(f) - sa_fx_nswitches(f); i++)
+		sa_fx_pkeys(s, sa_fx_ca(f, i), 1, full_only, 1);
+	for (unsigned i = 0; i < sa_fx_nswitches(f); i++)
+		sa_fx_pkeys(s, sa_fx_switch(f, i), 0, full_only, 1);
+	sa_fx_part_sl(s, 0x7FFF, 0);
+	sa_fx_part_sl(s, 0x0010, 3);
+	sa_fx_publish(f, s);
+}
+
+static struct sa_path_rec path_from(struct sa_fx *f, uint16_t from, uint16_t slid, uint16_t dlid,
+				    uint64_t mask, uint16_t pkey, size_t *n)
+{
+	struct sa_path_rec pr = { 0 };
+	uint8_t t[64];
+	struct sa_fx_resp r;
+
+	pr_template(t, slid, dlid);
+	put16(t + 50, pkey);
+	r = ask_from(f, from, SA_METHOD_GET_TABLE, SA_ATTR_PATH_REC, BIT(4) | BIT(5) | mask, t, 64, 0);
+	assert_int_equal(r.h.hdr.status, 0);
+	*n = r.n;
+	if (r.n)
+		sa_path_rec_decode(r.data, 64, &pr);
+	return pr;
+}
+
+static void test_partitions(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint16_t l0 = ca_lid(f, 0), l1 = ca_lid(f, 1), l2 = ca_lid(f, 2), l3 = ca_lid(f, 3);
+	uint8_t t[108] = { 0 };
+	struct sa_path_rec pr;
+	struct sa_fx_resp r;
+	size_t n;
+
+	tenant_snapshot(f);
+	/* limited and limited share nothing: no path, and the node is hidden */
+	path_from(f, l1, l1, l2, 0, 0, &n);
+	assert_int_equal(n, 0);
+	put16(t, l2);
+	r = ask_from(f, l1, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC, BIT(0), t, 108, 0);
+	assert_int_equal(r.n, 0);
+	r = ask_from(f, l3, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC, BIT(0), t, 108, 0);
+	assert_int_equal(r.n, 1);
+	/* limited to full: the default partition, as the source holds it */
+	pr = path_from(f, l1, l1, l0, 0, 0, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(pr.pkey, 0x7FFF);
+	assert_int_equal(pr.sl, 0);
+	/* the tenant asked for: its P_Key and its SL */
+	pr = path_from(f, l1, l1, l0, BIT(13), 0x8010, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(pr.pkey, 0x8010);
+	assert_int_equal(pr.sl, 3);
+	path_from(f, l3, l3, l0, BIT(13), 0x8010, &n);   /* CA 3 is not in it */
+	assert_int_equal(n, 0);
+	/* the requester must share a partition with both ends */
+	path_from(f, l2, l0, l1, 0, 0, &n);
+	assert_int_equal(n, 0);
+	path_from(f, l3, l0, l1, 0, 0, &n);
+	assert_int_equal(n, 1);
+	/* an SL the QoS tables drop is no path; a requester we do not know
+	 * sees nothing */
+	f->snap->sl_ok = (uint16_t)~(1u << 3);
+	path_from(f, l1, l1, l0, BIT(13), 0x8010, &n);
+	assert_int_equal(n, 0);
+	path_from(f, 0xBFF0, l0, l3, 0, 0, &n);
+	assert_int_equal(n, 0);
+	fx_free(f);
+}
+
+/* --- MCMemberRecord --- */
+
+#define MCM_J (MCM_MGID | MCM_PORT_GID | MCM_PKEY | MCM_JOIN_STATE)
+#define MCM_C (MCM_CREATE_MASK | MCM_MTU_SEL | MCM_MTU | MCM_RATE_SEL | MCM_RATE)
+
+static void mcmr(uint8_t *t, const uint8_t mgid[16], uint64_t guid, uint16_t pkey, uint8_t js)
+{
+	struct sa_mcmember_rec m = { .qkey = 0x0b1b, .mtu_sel = 2, .mtu = 4, .rate_sel = 2,
+				     .rate = 3, .pkey = pkey, .join_state = js };
+
+	if (mgid)
+		memcpy(m.mgid, mgid, 16);
+	sa_make_gid(SA_FX_PREFIX, guid, m.port_gid);
+	memset(t, 0, 52);
+	assert_int_equal(sa_mcmember_rec_encode(&m, t, 52), 0);
+}
+
+static uint16_t join(struct sa_fx *f, uint8_t method, unsigned ca, const uint8_t *mgid,
+		     uint16_t pkey, uint64_t mask, struct sa_mcmember_rec *out)
+{
+	uint8_t t[52];
+	struct sa_fx_resp r;
+
+	mcmr(t, mgid, ca_guid(f, ca), pkey, MC_JOIN_FULL);
+	r = ask_from(f, ca_lid(f, ca), method, SA_ATTR_MCMEMBER_REC, mask, t, 52, 0);
+	if (!r.h.hdr.status && out)
+		sa_mcmember_rec_decode(r.data, 52, out);
+	return r.h.hdr.status;
+}
+
+/* The trap of the Reports sent since sent0 to LID to, 0 when none. */
+static uint16_t report_to(const struct sa_fx *f, size_t sent0, uint16_t to)
+{
+	uint16_t trap = 0;
+
+	for (size_t i = sent0; i < f->nsent; i++) {
+		struct sa_hdr h;
+		struct smp_notice n;
+
+		if (f->sent[i].to.dlid != to || sa_hdr_decode(f->sent[i].msg, f->sent[i].len, &h) < 0 ||
+		    h.hdr.method != SA_METHOD_REPORT)
+			continue;
+		sa_notice_decode(f->sent[i].msg + SA_HDR_SIZE, f->sent[i].len - SA_HDR_SIZE, &n);
+		trap = n.trap_num;
+	}
+	return trap;
+}
+
+static size_t mc_table(struct sa_fx *f, unsigned ca, uint64_t key, struct sa_mcmember_rec *first)
+{
+	uint8_t t[52] = { 0 };
+	struct sa_fx_resp r;
+
+	r = ask_from(f, ca_lid(f, ca), SA_METHOD_GET_TABLE, SA_ATTR_MCMEMBER_REC, 0, t, 52, key);
+	assert_int_equal(r.h.hdr.status, 0);
+	if (r.n && first)
+		sa_mcmember_rec_decode(r.data, 52, first);
+	return r.n;
+}
+
+static void test_mcmember(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	struct sa_mcmember_rec m, g;
+	uint8_t t[72] = { 0 }, mad[MAD_SIZE];
+	struct sa_class_port_info cpi;
+	struct sa_fx_resp r;
+	size_t sent0;
+
+	sa_fx_multicast(f);
+	r = ask(f, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, t, 72);
+	sa_class_port_info_decode(r.data, 72, &cpi);
+	assert_true(cpi.cap_mask & SA_CAP_UD_MULTICAST);
+	subscribe(f, 0xFFFF, 1, ca_lid(f, 5), &r);
+	/* a zero MGID creates a group: an MGID and the first MLID; trap 66 */
+	sent0 = f->nsent;
+	assert_int_equal(join(f, SA_METHOD_SET, 3, NULL, 0xFFFF, MCM_C, &g), 0);
+	assert_int_equal(g.mgid[0], 0xff);
+	assert_int_equal(g.mlid, 0xC000);
+	assert_int_equal(g.join_state, MC_JOIN_FULL);
+	assert_int_equal(sa_gid_guid(g.port_gid), ca_guid(f, 3));
+	assert_int_equal(report_to(f, sent0, ca_lid(f, 5)), MC_TRAP_CREATED);
+	assert_int_equal(join(f, SA_METHOD_SET, 4, g.mgid, 0xFFFF, MCM_J, &m), 0);
+	assert_int_equal(m.mlid, 0xC000);
+	/* untrusted: one record per group, no member in it; trusted: each */
+	assert_int_equal(mc_table(f, 6, 0, &m), 1);
+	assert_int_equal(sa_gid_guid(m.port_gid), 0);
+	assert_int_equal(mc_table(f, 6, SA_FX_SA_KEY, NULL), 2);
+	/* refused: who asks unknown, mask short, record cut */
+	mcmr(t, g.mgid, ca_guid(f, 6), 0xFFFF, MC_JOIN_FULL);
+	r = ask_from(f, 0xBFF0, SA_METHOD_SET, SA_ATTR_MCMEMBER_REC, MCM_J, t, 52, 0);
+	assert_int_equal(r.h.hdr.status, SA_STATUS_REQ_INVALID);
+	assert_int_equal(join(f, SA_METHOD_SET, 6, g.mgid, 0xFFFF, MCM_MGID | MCM_PORT_GID, NULL),
+			 SA_STATUS_INSUF_COMPS);
+	sa_fx_mad(f, mad, SA_METHOD_SET, SA_ATTR_MCMEMBER_REC, 0, MCM_J, t, 52, 0);
+	assert_int_equal(sa_fx_send(f, mad, SA_HDR_SIZE + 40, ca_lid(f, 6)), 1);
+	sa_fx_last(f, &r);
+	assert_int_equal(r.h.hdr.status, SA_STATUS_REQ_INVALID);
+	/* both leave: trap 67, no group left */
+	assert_int_equal(join(f, SA_METHOD_DELETE, 3, g.mgid, 0xFFFF, MCM_J, &m), 0);
+	sent0 = f->nsent;
+	assert_int_equal(join(f, SA_METHOD_DELETE, 4, g.mgid, 0xFFFF, MCM_J, &m), 0);
+	assert_int_equal(m.join_state, 0);
+	assert_int_equal(report_to(f, sent0, ca_lid(f, 5)), MC_TRAP_DELETED);
+	assert_int_equal(join(f, SA_METHOD_DELETE, 4, g.mgid, 0xFFFF, MCM_J, NULL),
+			 SA_STATUS_REQ_INVALID);
+	assert_int_equal(mc_table(f, 6, SA_FX_SA_KEY, NULL), 0);
+	fx_free(f);
+}
+
+/* Groups live in partitions: only their members join, see them, and
+ * hear of them. */
+static void test_mcmember_partitions(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	static const uint8_t tenant_bc[16] = { 0xff, 0x12, 0x40, 0x1b, 0x80, 0x10, 0, 0,
+					       0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	struct sa_mcmember_rec g;
+	struct sa_fx_resp r;
+	size_t sent0;
+
+	tenant_snapshot(f);
+	sa_fx_multicast(f);
+	subscribe(f, 0xFFFF, 1, ca_lid(f, 5), &r);   /* in the tenant */
+	subscribe(f, 0xFFFF, 1, ca_lid(f, 3), &r);   /* not */
+	sent0 = f->nsent;
+	assert_int_equal(join(f, SA_METHOD_SET, 4, tenant_bc, 0x8010, MCM_C, &g), 0);
+	assert_int_equal(g.pkey, 0x8010);
+	assert_int_equal(report_to(f, sent0, ca_lid(f, 5)), MC_TRAP_CREATED);
+	assert_int_equal(report_to(f, sent0, ca_lid(f, 3)), 0);
+	assert_int_equal(join(f, SA_METHOD_SET, 3, tenant_bc, 0x8010, MCM_J, NULL),
+			 SA_STATUS_REQ_INVALID);
+	assert_int_equal(join(f, SA_METHOD_SET, 1, tenant_bc, 0x8010, MCM_J, NULL), 0);
+	assert_int_equal(mc_table(f, 3, 0, NULL), 0);
+	assert_int_equal(mc_table(f, 5, 0, NULL), 1);
+	fx_free(f);
+}
+
 static void test_inform(void **state)
 {
 	struct sa_fx *f = fx_new("ft2", 4, 0);
@@ -1265,6 +1512,9 @@ int main(void)
 		cmocka_unit_test(test_wire_user_rmpp),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_local_query),
+		cmocka_unit_test(test_partitions),
+		cmocka_unit_test(test_mcmember),
+		cmocka_unit_test(test_mcmember_partitions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
