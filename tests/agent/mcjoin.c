@@ -22,7 +22,8 @@
  * (first/last: when the first and last answer arrived). Exit 0 when every
  * request was answered with status 0, 1 otherwise, 2 on usage errors.
  * Ports are read from the command line or, one per line, from --file.
- * -p sets the P_Key of the request (default 0xffff), -v prints the record
+ * -p sets the P_Key of the request (default 0xffff), -s the SL of a
+ * --create (default 0; IPoIB copies its broadcast group's), -v prints the record
  * each answer carries (MGID, MLID, JoinState ...) or its status.
  */
 #include "config.h"
@@ -56,6 +57,7 @@ struct opts {
 	uint8_t mgid[16];
 	uint8_t join_state;
 	uint16_t pkey;
+	uint8_t sl;
 	unsigned window, timeout_ms, retries;
 	int leave, create, verbose;
 	const char *file;
@@ -81,20 +83,10 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* An MGID in IPv6 notation ("::" allowed; "::" alone: the SA picks one). */
 static int parse_mgid(const char *s, uint8_t out[16])
 {
-	unsigned v[8];
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-		   &v[7]) != 8)
-		return -1;
-	for (int i = 0; i < 8; i++) {
-		if (v[i] > 0xffff)
-			return -1;
-		out[2 * i] = (uint8_t)(v[i] >> 8);
-		out[2 * i + 1] = (uint8_t)v[i];
-	}
-	return 0;
+	return inet_pton(AF_INET6, s, out) == 1 ? 0 : -1;
 }
 
 static int add_port(struct run *R, const char *s)
@@ -152,6 +144,7 @@ static void build(const struct run *R, size_t i, uint8_t *buf)
 	m.mtu_sel = m.rate_sel = 2;
 	m.mtu = 4;
 	m.rate = 3;
+	m.sl = R->o.sl;
 	sa_hdr_encode(&h, buf, MAD_SIZE);
 	sa_mcmember_rec_encode(&m, buf + SA_HDR_SIZE, MAD_SIZE - SA_HDR_SIZE);
 }
@@ -301,7 +294,7 @@ static int open_port(struct run *R)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mcjoin [-g MGID] [-j JOINSTATE] [-w WINDOW] [-t TIMEOUT_MS] "
-		"[-r RETRIES] [-p PKEY] [-v] [--leave] [--create] [-f FILE] [PORTGUID...]\n");
+		"[-r RETRIES] [-p PKEY] [-s SL] [-v] [--leave] [--create] [-f FILE] [PORTGUID...]\n");
 }
 
 static int parse_args(int argc, char **argv, struct run *R)
@@ -312,6 +305,7 @@ static int parse_args(int argc, char **argv, struct run *R)
 		{ "retries", required_argument, NULL, 'r' }, { "file", required_argument, NULL, 'f' },
 		{ "leave", no_argument, NULL, 'L' }, { "create", no_argument, NULL, 'C' },
 		{ "pkey", required_argument, NULL, 'p' }, { "verbose", no_argument, NULL, 'v' },
+		{ "sl", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -322,7 +316,7 @@ static int parse_args(int argc, char **argv, struct run *R)
 	R->o.window = 16;
 	R->o.timeout_ms = 1000;
 	R->o.retries = 3;
-	while ((ch = getopt_long(argc, argv, "g:j:w:t:r:f:p:v", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "g:j:w:t:r:f:p:s:v", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'g': if (parse_mgid(optarg, R->o.mgid) < 0) return -1; break;
 		case 'j': R->o.join_state = (uint8_t)strtoul(optarg, NULL, 0); break;
@@ -334,6 +328,7 @@ static int parse_args(int argc, char **argv, struct run *R)
 		case 'C': R->o.create = 1; break;
 		case 'p': R->o.pkey = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 'v': R->o.verbose = 1; break;
+		case 's': R->o.sl = (uint8_t)(strtoul(optarg, NULL, 0) & 0xf); break;
 		default: return -1;
 		}
 	}

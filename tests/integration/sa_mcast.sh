@@ -1,0 +1,224 @@
+#!/bin/sh
+# DOC: SA multicast joins, partitions and QoS end to end on ibsim.
+#
+# On a 72-host two-level tree (gen_topo ft2 12) with a partitions file of
+# the default partition (everybody) and a tenant partition with SL 3 (two
+# full members, one limited), ibsmd runs with QoS on and hosts talk to the
+# SA as IPoIB does, through tests/agent/mcjoin (MCMemberRecord Set and
+# Delete) and sa_agent, with infiniband-diags as the judge:
+#   - smpquery pkeys: the tenant's P_Key sits in its members' tables only
+#     (limited: without the membership bit);
+#   - hosts on five leaves join the default broadcast group for their own
+#     port, one host joins the other 67 by proxy: the MFTs (ibroute -M,
+#     judged by mftcheck.py) form one tree over all 72 and no other port;
+#   - a tenant member joins the tenant's group (SL 3 in the answer), a host
+#     outside the tenant is refused (0x0200); saquery -g from each shows
+#     the groups of its own partitions only;
+#   - a group created with a zero MGID gets an SA-assigned MGID and an
+#     MLID, reaches its members, and is gone with its last leave; a leave
+#     from the broadcast group prunes that host's branch;
+#   - malformed joins (missing components, a foreign GID prefix, JoinState
+#     0, an unknown port) get their SA status and change nothing;
+#   - saquery PathRecords: SL 3 in the tenant, SL 0 in the default
+#     partition, none with the tenant's P_Key toward a non-member;
+#   - an InformInfo subscriber outside the tenant gets Report 66 and 67 for
+#     the default-partition group and nothing for a tenant group.
+. "$top_srcdir/tests/integration/lib.sh"
+skip_unless_tools saquery smpquery ibroute ibswitches ibnetdiscover
+
+IBSMD=$top_builddir/sm/ibsmd
+CTL=$top_builddir/cli/ibsmctl
+JOIN=$top_builddir/tests/agent/mcjoin
+AGENT=$top_builddir/tests/agent/sa_agent
+CHECK="python3 $top_srcdir/tests/integration/mftcheck.py"
+for x in "$IBSMD" "$CTL" "$JOIN" "$AGENT"; do
+	[ -x "$x" ] || hard_error "$x not built"
+done
+export SIM_HOST=H00001
+
+sim_setup
+topo_gen "$SIM_DIR/ft.net" ft2 12
+sim_start "$SIM_DIR/ft.net"
+SOCK=$SIM_DIR/ibsmd.sock
+LOG=$SIM_DIR/ibsmd.log
+die() {
+	tail -n 30 "$LOG" >&2
+	[ -f "$SIM_DIR/j.out" ] && sed 's/^/last mcjoin: /' "$SIM_DIR/j.out" >&2
+	fail "$*"
+}
+
+guid_of() { sim_run_at "$1" smpquery -D nodeinfo 0 | sed -n 's/^PortGuid:\.*0x//p'; }
+lid_of() { sim_run_at "$1" smpquery -D portinfo 0 1 | sed -n 's/^Lid:\.*//p'; }
+T1=$(guid_of H00002)
+T2=$(guid_of H00040)
+T3=$(guid_of H00070)
+cat >"$SIM_DIR/partitions.conf" <<EOF
+Default=0x7fff, ipoib : ALL=full ;
+tenant=0x0010, ipoib, sl=3 : SELF=full, 0x$T1=full, 0x$T2=full, 0x$T3=limited ;
+EOF
+sim_bg sh -c 'exec "$0" -o socket_path="$1" -o state_dir="$2" -o partitions_file="$3" \
+	-o qos=yes -o log_level=info -o light_sweep_interval=1 2>"$4"' \
+	"$IBSMD" "$SOCK" "$SIM_DIR/state" "$SIM_DIR/partitions.conf" "$LOG"
+DAEMON=$SIM_BG_PID
+
+i=0
+until grep -q "subnet UP" "$LOG" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && die "subnet not up"
+	kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died"
+	sleep 0.1
+done
+
+# Programming done: no multicast batch running or waiting.
+wait_idle() {
+	i=0
+	until [ "$(timeout 10 "$CTL" -s "$SOCK" --json tables 2>/dev/null | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["result"]["multicast"]
+print(not m["busy"] and not m["pending"])' 2>/dev/null)" = True ]; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && die "multicast programming did not settle"
+		sleep 0.1
+	done
+}
+
+# mft MLID MEMBERS: judge the switches' MFTs for MLID.
+mft() {
+	wait_idle
+	sim_run ibnetdiscover >"$SIM_DIR/disc.txt" || die "ibnetdiscover failed"
+	for l in $(sim_run ibswitches | sed -n 's/.* lid \([0-9]*\) .*/\1/p'); do
+		sim_run ibroute -M "$l" 0xc000 0xc01f || die "ibroute -M $l failed"
+	done >"$SIM_DIR/mft.txt"
+	$CHECK --topo "$SIM_DIR/disc.txt" --mft "$SIM_DIR/mft.txt" --mlid "$1" --members "$2" ||
+		die "MFTs of MLID $1 wrong"
+}
+
+# join HOST [mcjoin options] GUID...: run mcjoin on HOST, answers in $SIM_DIR/j.out
+join() {
+	h=$1
+	shift
+	T=30 sim_run_at "$h" "$JOIN" -v "$@" >"$SIM_DIR/j.out" 2>&1
+}
+field() { sed -n "s/.* $1 \([^ ]*\).*/\1/p" "$SIM_DIR/j.out" | head -n 1; }
+
+BC=ff12:401b:ffff::ffff:ffff
+TBC=ff12:401b:8010::ffff:ffff
+
+# --- P_Key tables
+pk() { sim_run_at "$1" smpquery -D pkeys 0 1 | tr -s ' \t' '\n' | grep -c "^$2$"; }
+[ "$(pk H00002 0x8010)" = 1 ] && [ "$(pk H00040 0x8010)" = 1 ] ||
+	die "tenant full members lack P_Key 0x8010"
+[ "$(pk H00070 0x0010)" = 1 ] || die "the limited member lacks P_Key 0x0010"
+[ "$(pk H00005 0x8010)$(pk H00005 0x0010)" = 00 ] || die "a non-member holds the tenant P_Key"
+msg "P_Key tables: 0x8010 on both full members, 0x0010 on the limited one, neither elsewhere"
+
+# --- the default broadcast group: own-port joins on five leaves, the rest by proxy
+OWN="H00001 H00013 H00030 H00050 H00072"
+for h in $OWN; do
+	join "$h" -g $BC "$(guid_of "$h")" || { cat "$SIM_DIR/j.out" >&2; die "$h: own join failed"; }
+	[ "$(field mlid)" = 0xc000 ] || die "$h joined $(field mlid), not 0xc000"
+done
+sim_run ibnetdiscover >"$SIM_DIR/disc.txt" || die "ibnetdiscover failed"
+python3 - "$SIM_DIR/disc.txt" $OWN >"$SIM_DIR/rest.txt" <<'PY'
+import re, sys
+own = set(sys.argv[2:])
+for m in re.finditer(r'^Ca\s.*#\s+"(H\d+)"\n\[1\]\(([0-9a-f]+)\)', open(sys.argv[1]).read(), re.M):
+    if m.group(1) not in own:
+        print(m.group(2))
+PY
+[ "$(wc -l <"$SIM_DIR/rest.txt")" = 67 ] || die "expected 67 other hosts, got $(wc -l <"$SIM_DIR/rest.txt")"
+T=60 sim_run "$JOIN" -g $BC -f "$SIM_DIR/rest.txt" >"$SIM_DIR/proxy.out" 2>&1 ||
+	{ cat "$SIM_DIR/proxy.out" >&2; die "proxy joins failed"; }
+ALL=$(seq -f 'H%05g' 1 72 | tr '\n' ',' | sed 's/,$//')
+mft 0xc000 "$ALL"
+msg "5 own-port joins and 67 proxy joins: one tree over 72 hosts ($(tail -n 1 "$SIM_DIR/proxy.out" | sed 's/^mcjoin: //;s/,.*//'))"
+
+# --- the tenant's group
+join H00002 -p 0x8010 -g $TBC "$T1" || { cat "$SIM_DIR/j.out" >&2; die "tenant member's join failed"; }
+[ "$(field mlid) $(field sl) $(field pkey)" = "0xc001 3 0x8010" ] ||
+	die "tenant join: $(cat "$SIM_DIR/j.out")"
+join H00040 -p 0x8010 -g $TBC "$T2" || die "second tenant member's join failed"
+H5=$(guid_of H00005)
+join H00005 -g $TBC "$H5" && die "a non-member joined the tenant's group"
+grep -q "status 0x0200" "$SIM_DIR/j.out" || die "non-member join: $(cat "$SIM_DIR/j.out")"
+mft 0xc001 "H00002,H00040"
+sim_run_at H00002 saquery -g >"$SIM_DIR/g-t1.txt" || die "saquery -g from H00002"
+sim_run_at H00005 saquery -g >"$SIM_DIR/g-h5.txt" || die "saquery -g from H00005"
+grep -q "MGID.*ff12:401b:8010::ffff:ffff" "$SIM_DIR/g-t1.txt" || die "tenant member does not see its group"
+grep -q "ff12:401b:8010" "$SIM_DIR/g-h5.txt" && die "a non-member sees the tenant's group"
+grep -q "MGID.*ff12:401b:ffff::ffff:ffff" "$SIM_DIR/g-h5.txt" || die "H00005 does not see the broadcast group"
+msg "tenant group: members joined with SL 3 at 0xc001, a non-member refused 0x0200 and shown nothing"
+
+# --- malformed joins change nothing
+req() {
+	T=10 sim_run_at H00005 "$AGENT" req 0x02 0x38 "$1" "$2" >"$SIM_DIR/req.out" 2>&1
+	st=$(sed -n 's/^status \(0x[0-9a-f]*\).*/\1/p' "$SIM_DIR/req.out")
+	[ "$st" = "$3" ] || die "$4: status '$st', not $3"
+}
+PFX=fe80000000000000
+REC_BC=ff12401bffff000000000000ffffffff
+# MGID, PortGID, Q_Key, MLID, MTU, TClass, P_Key, Rate, PktLife, SL/Flow/Hop, Scope/JoinState
+req 0x3 "$REC_BC $PFX$H5" 0x0600 "a join without P_Key and JoinState"
+req 0x10083 "$REC_BC 1234567800000000$H5 00000000 0000 00 00 ffff 00 00 00000000 01" 0x0500 \
+	"a join from a foreign GID prefix"
+req 0x10083 "$REC_BC $PFX$H5 00000000 0000 00 00 ffff 00 00 00000000 00" 0x0200 "JoinState 0"
+req 0x10083 "$REC_BC ${PFX}00abcdef00000001 00000000 0000 00 00 ffff 00 00 00000000 01" 0x0200 \
+	"a join of an unknown port"
+n=$(timeout 10 "$CTL" -s "$SOCK" --json mcast 0xc000 | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["members"])')
+[ "$n" = 72 ] || die "malformed joins changed the group: $n members"
+msg "malformed joins: 0x0600, 0x0500, 0x0200, 0x0200; the group kept its 72 members"
+
+# --- PathRecords and SLs
+L1=$(lid_of H00002)
+L2=$(lid_of H00040)
+L5=$(lid_of H00005)
+pr() { sim_run_at H00002 saquery -p --slid "$L1" --dlid "$1" ${2:+--pkey $2} 2>&1; }
+pr "$L2" 0x8010 >"$SIM_DIR/pr1.txt"
+grep -q "pkey.*0x8010" "$SIM_DIR/pr1.txt" && grep -q "sl\.*0x3$\|sl\.*3$" "$SIM_DIR/pr1.txt" ||
+	{ cat "$SIM_DIR/pr1.txt" >&2; die "tenant PathRecord: not P_Key 0x8010 with SL 3"; }
+pr "$L5" >"$SIM_DIR/pr2.txt"
+grep -q "sl\.*0x0$\|sl\.*0$" "$SIM_DIR/pr2.txt" ||
+	{ cat "$SIM_DIR/pr2.txt" >&2; die "default PathRecord: not SL 0"; }
+pr "$L5" 0x8010 >"$SIM_DIR/pr3.txt"
+grep -q "PathRecord dump" "$SIM_DIR/pr3.txt" &&
+	{ cat "$SIM_DIR/pr3.txt" >&2; die "a tenant PathRecord toward a non-member"; }
+msg "PathRecords: SL 3 in the tenant, SL 0 in the default partition, none across"
+
+# --- Reports 66/67 go to subscribers in the group's partition only
+T=60 sim_run_at H00005 "$AGENT" -t 40 subscribe 66,67 2 >"$SIM_DIR/sub.out" 2>&1 &
+sub=$!
+i=0
+until grep -q subscribed "$SIM_DIR/sub.out" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 150 ] && { cat "$SIM_DIR/sub.out" >&2; die "subscriber did not subscribe"; }
+	sleep 0.1
+done
+join H00002 -p 0x8010 -s 3 --create -g ff12:601b:8010::77 "$T1" || die "tenant group create failed"
+H13=$(guid_of H00013)
+join H00013 --create -g :: "$H13" || { cat "$SIM_DIR/j.out" >&2; die "zero-MGID create failed"; }
+NG=$(field mgid)
+NL=$(field mlid)
+case $NG in ff1?:a01b:*) ;; *) die "SA-assigned MGID $NG" ;; esac
+join H00030 --create -g "$NG" "$(guid_of H00030)" || die "second member's join failed"
+mft "$NL" "H00013,H00030"
+join H00030 --leave -g "$NG" "$(guid_of H00030)" || die "leave failed"
+mft "$NL" "H00013"
+join H00013 --leave -g "$NG" "$H13" || die "last leave failed"
+mft "$NL" ""
+wait "$sub" || { cat "$SIM_DIR/sub.out" >&2; die "subscriber did not get Reports 66 and 67"; }
+grep -q "report trap 66 gid $NG " "$SIM_DIR/sub.out" && grep -q "report trap 67 gid $NG " "$SIM_DIR/sub.out" ||
+	{ cat "$SIM_DIR/sub.out" >&2; die "not 66 and 67 for $NG"; }
+grep -q "8010" "$SIM_DIR/sub.out" && die "a non-member got a Report of a tenant group"
+sim_run_at H00005 saquery -g >"$SIM_DIR/g-gone.txt" 2>&1 || die "saquery -g after the leaves"
+grep -q "MGID\.*$NG\$" "$SIM_DIR/g-gone.txt" && die "the deleted group is still listed"
+msg "zero MGID -> $NG at $NL; leaves pruned it; Reports 66/67 to H00005, none for the tenant group"
+
+# --- a leave from the broadcast group prunes the branch
+join H00072 --leave -g $BC "$(guid_of H00072)" || die "H00072's leave failed"
+mft 0xc000 "$(echo "$ALL" | sed 's/,H00072//')"
+msg "H00072 left the broadcast group: its branch is pruned"
+
+kill "$DAEMON"
+wait "$DAEMON" 2>/dev/null
+grep -q "ERROR: AddressSanitizer\|runtime error" "$LOG" && die "sanitizer report"
+exit 0
