@@ -23,13 +23,14 @@
 #                  it, so its times are not reported);
 #   tree_switches  switches of the final tree (one block each is what the
 #                  final trees need: every host's MLID is 0xC000).
-# OpenSM gets the joins as SA MCMemberRecord Sets, the way IPoIB sends
-# them, from 6 mcjoin clients (tests/agent/mcjoin.c) at 6 hosts, each
-# proxy-joining a sixth of the ports (ibsim takes at most 10 clients).
-# ibsmd has no SA on this branch: it gets all joins in one `ibsmctl
-# mcast_join ... all` request, which calls the same manager the SA will
-# call; answered_ms is that request's round trip. Their answered_ms are
-# therefore not the same measurement; programmed_ms and mft_sets are.
+# SMs: opensm, ibsmd_sa and ibsmd. opensm and ibsmd_sa get the joins as
+# SA MCMemberRecord Sets, the way IPoIB sends them, from 6 mcjoin clients
+# (tests/agent/mcjoin.c) at 6 hosts, each proxy-joining a sixth of the
+# ports (ibsim takes at most 10 clients): the same measurement for both.
+# ibsmd gets all joins in one `ibsmctl mcast_join ... all` request, which
+# calls the manager the SA calls; its answered_ms is that request's round
+# trip, so only its programmed_ms and mft_sets compare with the others.
+# SMS="..." picks SMs, RUNS="..." the runs (default 1 2 3).
 # Prints one line per SM and run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -134,7 +135,8 @@ opensm_up() {
 	sleep 1   # its first idle-time work settles (-d2: the log is flushed per line)
 }
 
-opensm_joins() {
+# sa_joins: the storm as SA joins from $CLIENTS mcjoin clients.
+sa_joins() {
 	split -n l/$CLIENTS -d "$SIM_DIR/ports.txt" "$SIM_DIR/part."
 	t0=$(ms)
 	k=2
@@ -166,6 +168,10 @@ ibsmd_up() {
 		sleep 0.1
 	done
 }
+
+opensm_joins() { sa_joins; }
+ibsmd_sa_up() { ibsmd_up "sa$1"; }
+ibsmd_sa_joins() { sa_joins; }
 
 ibsmd_joins() {
 	t0=$(ms)
@@ -199,15 +205,17 @@ one() {
 			"joins_per_s=$((ok * 1000 / (answered > 0 ? answered : 1)))" \
 			"tree_switches=$(cat "$SIM_DIR/tree.txt")"
 	fi
-	[ "$1" = ibsmd ] && grep "multicast: batch" "$SIM_DIR/ibsmd.$2.log" | sed 's/^<[0-9]>/  ibsmd log: /'
+	lg=$SIM_DIR/ibsmd.$2.log
+	[ "$1" = ibsmd_sa ] && lg=$SIM_DIR/ibsmd.sa$2.log
+	[ "$1" != opensm ] && grep "multicast: batch" "$lg" | sed 's/^<[0-9]>/  ibsmd log: /'
 	stop_sm
 }
 
 for run in ${RUNS:-1 2 3}; do
-	for sm in ${SMS:-opensm ibsmd}; do
+	for sm in ${SMS:-opensm ibsmd_sa ibsmd}; do
 		one "$sm" "$run" plain
 	done
 done
-for sm in ${SMS:-opensm ibsmd}; do
+for sm in ${SMS:-opensm ibsmd_sa ibsmd}; do
 	one "$sm" 4 trace
 done
