@@ -6,7 +6,10 @@
  * same engine, answers from sm_snap_current() and only while
  * sm_is_master(). It listens to the SM: every change (a sweep or reroute
  * done, a state change) lets it catch up with the new snapshot (traps
- * 64/65), and every trap the SM received goes to its subscribers. One
+ * 64/65), every trap the SM received goes to its subscribers, and the
+ * multicast manager's group creations and deletions become traps 66/67.
+ * MCMemberRecord requests go to the manager (sm_mcast_*), which owns the
+ * groups and programs the MFTs. One
  * timer on the SM's event loop serves lease expiry, Report retries and
  * parked requests.
  *

@@ -7,9 +7,9 @@
  * are the unicast tables the snapshot shares with the SM: exactly what
  * was computed and written to the switches, block by block up to
  * LinearFDBTop; entries above the top read 255 (drop), as we wrote them.
- * MFT records cover the multicast blocks in use; no multicast group is
- * programmed yet, so there are none (as OpenSM answers without groups).
- * The multicast code fills mft_in_use() when it programs MFTs.
+ * MFT records cover the multicast blocks the SM's multicast manager
+ * holds (sa_mft_block(), through struct sa_env): the blocks as computed
+ * and written, not read back from the switches.
  */
 #include "config.h"
 
