@@ -190,8 +190,6 @@ static json_object *apply(struct sm *sm, struct sm_conf *nw)
 	json_object *later = json_object_new_array(), *res = json_object_new_object();
 	int n;
 
-	for (size_t i = 0; i < rs.npinned; i++)
-		copy_opt(nw, &sm->conf, rs.pinned[i]);
 	n = conf_diff(&sm->conf, nw, ch, max);
 	for (int i = 0; i < n && (size_t)i < max; i++) {
 		const struct conf_opt *o = ch[i].opt;
@@ -215,7 +213,12 @@ int ctl_reload(struct sm *sm, json_object **result, char *err, size_t errlen)
 {
 	struct sm_conf nw;
 
-	if (load(&nw, err, errlen) > 0 || sm_tables_reload_check(sm, &nw, err, errlen) < 0) {
+	bool loaded = load(&nw, err, errlen) == 0;
+
+	/* -o options keep their values, also for the partitions file staged next */
+	for (size_t i = 0; loaded && i < rs.npinned; i++)
+		copy_opt(&nw, &sm->conf, rs.pinned[i]);
+	if (!loaded || sm_tables_reload_check(sm, &nw, err, errlen) < 0) {
 		conf_free(&nw);
 		log_warnx("reload rejected, configuration unchanged: %s", err);
 		return -1;
