@@ -160,7 +160,11 @@ bool sa_emit(struct sa_ctx *c, const uint8_t *rec)
 	return !c->stop;
 }
 
+/* A port a limited member shares nothing with is still its own (and on
+ * its own node): a requester always sees those. */
 bool sa_visible(const struct sa_ctx *c, const struct snap_port *p)
 {
-	return c->local || sa_part_pkey(c->snap, c->requester, p, 0) != 0;
+	return c->local ||
+	       (c->requester && snap_node_of(c->snap, c->requester) == snap_node_of(c->snap, p)) ||
+	       sa_part_pkey(c->snap, c->requester, p, 0) != 0;
 }

@@ -1093,6 +1093,13 @@ static void test_partitions(void **state)
 	assert_int_equal(r.n, 0);
 	r = ask_from(f, l3, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC, BIT(0), t, 108, 0);
 	assert_int_equal(r.n, 1);
+	/* a port in no partition as a full member still sees itself, and
+	 * has its path to a full member */
+	r = ask_from(f, l2, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC, BIT(0), t, 108, 0);
+	assert_int_equal(r.n, 1);
+	pr = path_from(f, l2, l2, l0, 0, 0, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(pr.pkey, 0x7FFF);
 	/* limited to full: the default partition, as the source holds it */
 	pr = path_from(f, l1, l1, l0, 0, 0, &n);
 	assert_int_equal(n, 1);
