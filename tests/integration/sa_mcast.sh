@@ -22,7 +22,10 @@
 #   - saquery PathRecords: SL 3 in the tenant, SL 0 in the default
 #     partition, none with the tenant's P_Key toward a non-member;
 #   - an InformInfo subscriber outside the tenant gets Report 66 and 67 for
-#     the default-partition group and nothing for a tenant group.
+#     the default-partition group and nothing for a tenant group;
+#   - reloaded with every host a limited member of the default partition,
+#     two hosts that share no partition get no PathRecord, while a host
+#     still reaches the SM's port (full) and the tenant's members each other.
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools saquery smpquery ibroute ibswitches ibnetdiscover
 
@@ -217,6 +220,27 @@ msg "zero MGID -> $NG at $NL; leaves pruned it; Reports 66/67 to H00005, none fo
 join H00072 --leave -g $BC "$(guid_of H00072)" || die "H00072's leave failed"
 mft 0xc000 "$(echo "$ALL" | sed 's/,H00072//')"
 msg "H00072 left the broadcast group: its branch is pruned"
+
+# --- hosts that share no partition get no path
+cat >"$SIM_DIR/partitions.conf" <<EOF
+Default=0x7fff, ipoib : ALL=limited, SELF=full ;
+tenant=0x0010, ipoib, sl=3 : SELF=full, 0x$T1=full, 0x$T2=full, 0x$T3=limited ;
+EOF
+timeout 30 "$CTL" -s "$SOCK" reload >/dev/null || die "reload failed"
+timeout 60 "$CTL" -s "$SOCK" sweep --wait >/dev/null || die "sweep after the reload failed"
+[ "$(pk H00005 0x7fff)" = 1 ] || die "H00005 is not a limited member of Default after the reload"
+L10=$(lid_of H00010)
+L1S=$(lid_of H00001)
+sim_run_at H00005 saquery -p --slid "$L5" --dlid "$L10" >"$SIM_DIR/pr4.txt" 2>&1
+grep -q "PathRecord dump" "$SIM_DIR/pr4.txt" &&
+	{ cat "$SIM_DIR/pr4.txt" >&2; die "a path between two limited members"; }
+sim_run_at H00005 saquery -p --slid "$L5" --dlid "$L1S" >"$SIM_DIR/pr5.txt" 2>&1
+grep -qi "pkey.*0x7fff" "$SIM_DIR/pr5.txt" ||
+	{ cat "$SIM_DIR/pr5.txt" >&2; die "no limited-to-full path to the SM's port"; }
+pr "$L2" >"$SIM_DIR/pr6.txt"
+grep -q "pkey.*0x8010" "$SIM_DIR/pr6.txt" ||
+	{ cat "$SIM_DIR/pr6.txt" >&2; die "tenant members: no path in the partition they share"; }
+msg "Default limited for all: no path H00005->H00010, one to the SM's port; the tenant's members still reach each other"
 
 kill "$DAEMON"
 wait "$DAEMON" 2>/dev/null
