@@ -306,7 +306,9 @@ def check_cpi():
     expect('CPI: records', len(r), 1)
     if r:
         expect('CPI class version', num(r[0]['Class version']), 2)
-        expect('CPI capability mask', num(r[0]['Capability mask']), 0x2502)
+        # IsSubnetGetSetNoticeSupported (1), IsSubnetOptionalRecordsSupported (8),
+        # IsUDMulticastSupported (9), IsMultiPathSupported (10), PortInfoCapMask match (13)
+        expect('CPI capability mask', num(r[0]['Capability mask']), 0x2702)
         expect('CPI response time', num(r[0]['Response time value']), 18)
 
 
