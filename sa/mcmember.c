@@ -104,36 +104,18 @@ void sa_mcmr_get(struct sa_ctx *c)
 
 /* --- MulticastForwardingTableRecord --- */
 
-/* First MLID of mft at or above mlid. */
-static uint32_t first_at(const struct mcast_mft *m, uint16_t mlid)
-{
-	uint32_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (m->mlid[mid] < mlid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 bool sa_mft_block(const struct sa_ctx *c, const struct snap_node *n, unsigned position,
 		  unsigned block, uint16_t mask[32])
 {
 	const struct mcast_mft *m = c->sa->env.mft_held ?
 		c->sa->env.mft_held(c->sa->env.arg, n->guid) : NULL;
-	uint32_t base = MCAST_MLID_MIN + 32u * block;
 	bool any = false;
 
 	memset(mask, 0, 32 * sizeof(*mask));
-	if (!m || position >= m->npos)
+	if (!m || block > UINT16_MAX || position > UINT8_MAX ||
+	    mcast_mft_block(m, (uint16_t)block, (uint8_t)position, mask) < 0)
 		return false;
-	for (uint32_t i = first_at(m, (uint16_t)base); i < m->n && m->mlid[i] < base + 32; i++) {
-		mask[m->mlid[i] - base] = m->mask[(size_t)i * m->npos + position];
-		any |= mask[m->mlid[i] - base] != 0;
-	}
+	for (unsigned i = 0; i < 32; i++)
+		any |= mask[i] != 0;
 	return any;
 }
