@@ -13,7 +13,8 @@
 #     judged by mftcheck.py) form one tree over all 72 and no other port;
 #   - a tenant member joins the tenant's group (SL 3 in the answer), a host
 #     outside the tenant is refused (0x0200); saquery -g from each shows
-#     the groups of its own partitions only;
+#     the groups of its own partitions only; saquery MFTR of every switch
+#     gives the port masks ibroute -M reads;
 #   - a group created with a zero MGID gets an SA-assigned MGID and an
 #     MLID, reaches its members, and is gone with its last leave; a leave
 #     from the broadcast group prunes that host's branch;
@@ -151,6 +152,42 @@ grep -q "MGID.*ff12:401b:8010::ffff:ffff" "$SIM_DIR/g-t1.txt" || die "tenant mem
 grep -q "ff12:401b:8010" "$SIM_DIR/g-h5.txt" && die "a non-member sees the tenant's group"
 grep -q "MGID.*ff12:401b:ffff::ffff:ffff" "$SIM_DIR/g-h5.txt" || die "H00005 does not see the broadcast group"
 msg "tenant group: members joined with SL 3 at 0xc001, a non-member refused 0x0200 and shown nothing"
+
+# --- MulticastForwardingTableRecords say what ibroute -M reads
+sim_run ibswitches >"$SIM_DIR/sw.txt" || die "ibswitches failed"
+for l in $(sed -n 's/.* lid \([0-9]*\) .*/\1/p' "$SIM_DIR/sw.txt"); do
+	echo "=== $l"
+	sim_run_at H00005 saquery MFTR "$l/0/0" || die "saquery MFTR $l/0/0 failed"
+done >"$SIM_DIR/mftr.txt"
+python3 - "$top_srcdir/tests/integration" "$SIM_DIR/sw.txt" "$SIM_DIR/mft.txt" "$SIM_DIR/mftr.txt" \
+	>"$SIM_DIR/mftr.out" <<'PY' || { cat "$SIM_DIR/mftr.out" >&2; die "MFT records differ from the switches"; }
+import re, sys
+sys.path.insert(0, sys.argv[1])
+import mftcheck
+sw = open(sys.argv[2]).read()
+lid2guid = {int(m.group(2)): int(m.group(1), 16)
+            for m in re.finditer(r'^Switch\s*:\s*(0x[0-9a-f]+).* lid (\d+) ', sw, re.M)}
+mft = open(sys.argv[3]).read().splitlines()
+recs = {}
+for part in open(sys.argv[4]).read().split('=== ')[1:]:
+    lid = int(part.split()[0])
+    for m in re.finditer(r'^\s*(0x[0-9a-f]{4})\s+(0x[0-9a-f]{4})\s*$', part, re.M):
+        recs.setdefault(lid, {})[int(m.group(1), 16)] = int(m.group(2), 16)
+bad = 0
+for mlid in (0xc000, 0xc001):
+    want = mftcheck.parse_mfts(mft, mlid)
+    for lid, guid in lid2guid.items():
+        mask = recs.get(lid, {}).get(mlid, 0)
+        got = {p for p in range(16) if mask >> p & 1}
+        if got != want.get(guid, set()):
+            print("LID %d MLID %#x: MFTR ports %s, ibroute -M %s" %
+                  (lid, mlid, sorted(got), sorted(want.get(guid, set()))))
+            bad += 1
+print("%d switches: %d MFT records, %d masks, as ibroute -M reads them" %
+      (len(lid2guid), len(recs), sum(1 for r in recs.values() for v in r.values() if v)))
+sys.exit(1 if bad or len(lid2guid) != 18 else 0)
+PY
+msg "saquery MFTR: $(cat "$SIM_DIR/mftr.out")"
 
 # --- malformed joins change nothing
 req() {
