@@ -19,6 +19,7 @@
 #include "sm/log.h"
 #include "sm/pkey.h"
 #include "sm/pkeyset.h"
+#include "sm/porttab.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 #include "sm/tables.h"
@@ -28,8 +29,7 @@
 enum pk_block { PK_UNKNOWN, PK_KNOWN, PK_FAILED };
 
 struct pk_port {
-	uint64_t guid;       /* node GUID; 0: free slot */
-	uint8_t num;
+	struct porttab_key key;   /* first: the table finds records by it */
 	bool used;           /* managed by the running phase */
 	bool laid_out;       /* want holds the table as laid out */
 	bool fits;           /* a switch port's copy fits: enforce */
@@ -48,8 +48,7 @@ struct pk_stats {
 
 struct sm_pkey {
 	struct part_config cfg;
-	struct pk_port *v;
-	size_t size, count;
+	struct porttab ports;   /* of struct pk_port */
 	void (*done)(struct sm *);
 	struct pk_stats st;
 };
@@ -67,29 +66,6 @@ static unsigned nblocks(unsigned entries)
 
 /* --- the per-port table -------------------------------------------------- */
 
-static size_t slot_of(const struct sm_pkey *k, uint64_t guid, uint8_t num)
-{
-	size_t i = (size_t)(((guid ^ ((uint64_t)num << 56)) * 0x9e3779b97f4a7c15ULL) >> 20) &
-		   (k->size - 1);
-
-	while (k->v[i].guid && (k->v[i].guid != guid || k->v[i].num != num))
-		i = (i + 1) & (k->size - 1);
-	return i;
-}
-
-static void grow(struct sm_pkey *k)
-{
-	struct pk_port *old = k->v;
-	size_t n = k->size;
-
-	k->size = n ? 2 * n : 256;
-	k->v = xcalloc(k->size, sizeof(*k->v));
-	for (size_t i = 0; i < n; i++)
-		if (old[i].guid)
-			k->v[slot_of(k, old[i].guid, old[i].num)] = old[i];
-	free(old);
-}
-
 static void port_size(struct pk_port *pp, unsigned cap)
 {
 	if (pp->cap == cap)
@@ -106,28 +82,20 @@ static void port_size(struct pk_port *pp, unsigned cap)
 
 static struct pk_port *port_get(struct sm_pkey *k, const struct sm_port *p, unsigned cap)
 {
-	struct pk_port *pp;
+	struct pk_port *pp = porttab_get(&k->ports, p->node->guid, p->num);
 
-	if (2 * (k->count + 1) > k->size)
-		grow(k);
-	pp = &k->v[slot_of(k, p->node->guid, p->num)];
-	if (!pp->guid) {
-		pp->guid = p->node->guid;
-		pp->num = p->num;
-		k->count++;
-	}
 	port_size(pp, cap > PKEY_MAX_ENTRIES ? PKEY_MAX_ENTRIES : cap);
 	return pp;
 }
 
 static struct pk_port *port_find(const struct sm_pkey *k, uint64_t guid, uint8_t num)
 {
-	struct pk_port *pp;
+	return k ? porttab_find(&k->ports, guid, num) : NULL;
+}
 
-	if (!k || !k->size)
-		return NULL;
-	pp = &k->v[slot_of(k, guid, num)];
-	return pp->guid ? pp : NULL;
+static struct pk_port *slot(const struct sm_pkey *k, size_t i)
+{
+	return porttab_slot(&k->ports, i);
 }
 
 /* --- what each port should hold ------------------------------------------- */
@@ -186,8 +154,8 @@ static void raw_want(struct sm *sm, struct pk_port *pp)
 	if (n > pp->cap) {
 		sm->pkey->st.cut++;
 		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\" port %u: %zu P_Keys, the table holds %u: "
-			   "the last ones are left out", (unsigned long long)pp->guid,
-			   pp->p->node->desc, pp->num, n, pp->cap);
+			   "the last ones are left out", (unsigned long long)pp->key.guid,
+			   pp->p->node->desc, pp->key.num, n, pp->cap);
 		n = pp->cap;
 	}
 	pp->nwant = (uint16_t)n;
@@ -278,7 +246,7 @@ static void manage_node(struct sm *sm, struct sm_node *n)
 static void block_req(struct sm *sm, const struct pk_port *pp, uint8_t method, uint16_t b,
 		      struct mad_req *r)
 {
-	uint8_t port = node_is_switch(pp->p->node) ? pp->num : 0;
+	uint8_t port = node_is_switch(pp->p->node) ? pp->key.num : 0;
 
 	sm_port_req(sm, pp->p, method, SMP_ATTR_PKEY_TABLE, smp_pkey_mod(port, b), r);
 }
@@ -327,7 +295,7 @@ static void read_done(void *arg, int err, const struct smp *resp)
 		sm->sweep_clean = false;
 		sm->st.errors++;
 		log_fabric(LOG_LVL_INFO, "%016llx port %u: P_KeyTable block %u read failed (%d), "
-			   "left as it is", (unsigned long long)pp->guid, pp->num, c->block, err);
+			   "left as it is", (unsigned long long)pp->key.guid, pp->key.num, c->block, err);
 	}
 	free(c);
 	sm_phase_put(sm);
@@ -350,7 +318,7 @@ static void write_done(void *arg, int err, const struct smp *resp)
 		sm->sweep_clean = false;
 		sm->st.errors++;
 		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\" port %u: P_KeyTable block %u Set failed (%d)",
-			   (unsigned long long)pp->guid, pp->p->node->desc, pp->num, c->block, err);
+			   (unsigned long long)pp->key.guid, pp->p->node->desc, pp->key.num, c->block, err);
 	}
 	free(c);
 	sm_phase_put(sm);
@@ -496,9 +464,9 @@ static void reads_done(struct sm *sm)
 	struct sm_pkey *k = sm->pkey;
 
 	sm_phase_begin(sm, writes_done);
-	for (size_t i = 0; i < k->size; i++)
-		if (k->v[i].used)
-			write_port(sm, &k->v[i]);
+	for (size_t i = 0; i < k->ports.size; i++)
+		if (slot(k, i)->used)
+			write_port(sm, slot(k, i));
 	sm_phase_end(sm);
 }
 
@@ -508,16 +476,16 @@ void sm_pkey_phase(struct sm *sm, void (*done)(struct sm *))
 
 	k->done = done;
 	memset(&k->st, 0, sizeof(k->st));
-	for (size_t i = 0; i < k->size; i++) {
-		k->v[i].used = false;
-		k->v[i].p = NULL;
+	for (size_t i = 0; i < k->ports.size; i++) {
+		slot(k, i)->used = false;
+		slot(k, i)->p = NULL;
 	}
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
 		manage_node(sm, sm->fabric->nodes[i]);
 	sm_phase_begin(sm, reads_done);
-	for (size_t i = 0; i < k->size; i++)
-		if (k->v[i].used)
-			read_port(sm, &k->v[i]);
+	for (size_t i = 0; i < k->ports.size; i++)
+		if (slot(k, i)->used)
+			read_port(sm, slot(k, i));
 	sm_phase_end(sm);
 }
 
@@ -565,6 +533,7 @@ int sm_pkey_init(struct sm *sm, FILE *err)
 		return -1;
 	}
 	sm->pkey = xcalloc(1, sizeof(*sm->pkey));
+	porttab_init(&sm->pkey->ports, sizeof(struct pk_port));
 	sm->pkey->cfg = c;
 	return 0;
 }
@@ -591,12 +560,12 @@ void sm_pkey_free(struct sm *sm)
 
 	if (!k)
 		return;
-	for (size_t i = 0; i < k->size; i++) {
-		free(k->v[i].held);
-		free(k->v[i].want);
-		free(k->v[i].known);
+	for (size_t i = 0; i < k->ports.size; i++) {
+		free(slot(k, i)->held);
+		free(slot(k, i)->want);
+		free(slot(k, i)->known);
 	}
-	free(k->v);
+	porttab_free(&k->ports);
 	part_config_free(&k->cfg);
 	free(k);
 	sm->pkey = NULL;

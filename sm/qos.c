@@ -17,6 +17,7 @@
 #include "conf/partitions.h"
 #include "sm/log.h"
 #include "sm/pkey.h"
+#include "sm/porttab.h"
 #include "sm/qos.h"
 #include "sm/qostab.h"
 #include "sm/sm.h"
@@ -27,8 +28,7 @@
 enum { QK_UNKNOWN, QK_KNOWN, QK_FAILED };
 
 struct qport {
-	uint64_t guid;          /* node GUID; 0: free slot */
-	uint8_t num;
+	struct porttab_key key;   /* first: the table finds records by it */
 	bool used;              /* managed by the running phase */
 	bool sl2vl;             /* the node takes SL2VL tables */
 	uint16_t nin;           /* SL2VL tables: 1 (CA) or ports + 1 (switch) */
@@ -46,8 +46,7 @@ struct qos_stats {
 };
 
 struct sm_qos {
-	struct qport *v;
-	size_t size, count;
+	struct porttab ports;   /* of struct qport */
 	struct qos_params cls[QOS_NCLASSES];
 	void (*done)(struct sm *);
 	struct qos_stats st;
@@ -62,29 +61,6 @@ struct q_ctx {
 };
 
 /* --- the per-port table ---------------------------------------------------------- */
-
-static size_t slot_of(const struct sm_qos *k, uint64_t guid, uint8_t num)
-{
-	size_t i = (size_t)(((guid ^ ((uint64_t)num << 56)) * 0x9e3779b97f4a7c15ULL) >> 20) &
-		   (k->size - 1);
-
-	while (k->v[i].guid && (k->v[i].guid != guid || k->v[i].num != num))
-		i = (i + 1) & (k->size - 1);
-	return i;
-}
-
-static void grow(struct sm_qos *k)
-{
-	struct qport *old = k->v;
-	size_t n = k->size;
-
-	k->size = n ? 2 * n : 256;
-	k->v = xcalloc(k->size, sizeof(*k->v));
-	for (size_t i = 0; i < n; i++)
-		if (old[i].guid)
-			k->v[slot_of(k, old[i].guid, old[i].num)] = old[i];
-	free(old);
-}
 
 static void port_size(struct qport *q, unsigned nin)
 {
@@ -102,18 +78,15 @@ static void port_size(struct qport *q, unsigned nin)
 
 static struct qport *qport_get(struct sm_qos *k, struct sm_port *p, unsigned nin)
 {
-	struct qport *q;
+	struct qport *q = porttab_get(&k->ports, p->node->guid, p->num);
 
-	if (2 * (k->count + 1) > k->size)
-		grow(k);
-	q = &k->v[slot_of(k, p->node->guid, p->num)];
-	if (!q->guid) {
-		q->guid = p->node->guid;
-		q->num = p->num;
-		k->count++;
-	}
 	port_size(q, nin);
 	return q;
+}
+
+static struct qport *slot(const struct sm_qos *k, size_t i)
+{
+	return porttab_slot(&k->ports, i);
 }
 
 /* --- which ports, which tables ------------------------------------------------- */
@@ -193,8 +166,8 @@ static uint32_t modifier(const struct qport *q, bool arb, uint8_t idx)
 	bool sw = node_is_switch(q->p->node);
 
 	if (arb)
-		return smp_vlarb_mod(idx, sw ? q->num : 0);
-	return sw ? smp_sl2vl_mod(idx, q->num) : 0;
+		return smp_vlarb_mod(idx, sw ? q->key.num : 0);
+	return sw ? smp_sl2vl_mod(idx, q->key.num) : 0;
 }
 
 static void send(struct sm *sm, struct qport *q, bool arb, uint8_t idx, uint8_t method,
@@ -239,7 +212,7 @@ static void failed(struct q_ctx *c, const char *what, int err)
 	c->sm->sweep_clean = false;
 	c->sm->st.errors++;
 	log_fabric(LOG_LVL_WARNING, "%016llx \"%s\" port %u: %s %s %u failed (%d)",
-		   (unsigned long long)c->q->guid, c->q->p->node->desc, c->q->num,
+		   (unsigned long long)c->q->key.guid, c->q->p->node->desc, c->q->key.num,
 		   c->arb ? "VLArbitration block" : "SL2VL table from port", what, c->idx, err);
 }
 
@@ -340,9 +313,9 @@ static void writes_done(struct sm *sm)
 	struct sm_qos *k = sm->qos;
 
 	sm_phase_begin(sm, limits_done);
-	for (size_t i = 0; i < k->size; i++)
-		if (k->v[i].used)
-			high_limit(sm, &k->v[i]);
+	for (size_t i = 0; i < k->ports.size; i++)
+		if (slot(k, i)->used)
+			high_limit(sm, slot(k, i));
 	sm_phase_end(sm);
 }
 
@@ -351,9 +324,9 @@ static void reads_done(struct sm *sm)
 	struct sm_qos *k = sm->qos;
 
 	sm_phase_begin(sm, writes_done);
-	for (size_t i = 0; i < k->size; i++)
-		if (k->v[i].used)
-			write_port(sm, &k->v[i]);
+	for (size_t i = 0; i < k->ports.size; i++)
+		if (slot(k, i)->used)
+			write_port(sm, slot(k, i));
 	sm_phase_end(sm);
 }
 
@@ -364,9 +337,9 @@ static void begin(struct sm *sm)
 	memset(&k->st, 0, sizeof(k->st));
 	for (unsigned c = 0; c < QOS_NCLASSES; c++)
 		qos_params_for(&sm->conf, (enum qos_class)c, &k->cls[c]);
-	for (size_t i = 0; i < k->size; i++) {
-		k->v[i].used = false;
-		k->v[i].p = NULL;
+	for (size_t i = 0; i < k->ports.size; i++) {
+		slot(k, i)->used = false;
+		slot(k, i)->p = NULL;
 	}
 }
 
@@ -378,17 +351,19 @@ void sm_qos_phase(struct sm *sm, void (*done)(struct sm *))
 		done(sm);
 		return;
 	}
-	if (!sm->qos)
+	if (!sm->qos) {
 		sm->qos = xcalloc(1, sizeof(*sm->qos));
+		porttab_init(&sm->qos->ports, sizeof(struct qport));
+	}
 	k = sm->qos;
 	k->done = done;
 	begin(sm);
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
 		manage_node(sm, sm->fabric->nodes[i]);
 	sm_phase_begin(sm, reads_done);
-	for (size_t i = 0; i < k->size; i++)
-		if (k->v[i].used)
-			read_port(sm, &k->v[i]);
+	for (size_t i = 0; i < k->ports.size; i++)
+		if (slot(k, i)->used)
+			read_port(sm, slot(k, i));
 	sm_phase_end(sm);
 }
 
@@ -398,12 +373,12 @@ void sm_qos_free(struct sm *sm)
 
 	if (!k)
 		return;
-	for (size_t i = 0; i < k->size; i++) {
-		free(k->v[i].held);
-		free(k->v[i].known);
-		free(k->v[i].in_used);
+	for (size_t i = 0; i < k->ports.size; i++) {
+		free(slot(k, i)->held);
+		free(slot(k, i)->known);
+		free(slot(k, i)->in_used);
 	}
-	free(k->v);
+	porttab_free(&k->ports);
 	free(k);
 	sm->qos = NULL;
 }
@@ -412,12 +387,7 @@ void sm_qos_free(struct sm *sm)
 
 static const struct qport *qport_find(const struct sm_qos *k, uint64_t guid, uint8_t num)
 {
-	const struct qport *q;
-
-	if (!k || !k->size)
-		return NULL;
-	q = &k->v[slot_of(k, guid, num)];
-	return q->guid ? q : NULL;
+	return k ? porttab_find(&k->ports, guid, num) : NULL;
 }
 
 bool sm_qos_sl2vl(const struct sm *sm, uint64_t node_guid, uint8_t num, uint8_t in,
