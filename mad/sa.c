@@ -13,19 +13,8 @@
 #include <string.h>
 
 #include "ibsm/sa_wire.h"
+#include "mad/be24.h"
 #include "mad/sa.h"
-
-static uint32_t get_be24(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
-}
-
-static void put_be24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
 
 /* A selector (2 bits) and a value (6 bits) in one byte: MTU, Rate,
  * PacketLifeTime of PathRecord and MCMemberRecord. */

@@ -13,20 +13,8 @@
 #include <string.h>
 
 #include "ibsm/mad_wire.h"
+#include "mad/be24.h"
 #include "mad/smp.h"
-
-/* 24-bit big-endian fields (vendor id, producer type, round-trip latency). */
-static uint32_t get_be24(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
-}
-
-static void put_be24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
 
 /* Two 4-bit fields in one byte, first one in the high nibble. */
 static uint8_t nib_pack(uint8_t hi, uint8_t lo)
