@@ -965,33 +965,50 @@ not_regular:
 	return -1;
 }
 
-int conf_load_file(struct sm_conf *c, const char *path, struct conf_errors *errs)
+int conf_read_file(const char *path, struct conf_errors *errs, char **buf, size_t *len)
 {
 	size_t cap = CONF_MAX_FILE + 1;
-	char *buf;
+	struct stat st;
 	ssize_t n;
-	int fd, ret;
+	int fd;
 
+	*buf = NULL;
+	*len = 0;
+	if (stat(path, &st) < 0 && errno == ENOENT)
+		return -ENOENT;
 	fd = open_regular(path, errs);
-	if (fd < 0) {
+	if (fd < 0)
+		return -1;
+	/* Up to one byte past the limit, so a file that grew past it since
+	 * fstat() still shows as too large. */
+	*buf = xmalloc(cap);
+	n = read_all(fd, *buf, cap);
+	if (n < 0) {
+		add_error(errs, path, 0, "%s", strerror(errno));
+		free(*buf);
+		*buf = NULL;
+	}
+	close(fd);
+	if (n < 0)
+		return -1;
+	*len = (size_t)n;
+	return 0;
+}
+
+int conf_load_file(struct sm_conf *c, const char *path, struct conf_errors *errs)
+{
+	char *buf;
+	size_t len;
+	int ret = conf_read_file(path, errs, &buf, &len);
+
+	if (ret == -ENOENT)
+		add_error(errs, path, 0, "%s", strerror(ENOENT));
+	if (ret < 0) {
 		conf_defaults(c);
 		return 1;
 	}
-	/* Up to one byte past the limit, so a file that grew past it since
-	 * fstat() still shows as too large. */
-	buf = xmalloc(cap);
-	n = read_all(fd, buf, cap);
-	if (n < 0) {
-		int err = errno;   /* conf_defaults() may change errno */
-
-		conf_defaults(c);
-		add_error(errs, path, 0, "%s", strerror(err));
-		ret = 1;
-	} else {
-		ret = conf_parse_buf(c, path, buf, (size_t)n, errs);
-	}
+	ret = conf_parse_buf(c, path, buf, len, errs);
 	free(buf);
-	close(fd);
 	return ret;
 }
 

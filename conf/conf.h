@@ -177,6 +177,11 @@ int conf_parse_buf(struct sm_conf *c, const char *name, const char *buf,
  * and so is anything but a regular file (a FIFO, device, directory...) or a
  * file over CONF_MAX_FILE bytes: loading never blocks. */
 int conf_load_file(struct sm_conf *c, const char *path, struct conf_errors *errs);
+/* The whole of path into *buf (malloc'ed, *len bytes; the caller frees it)
+ * under the same rules: 0, -ENOENT when there is no such file (nothing
+ * added to errs), or -1 with the error added. Used for the partitions file
+ * too. */
+int conf_read_file(const char *path, struct conf_errors *errs, char **buf, size_t *len);
 void conf_errors_init(struct conf_errors *errs);
 void conf_errors_free(struct conf_errors *errs);
 /* Print the kept messages, one per line, plus a count of dropped ones. */

@@ -16,13 +16,10 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "conf/partitions.h"
 
@@ -1355,77 +1352,22 @@ int part_parse_buf(struct part_config *out, const char *name,
 	return p.nerr;
 }
 
-/* Open path if it is a regular file of at most CONF_MAX_FILE bytes; O_NONBLOCK
- * so that a FIFO cannot hang the open. -1 with the error reported, or
- * -2 when the file does not exist. */
-static int open_regular(const char *path, struct conf_errors *errs)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-
-	if (fd < 0 && errno == ENOENT)
-		return -2;
-	if (fd < 0) {
-		file_err(errs, path, 0, "%s", strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) < 0)
-		file_err(errs, path, 0, "%s", strerror(errno));
-	else if (!S_ISREG(st.st_mode))
-		file_err(errs, path, 0, "not a regular file");
-	else if (st.st_size > CONF_MAX_FILE)
-		file_err(errs, path, 0, "file too large (more than %u bytes)",
-			 CONF_MAX_FILE);
-	else
-		return fd;
-	close(fd);
-	return -1;
-}
-
-/* Read all of fd, up to cap bytes. */
-static ssize_t read_all(int fd, char *buf, size_t cap)
-{
-	size_t got = 0;
-
-	while (got < cap) {
-		ssize_t r = read(fd, buf + got, cap - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 int part_load_file(struct part_config *out, const char *path,
 		   struct conf_errors *errs)
 {
-	int fd = open_regular(path, errs), ret;
 	char *buf;
-	ssize_t n;
+	size_t len;
+	int ret = conf_read_file(path, errs, &buf, &len);
 
 	memset(out, 0, sizeof(*out));
-	if (fd == -2) {
+	if (ret == -ENOENT) {
 		part_defaults(out);
 		return -ENOENT;
 	}
-	if (fd < 0)
+	if (ret < 0)
 		return 1;
-	/* one byte more than allowed, so that a file that grew shows */
-	buf = xmalloc(CONF_MAX_FILE + 1);
-	n = read_all(fd, buf, CONF_MAX_FILE + 1);
-	if (n < 0) {
-		file_err(errs, path, 0, "%s", strerror(errno));
-		ret = 1;
-	} else {
-		ret = part_parse_buf(out, path, buf, (size_t)n, errs);
-	}
+	ret = part_parse_buf(out, path, buf, len, errs);
 	free(buf);
-	close(fd);
 	return ret;
 }
 

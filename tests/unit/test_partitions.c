@@ -950,13 +950,14 @@ static void test_load_file(void **state)
 	/* a FIFO without a writer must not block */
 	assert_int_equal(mkfifo(path, 0600), 0);
 	assert_int_equal(part_load_file(&c, path, &e), 1);
-	assert_string_equal(e.msg[0] + strlen(path), ": not a regular file");
+	assert_string_equal(e.msg[0] + strlen(path), ": a FIFO, not a regular file: refusing to read it");
 	conf_errors_free(&e);
 	part_config_free(&c);
 	unlink(path);
 
 	assert_int_equal(part_load_file(&c, dir, &e), 1);
-	assert_string_equal(e.msg[0] + strlen(dir), ": not a regular file");
+	assert_string_equal(e.msg[0] + strlen(dir),
+			    ": a directory, not a regular file: refusing to read it");
 	conf_errors_free(&e);
 	part_config_free(&c);
 	assert_int_equal(rmdir(dir), 0);
