@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl/ctl_out.h"
 #include "ctl/ctl.h"
 #include "sm/ar.h"
 #include "ctl/ctl_int.h"
@@ -61,27 +62,6 @@ int ctl_arg_bool(struct ctl_call *c, const char *name, bool *out)
 
 /* ---- JSON of fabric objects ---- */
 
-static json_object *jguid(uint64_t g)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)g);
-	return json_object_new_string(buf);
-}
-
-#define ADD(o, k, v) json_object_object_add((o), (k), (v))
-#define JINT(v) json_object_new_int64((int64_t)(v))
-#define JSTR(v) json_object_new_string(v)
-
-static const char *node_type_name(const struct sm_node *n)
-{
-	switch (n->ni.node_type) {
-	case TOPO_CA: return "ca";
-	case TOPO_SWITCH: return "switch";
-	case TOPO_ROUTER: return "router";
-	default: return "unknown";
-	}
-}
 
 /* ---- finding nodes ---- */
 
@@ -357,7 +337,7 @@ static json_object *hop_json(const struct sm_node *n, unsigned in, unsigned out)
 
 	ADD(o, "guid", jguid(n->guid));
 	ADD(o, "desc", JSTR(n->desc));
-	ADD(o, "type", JSTR(node_type_name(n)));
+	ADD(o, "type", JSTR(node_type_name(n->ni.node_type)));
 	ADD(o, "in_port", in ? JINT(in) : NULL);
 	ADD(o, "out_port", out ? JINT(out) : NULL);
 	return o;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/ctl_out.h"
 #include "ctl/ctl_int.h"
 #include "sm/log.h"
 #include "sm/mcast.h"
@@ -27,20 +28,9 @@
 #include "sm/sm.h"
 #include "sm/snap.h"
 
-#define ADD(o, k, v) json_object_object_add((o), (k), (v))
-#define JINT(v) json_object_new_int64((int64_t)(v))
-#define JSTR(v) json_object_new_string(v)
 #define MAX_PATH_HOPS 4096
 
 /* --- names ---------------------------------------------------------------------------- */
-
-static json_object *jguid(uint64_t g)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)g);
-	return JSTR(buf);
-}
 
 static json_object *jmgid(const uint8_t mgid[16])
 {

@@ -25,15 +25,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ctl/ctl_out.h"
 #include "ctl/ctl_int.h"
 #include "mad/sa.h"
 #include "mad/sa_fields.h"
 #include "sa/sa.h"
 #include "sm/sm.h"
 
-#define ADD(o, k, v) json_object_object_add((o), (k), (v))
-#define JINT(v) json_object_new_int64((int64_t)(v))
-#define JSTR(v) json_object_new_string(v)
 
 /* --- fields in wire bytes --- */
 

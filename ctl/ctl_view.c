@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/ctl_out.h"
 #include "ctl/ctl_view.h"
 #include "sm/fabric.h"
 #include "sm/log.h"
@@ -51,27 +52,6 @@ struct ctl_view {
 
 /* ---- JSON ---- */
 
-static json_object *jguid(uint64_t g)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)g);
-	return json_object_new_string(buf);
-}
-
-#define ADD(o, k, v) json_object_object_add((o), (k), (v))
-#define JINT(v) json_object_new_int64((int64_t)(v))
-#define JSTR(v) json_object_new_string(v)
-
-static const char *type_name(uint8_t t)
-{
-	switch (t) {
-	case TOPO_CA: return "ca";
-	case TOPO_SWITCH: return "switch";
-	case TOPO_ROUTER: return "router";
-	default: return "unknown";
-	}
-}
 
 static const char *state_name(unsigned s)
 {
@@ -85,7 +65,7 @@ static json_object *node_json(const struct vnode *n)
 	json_object *o = json_object_new_object();
 
 	ADD(o, "guid", jguid(n->guid));
-	ADD(o, "type", JSTR(type_name(n->type)));
+	ADD(o, "type", JSTR(node_type_name(n->type)));
 	ADD(o, "ports", JINT(n->nports));
 	ADD(o, "lid", JINT(n->lid));
 	ADD(o, "hops", JINT(n->hops));
