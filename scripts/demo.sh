@@ -1,7 +1,8 @@
 #!/bin/sh
 # Demo: build ibsmd, start ibsim on tests/topo/small.net (12 switches, 32
 # hosts), run ibsmd on it as a daemon, and show the result through ibsmctl
-# and through infiniband-diags, which nobody here wrote.
+# and through infiniband-diags, which nobody here wrote (sminfo, ibtracert,
+# saquery against the SA).
 set -e
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -50,6 +51,14 @@ nodes = {n["desc"]: n["lid"] for n in json.load(sys.stdin)["result"]["nodes"]}
 print(nodes["H00001"], nodes["H00032"])')
 # shellcheck disable=SC2086
 sim_run ibtracert $lids
+echo
+echo "== saquery: the SA's PathRecord from H00001 to H00032, asked at H00020 (infiniband-diags)"
+# shellcheck disable=SC2086
+set -- $lids
+sim_run_at H00020 saquery -p --slid "$1" --dlid "$2" || true
+echo
+ctl mcast
+ctl sa
 # the harness's exit trap stops ibsmd and ibsim; it must not trip set -e
 set +e
 exit 0
