@@ -30,7 +30,8 @@
 # ibsmd gets all joins in one `ibsmctl mcast_join ... all` request, which
 # calls the manager the SA calls; its answered_ms is that request's round
 # trip, so only its programmed_ms and mft_sets compare with the others.
-# SMS="..." picks SMs, RUNS="..." the runs (default 1 2 3).
+# SMS="..." picks SMs, RUNS="..." the runs (default 1 2 3), IBSMD_OPTS
+# adds ibsmd options (e.g. "-o mcast_batch_ms=20").
 # Prints one line per SM and run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -158,8 +159,9 @@ sa_joins() {
 
 ibsmd_up() {
 	SOCK=$SIM_DIR/ibsmd.$1.sock
-	sim_bg sh -c 'exec "$0" -o socket_path="$1" -o state_dir="$2" -o log_level=info 2>"$3"' \
-		"$IBSMD" "$SOCK" "$SIM_DIR/state.$1" "$SIM_DIR/ibsmd.$1.log"
+	# shellcheck disable=SC2086
+	sim_bg sh -c 'f=$1; shift; exec "$@" 2>"$f"' sh "$SIM_DIR/ibsmd.$1.log" "$IBSMD" \
+		-o socket_path="$SOCK" -o state_dir="$SIM_DIR/state.$1" -o log_level=info ${IBSMD_OPTS:-}
 	SM=$SIM_BG_PID
 	i=0
 	until timeout 10 "$CTL" -s "$SOCK" --json status 2>/dev/null | grep -q '"subnet_up":true'; do
