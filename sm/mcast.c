@@ -22,6 +22,7 @@
 #include "sm/log.h"
 #include "sm/mcast.h"
 #include "sm/pkey.h"
+#include "sm/porttab.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 #include "sm/tables.h"
@@ -32,7 +33,8 @@
 enum { K_UNKNOWN, K_KNOWN, K_FAILED };
 
 struct mft_sw {
-	uint64_t guid;            /* switch GUID; 0: free slot */
+	struct porttab_key key;   /* switch GUID, port 0; first: the table finds it */
+	bool made;                /* held is initialised */
 	bool used;                /* in the running batch */
 	bool fdbtop;              /* takes MulticastFDBTop */
 	uint8_t npos;
@@ -52,8 +54,7 @@ struct sm_mcast {
 	struct mcdb *db;
 	struct mcast_result res;   /* the last batch's trees (prev of the next) */
 	bool have_res;
-	struct mft_sw *sw;
-	size_t size, count;
+	struct porttab sw;        /* of struct mft_sw */
 	struct event *ev;
 	unsigned inflight;
 	void (*stage)(struct sm *);
@@ -80,26 +81,9 @@ struct mc_ctx {
 
 /* --- switches by GUID ----------------------------------------------------------- */
 
-static size_t sw_slot(const struct sm_mcast *mc, uint64_t guid)
+static struct mft_sw *sw_at(const struct sm_mcast *mc, size_t i)
 {
-	size_t i = (size_t)((guid * 0x9e3779b97f4a7c15ULL) >> 20) & (mc->size - 1);
-
-	while (mc->sw[i].guid && mc->sw[i].guid != guid)
-		i = (i + 1) & (mc->size - 1);
-	return i;
-}
-
-static void sw_grow(struct sm_mcast *mc)
-{
-	struct mft_sw *old = mc->sw;
-	size_t n = mc->size;
-
-	mc->size = n ? 2 * n : 64;
-	mc->sw = xcalloc(mc->size, sizeof(*mc->sw));
-	for (size_t i = 0; i < n; i++)
-		if (old[i].guid)
-			mc->sw[sw_slot(mc, old[i].guid)] = old[i];
-	free(old);
+	return porttab_slot(&mc->sw, i);
 }
 
 static void sw_forget(struct mft_sw *w, uint8_t npos)
@@ -112,14 +96,10 @@ static void sw_forget(struct mft_sw *w, uint8_t npos)
 
 static struct mft_sw *sw_get(struct sm_mcast *mc, uint64_t guid, uint8_t npos)
 {
-	struct mft_sw *w;
+	struct mft_sw *w = porttab_get(&mc->sw, guid, 0);
 
-	if (2 * (mc->count + 1) > mc->size)
-		sw_grow(mc);
-	w = &mc->sw[sw_slot(mc, guid)];
-	if (!w->guid) {
-		w->guid = guid;
-		mc->count++;
+	if (!w->made) {
+		w->made = true;
 		mcast_mft_init(&w->held, 0);
 		sw_forget(w, npos);
 	}
@@ -130,12 +110,7 @@ static struct mft_sw *sw_get(struct sm_mcast *mc, uint64_t guid, uint8_t npos)
 
 static struct mft_sw *sw_find(const struct sm_mcast *mc, uint64_t guid)
 {
-	struct mft_sw *w;
-
-	if (!mc || !mc->size)
-		return NULL;
-	w = &mc->sw[sw_slot(mc, guid)];
-	return w->guid ? w : NULL;
+	return mc ? porttab_find(&mc->sw, guid, 0) : NULL;
 }
 
 /* --- SMPs, counted per stage ----------------------------------------------------- */
@@ -166,7 +141,7 @@ static void failed(struct sm *sm, const struct mc_ctx *c, const char *what, int 
 		sm->st.errors++;
 	}
 	log_fabric(LOG_LVL_WARNING, "%016llx: MFT block %u position %u %s failed (%d)",
-		   (unsigned long long)c->sw->guid, c->block, c->pos, what, err);
+		   (unsigned long long)c->sw->key.guid, c->block, c->pos, what, err);
 }
 
 static void submit(struct sm *sm, const struct mad_req *r, struct mc_ctx *c, mad_done_fn cb)
@@ -291,7 +266,7 @@ static void top_done(void *arg, int err, const struct smp *resp)
 {
 	struct mc_ctx *c = arg;
 	struct sm *sm = c->sm;
-	struct sm_node *n = sm->fabric ? fabric_find(sm->fabric, c->sw->guid) : NULL;
+	struct sm_node *n = sm->fabric ? fabric_find(sm->fabric, c->sw->key.guid) : NULL;
 
 	if (err == MAD_OK && n)
 		smp_switch_info_decode(resp->data, sizeof(resp->data), &n->si);
@@ -325,13 +300,13 @@ static void for_each_switch(struct sm *sm, void (*fn)(struct sm *, const struct 
 {
 	struct sm_mcast *mc = sm->mcast;
 
-	for (size_t i = 0; i < mc->size; i++) {
-		struct mft_sw *w = &mc->sw[i];
+	for (size_t i = 0; i < mc->sw.size; i++) {
+		struct mft_sw *w = sw_at(mc, i);
 		const struct sm_node *n;
 
-		if (!w->guid || !w->used)
+		if (!w->key.guid || !w->used)
 			continue;
-		n = fabric_find(sm->fabric, w->guid);
+		n = fabric_find(sm->fabric, w->key.guid);
 		if (n && node_usable(n))
 			fn(sm, n, w);
 	}
@@ -554,8 +529,8 @@ static void bind_switches(struct sm *sm)
 	struct sm_mcast *mc = sm->mcast;
 	const struct sm_fabric *f = sm->fabric;
 
-	for (size_t i = 0; i < mc->size; i++)
-		mc->sw[i].used = false;
+	for (size_t i = 0; i < mc->sw.size; i++)
+		sw_at(mc, i)->used = false;
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct sm_node *n = f->nodes[i];
 		struct mft_sw *w;
@@ -777,6 +752,7 @@ void sm_mcast_init(struct sm *sm)
 	};
 
 	sm->mcast = xcalloc(1, sizeof(*sm->mcast));
+	porttab_init(&sm->mcast->sw, sizeof(struct mft_sw));
 	sm->mcast->db = mcdb_new(&o);
 	sm_mcast_partitions(sm);
 }
@@ -789,10 +765,10 @@ void sm_mcast_free(struct sm *sm)
 		return;
 	if (mc->ev)
 		event_free(mc->ev);
-	for (size_t i = 0; i < mc->size; i++)
-		if (mc->sw[i].guid)
-			mcast_mft_free(&mc->sw[i].held);
-	free(mc->sw);
+	for (size_t i = 0; i < mc->sw.size; i++)
+		if (sw_at(mc, i)->made)
+			mcast_mft_free(&sw_at(mc, i)->held);
+	porttab_free(&mc->sw);
 	if (mc->have_res)
 		mcast_result_free(&mc->res);
 	mcdb_free(mc->db);

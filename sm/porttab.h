@@ -1,5 +1,5 @@
 /*
- * DOC: per-port records of the SM's table managers (P_Keys, QoS), found
+ * DOC: per-port records of the SM's table managers (P_Keys, QoS, MFTs), found
  * by (node GUID, port number) in an open-addressing hash.
  *
  * A record type starts with struct porttab_key; the table holds the
