@@ -9,7 +9,7 @@
 #     Asserts: peak RSS within 64 MiB of the idle RSS, an admin's "status"
 #     round trip below 10 ms (p90), heavy sweeps not slowed by more than
 #     10 % (+2 ms of noise; against windows before and after without
-#     abuse), the daemon not busy and alive, at most max_clients_per_uid
+#     abuse; a round that misses it is run once more), the daemon not busy and alive, at most max_clients_per_uid
 #     connections per user.
 #  2. lockout: 64 idle connections from four users. Root's status and
 #     sweep still work, a fifth user is refused (busy), 1000 refusals log
@@ -161,20 +161,27 @@ print("ctl_abuse.sh: streamed replies: 12 in order, %d ports each, %d events bet
 EOF
 
 # ---- 1. flood ----
+# flood_round: a window without abuse, the flood with a window under it,
+# and one after; the windows' files are $SIM_DIR/base, abuse and after.
+flood_round() {
+	measure 12 "$SIM_DIR/base"
+	FLOODERS=
+	for u in 65534 65533 65532; do
+		abuse "$u" flood "$SOCK" 30 18 >"$SIM_DIR/flood.$u" &
+		FLOODERS="$FLOODERS $!"
+	done
+	sleep 3    # connected and blocked: the flood as it lasts
+	measure 14 "$SIM_DIR/abuse"
+	for p in $FLOODERS; do
+		wait "$p" || die "a flooder failed"
+	done
+	kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died under the flood"
+	measure 12 "$SIM_DIR/after"
+}
+
 sleep 2    # the first light sweeps and the flapping under way
-measure 12 "$SIM_DIR/base"
-for u in 65534 65533 65532; do
-	abuse "$u" flood "$SOCK" 30 18 >"$SIM_DIR/flood.$u" &
-	FLOODERS="${FLOODERS:-} $!"
-done
-sleep 3    # connected and blocked: the flood as it lasts
-measure 14 "$SIM_DIR/abuse"
-for p in $FLOODERS; do
-	wait "$p" || die "a flooder failed"
-done
-kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died under the flood"
+flood_round
 HWM_KB=$(awk '/^VmHWM/ { print $2 }' "/proc/$PID/status")
-measure 12 "$SIM_DIR/after"
 msg "flood: idle RSS $IDLE_KB kB, peak $HWM_KB kB; per user: $(cat "$SIM_DIR"/flood.* | tr '\n' ' ')"
 for u in 65534 65533 65532; do
 	[ "$(jf "$SIM_DIR/flood.$u" 'r["first_admitted"] == 16 and r["refused"] > 0')" = True ] ||
@@ -205,7 +212,8 @@ done
 # median on the loaded 2-core machine (ASan); bench/ctl-bench.sh measures
 # the 10 % more finely. A daemon busy with the flood shows far more (the
 # busy loop above made sweeps 40-100 % slower).
-python3 - "$SIM_DIR/base.sweeps" "$SIM_DIR/after.sweeps" "$SIM_DIR/abuse.sweeps" <<'EOF' ||
+sweeps_within() {
+	python3 - "$SIM_DIR/base.sweeps" "$SIM_DIR/after.sweeps" "$SIM_DIR/abuse.sweeps" <<'EOF'
 import json, statistics, sys
 ref = json.load(open(sys.argv[1]))["durations_ms"] + json.load(open(sys.argv[2]))["durations_ms"]
 abused = json.load(open(sys.argv[3]))["durations_ms"]
@@ -214,7 +222,16 @@ print("ctl_abuse.sh: heavy sweeps: median %.2f ms without abuse (%d), %.2f ms un
       % (r, len(ref), a, len(abused), (a / r - 1) * 100), file=sys.stderr)
 sys.exit(a > 1.1 * r + 2)
 EOF
-	die "sweeps slowed by more than 10 % + 2 ms"
+}
+# Under make -j2 another test may load the machine in one window and not
+# in the others (+40 % once, against -2 % to +18 % otherwise): a failed
+# comparison is measured again with a new flood. A daemon that the flood
+# slows fails both rounds.
+if ! sweeps_within; then
+	msg "heavy sweeps: measuring again"
+	flood_round
+	sweeps_within || die "sweeps slowed by more than 10 % + 2 ms, in two rounds"
+fi
 
 # ---- 2. lockout ----
 if $HAVE_IDLE; then
