@@ -9,8 +9,8 @@
 #     Asserts: peak RSS within 64 MiB of the idle RSS, an admin's "status"
 #     round trip below 10 ms (p90), heavy sweeps not slowed by more than
 #     10 % (+2 ms of noise; against windows before and after without
-#     abuse; a round that misses it is run once more), the daemon not busy and alive, at most max_clients_per_uid
-#     connections per user.
+#     abuse; a round that misses it is run once more), the daemon not
+#     busy and alive, at most max_clients_per_uid connections per user.
 #  2. lockout: 64 idle connections from four users. Root's status and
 #     sweep still work, a fifth user is refused (busy), 1000 refusals log
 #     only a few lines, and the idle timeout closes the idle ones.
