@@ -87,8 +87,15 @@ struct sa *sa_new(const struct sa_env *env, const struct sa_conf *conf);
 void sa_free(struct sa *sa);
 void sa_set_conf(struct sa *sa, const struct sa_conf *conf);
 
-/* The MAD engine's gsi hook (mad_gsi_fn, arg = the struct sa). */
+/* The MAD engine's gsi hook (mad_gsi_fn, arg = the struct sa): the MAD
+ * counts as received now. */
 void sa_recv(void *sa, const uint8_t *msg, size_t len, int status, const struct mad_addr *from);
+/* The same for a MAD the daemon received at t_us (sa_now_us()) and held
+ * since (sa/glue.c's queue while a sweep runs): latency counts from t_us. */
+void sa_recv_at(struct sa *sa, const uint8_t *msg, size_t len, int status,
+		const struct mad_addr *from, uint64_t t_us);
+/* The clock of the latency counters: CLOCK_MONOTONIC in microseconds. */
+uint64_t sa_now_us(void);
 /* Answer the request in msg BUSY without looking further (the daemon's
  * queue of requests waiting for a sweep is full); counted as busy. */
 void sa_busy(struct sa *sa, const uint8_t *msg, size_t len, const struct mad_addr *from);
@@ -150,7 +157,8 @@ void sa_result_free(struct sa_result *res);
 /* A short name for an SA status ("ERR_NO_RECORDS"). */
 const char *sa_status_name(uint16_t status);
 
-/* Counters. Latency: microseconds from receipt to the response's send. */
+/* Counters. Latency: microseconds from the daemon's receipt of the request
+ * (sa_recv_at) to the response's send, time held or parked included. */
 struct sa_attr_stats {
 	const char *name;
 	uint16_t attr;

@@ -283,7 +283,6 @@ uint32_t sa_hist_upper(unsigned i);
 
 /* The SA's clock. */
 uint64_t sa_now(const struct sa *sa);
-uint64_t sa_now_us(void);
 
 /* Snapshot bookkeeping (sa.c): the snapshot the SA answers from, and
  * its index; NULL before the first sweep. */

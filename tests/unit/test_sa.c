@@ -1461,6 +1461,38 @@ static void test_stats(void **state)
 	fx_free(f);
 }
 
+/* Latency counts from the daemon's receipt: a request held 300 ms (the
+ * glue's queue while a sweep runs) shows at least 300 ms, also when it
+ * was parked for port tables on top. */
+static void test_stats_from_receipt(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	struct mad_addr from = { .dlid = ca_lid(f, 0), .qpn = 1, .qkey = MAD_QKEY_GSI };
+	uint8_t t[108] = { 0 }, mad[MAD_SIZE];
+	struct sa_attr_stats as[32];
+	size_t total, n, seen = 0;
+
+	sa_fx_mad(f, mad, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC, 0, 0, t, 108, 0);
+	sa_recv_at(f->sa, mad, MAD_SIZE, 0, &from, sa_now_us() - 300000);
+	/* a GUIDInfo table is read from the ports first: parked, then run */
+	put16(t, ca_lid(f, 2));
+	sa_fx_mad(f, mad, SA_METHOD_GET_TABLE, SA_ATTR_GUID_INFO_REC, 0, BIT(0), t, 72, 0);
+	sa_recv_at(f->sa, mad, MAD_SIZE, 0, &from, sa_now_us() - 300000);
+	assert_true(f->nsmps > 0);
+	assert_true(sa_fx_answer_smps(f) > 0);
+	sa_on_timer(f->sa);
+	n = sa_get_attr_stats(f->sa, as, 32, &total);
+	for (size_t i = 0; i < n; i++) {
+		if (as[i].attr != SA_ATTR_NODE_REC && as[i].attr != SA_ATTR_GUID_INFO_REC)
+			continue;
+		assert_int_equal(as[i].requests, 1);
+		assert_true(as[i].p50_us >= 300000);
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+	fx_free(f);
+}
+
 /* --- the control socket's queries --- */
 
 static void test_local_query(void **state)
@@ -1518,6 +1550,7 @@ int main(void)
 		cmocka_unit_test(test_wire_kernel_rmpp),
 		cmocka_unit_test(test_wire_user_rmpp),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_stats_from_receipt),
 		cmocka_unit_test(test_local_query),
 		cmocka_unit_test(test_partitions),
 		cmocka_unit_test(test_mcmember),
