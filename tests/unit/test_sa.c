@@ -954,14 +954,6 @@ static void test_services(void **state)
 			 SA_STATUS_NO_RECORDS);
 	sa_get_stats(f->sa, &st);
 	assert_int_equal(st.services, 0);
-	/* the cap */
-	for (unsigned i = 0; i < SA_MAX_SERVICES; i++) {
-		sr_template(t, 0x100 + i, ca_guid(f, 4), 100, "many");
-		assert_int_equal(status_of(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176), 0);
-	}
-	sr_template(t, 0x42, ca_guid(f, 4), 100, "one too many");
-	assert_int_equal(status_of(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176),
-			 SA_STATUS_NO_RESOURCES);
 	fx_free(f);
 }
 
@@ -1265,6 +1257,77 @@ static void test_mcmember_partitions(void **state)
 	fx_free(f);
 }
 
+/* ServiceRecords belong to the port that registered them: another port
+ * may neither replace nor delete them (ERR_REQ_DENIED), a trusted
+ * requester may; one port registers at most SA_SERVICES_PER_PORT, all
+ * together SA_MAX_SERVICES. */
+static void test_service_owner(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint64_t key = BIT(0) | BIT(1) | BIT(4) | BIT(6);
+	uint16_t a = ca_lid(f, 2), b = ca_lid(f, 3);
+	uint8_t t[176];
+	struct sa_fx_resp r;
+	struct sa_stats st;
+	unsigned i;
+
+	sr_template(t, 0x10, ca_guid(f, 2), 100, "a's");
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	/* b replacing or deleting a's service: denied, it stays as it was */
+	sr_template(t, 0x10, ca_guid(f, 2), 100, "b's now");
+	assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, SA_STATUS_REQ_DENIED);
+	assert_int_equal(ask_from(f, b, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t,
+				  176, 0).h.hdr.status, SA_STATUS_REQ_DENIED);
+	r = ask_from(f, b, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176, 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal((const char *)r.data + 48, "a's");
+	/* a may, and so may a trusted requester from anywhere */
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	assert_int_equal(ask_from(f, b, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t,
+				  176, SA_FX_SA_KEY).h.hdr.status, 0);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.services, 0);
+	/* the registering port owns it, whatever ServiceGID it names */
+	sr_template(t, 0x20, ca_guid(f, 3), 100, "a for b");
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	assert_int_equal(ask_from(f, b, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t,
+				  176, 0).h.hdr.status, SA_STATUS_REQ_DENIED);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.services, 1);
+	/* one port's cap; another port still registers */
+	for (i = 1; i < SA_SERVICES_PER_PORT; i++) {
+		sr_template(t, 0x100 + i, ca_guid(f, 2), 100, "many");
+		assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+				 .h.hdr.status, 0);
+	}
+	sr_template(t, 0x42, ca_guid(f, 2), 100, "one too many");
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, SA_STATUS_NO_RESOURCES);
+	/* replacing one of its own is no new registration */
+	sr_template(t, 0x101, ca_guid(f, 2), 100, "renamed");
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	sr_template(t, 0x42, ca_guid(f, 3), 100, "b's");
+	assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	/* the global cap, trusted registrations filling it */
+	for (i = SA_SERVICES_PER_PORT + 1; i < SA_MAX_SERVICES; i++) {
+		sr_template(t, 0x1000 + i, ca_guid(f, 4), 100, "trusted");
+		assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176,
+					  SA_FX_SA_KEY).h.hdr.status, 0);
+	}
+	sr_template(t, 0x43, ca_guid(f, 4), 100, "full");
+	assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176,
+				  SA_FX_SA_KEY).h.hdr.status, SA_STATUS_NO_RESOURCES);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.services, SA_MAX_SERVICES);
+	fx_free(f);
+}
+
 static void test_inform(void **state)
 {
 	struct sa_fx *f = fx_new("ft2", 4, 0);
@@ -1546,6 +1609,7 @@ int main(void)
 		cmocka_unit_test(test_requester_budget),
 		cmocka_unit_test(test_multipath),
 		cmocka_unit_test(test_services),
+		cmocka_unit_test(test_service_owner),
 		cmocka_unit_test(test_inform),
 		cmocka_unit_test(test_wire_kernel_rmpp),
 		cmocka_unit_test(test_wire_user_rmpp),
