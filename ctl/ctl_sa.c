@@ -267,11 +267,13 @@ static int build_template(struct ctl_call *c, const struct sa_rec_desc *d, const
 		if (is_control_arg(key))
 			continue;
 		if (!(f = field_named(d, key, &bit))) {
-			ctl_fail(c, CTL_E_invalid_args, "%s has no field \"%.40s\"", attr, key);
+			ctl_fail_field(c, CTL_E_invalid_args, key, "%s has no field \"%.40s\"", attr,
+				       key);
 			return -1;
 		}
 		if (set_field(tmpl, f, val) < 0) {
-			ctl_fail(c, CTL_E_invalid_args, "bad value for %s (%u bits)", f->name, f->width);
+			ctl_fail_field(c, CTL_E_invalid_args, key, "bad value for %s (%u bits)", f->name,
+				       f->width);
 			return -1;
 		}
 		*mask |= 1ull << bit;
@@ -294,13 +296,13 @@ static enum ctl_ret sa_query(struct ctl_call *c, json_object **res)
 	if (ctl_arg_str(c, "attr", &attr) < 0 || ctl_arg_str(c, "modifier", &mod) < 0)
 		return CTL_ERROR;
 	if (!attr || !(an = sa_attr_lookup(attr)))
-		return ctl_fail(c, CTL_E_invalid_args, "which attribute? (NR, PIR, LR, SWIR, LFTR, "
+		return ctl_fail_field(c, CTL_E_invalid_args, "attr", "which attribute? (NR, PIR, LR, SWIR, LFTR, "
 				"MFTR, GIR, PKTR, SL2VL, VLAR, SMIR, PR, SR, IIR, CPI)");
 	d = sa_rec_desc_find(an->id);
 	if (build_template(c, d, an->name, tmpl, &mask) < 0)
 		return CTL_ERROR;
 	if (mod && parse_num(json_object_object_get(c->args, "modifier"), 32, &m) < 0)
-		return ctl_fail(c, CTL_E_invalid_args, "bad modifier");
+		return ctl_fail_field(c, CTL_E_invalid_args, "modifier", "bad modifier");
 	sa_query_local(c->sm->sa, an->id, (uint32_t)m, mask, tmpl, sizeof(tmpl), c->cl->admin, &r);
 	if (r.status)
 		return ctl_fail(c, CTL_E_failed, "SA status 0x%04x %s", r.status,
@@ -368,6 +370,21 @@ static enum ctl_ret sa_counters(struct ctl_call *c, json_object **res)
 	return CTL_DONE;
 }
 
+/* The command table's spec for "sa" takes any argument name ("*", for
+ * the record fields); the counters take only "what", so any other name is
+ * refused here as the generic check refuses it for other commands. */
+static enum ctl_ret counters_args(struct ctl_call *c)
+{
+	json_object_object_foreach(c->args, key, val) {
+		(void)val;
+		if (strcmp(key, "what"))
+			return ctl_fail_field(c, CTL_E_invalid_args, key,
+					      "sa takes no argument \"%.64s\" (only sa query takes "
+					      "FIELD=VALUE)", key);
+	}
+	return CTL_DONE;
+}
+
 enum ctl_ret cmd_sa(struct ctl_call *c, json_object **res)
 {
 	const char *what = NULL;
@@ -377,10 +394,12 @@ enum ctl_ret cmd_sa(struct ctl_call *c, json_object **res)
 	if (!c->sm->sa)
 		return ctl_fail(c, CTL_E_not_ready, "the SA is not running");
 	if (json_object_object_get_ex(c->args, "*", NULL))
-		return ctl_fail(c, CTL_E_invalid_args, "after the attribute: FIELD=VALUE pairs");
+		return ctl_fail_field(c, CTL_E_invalid_args, "*",
+				      "after the attribute: FIELD=VALUE pairs");
 	if (!what || !strcmp(what, "counters"))
-		return sa_counters(c, res);
+		return counters_args(c) == CTL_DONE ? sa_counters(c, res) : CTL_ERROR;
 	if (!strcmp(what, "query"))
 		return sa_query(c, res);
-	return ctl_fail(c, CTL_E_invalid_args, "sa [counters] | sa query ATTR [FIELD=VALUE...]");
+	return ctl_fail_field(c, CTL_E_invalid_args, "what",
+			      "sa [counters] | sa query ATTR [FIELD=VALUE...]");
 }

@@ -167,6 +167,15 @@ cases = [
     ("{'id':15,'cmd':'status'}", None, "parse_error"),
     ('{"id":16,"cmd":"status",}', None, "parse_error"),
     ('{"id":17,"cmd":"status","args":{"x":"\xff"}}', 17, "parse_error", "x"),
+    # "sa" takes any name for its query's fields, and checks them itself
+    ('{"id":18,"cmd":"sa","args":{"bogus":1}}', 18, "invalid_args", "bogus"),
+    ('{"id":19,"cmd":"sa","args":{"what":"counters","attr":"NR"}}', 19, "invalid_args", "attr"),
+    ('{"id":20,"cmd":"sa","args":{"what":"query","attr":"NR","bogus":1}}', 20, "invalid_args",
+     "bogus"),
+    ('{"id":21,"cmd":"sa","args":{"what":"query","attr":"NR","LID":"x"}}', 21, "invalid_args",
+     "LID"),
+    ('{"id":22,"cmd":"sa","args":{"what":"query","attr":"nope"}}', 22, "invalid_args", "attr"),
+    ('{"id":23,"cmd":"sa","args":{"what":"nope"}}', 23, "invalid_args", "what"),
 ]
 for line, rid, code, *field in cases:
     r = ask(f, line.encode("latin-1"))
