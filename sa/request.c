@@ -403,7 +403,8 @@ void sa_park_free(struct sa *sa)
 /* --- the control socket --- */
 
 void sa_query_local(struct sa *sa, uint16_t attr, uint32_t attr_mod, uint64_t mask,
-		    const uint8_t *tmpl, size_t tlen, bool trusted, struct sa_result *res)
+		    const uint8_t *tmpl, size_t tlen, bool trusted, uint32_t max_records,
+		    struct sa_result *res)
 {
 	const struct sa_attr *a = sa_attr_find(attr);
 	uint8_t method = a && a->methods == SA_M_GET ? SA_METHOD_GET : SA_METHOD_GET_TABLE;
@@ -417,7 +418,9 @@ void sa_query_local(struct sa *sa, uint16_t attr, uint32_t attr_mod, uint64_t ma
 	ctx_init(&c, sa, a, method, attr_mod, mask, tmpl, tlen);
 	c.trusted = trusted;
 	c.local = true;
-	c.max_bytes = (size_t)sa->conf.max_records * SA_REC_PADDED(a->size) + 1;
+	if (max_records && c.limit > max_records && method != SA_METHOD_GET)
+		c.limit = max_records;
+	c.max_bytes = (size_t)c.limit * SA_REC_PADDED(a->size) + 1;
 	if (c.desc && sa_mask_check(c.desc, mask) < 0)
 		sa_fail(&c, SA_STATUS_REQ_INVALID);
 	else if (a->trusted_only && !trusted)

@@ -149,10 +149,12 @@ struct sa_result {
 /* A GetTable (Get for ClassPortInfo) of attribute attr with template tmpl
  * (the record's wire size, zero-filled where unused) and component mask,
  * answered by the same code as a MAD, without the response size limits of
- * a MAD but with max_records. No partition filtering (the control socket
+ * a MAD but with max_records (the smaller of the argument, when not 0,
+ * and the configuration's: then ERR_REQ_TOO_MANY_RECORDS). No partition filtering (the control socket
  * is local); trusted sees M_Keys, SM_Keys and P_Key tables. */
 void sa_query_local(struct sa *sa, uint16_t attr, uint32_t attr_mod, uint64_t mask,
-		    const uint8_t *tmpl, size_t tlen, bool trusted, struct sa_result *res);
+		    const uint8_t *tmpl, size_t tlen, bool trusted, uint32_t max_records,
+		    struct sa_result *res);
 void sa_result_free(struct sa_result *res);
 /* A short name for an SA status ("ERR_NO_RECORDS"). */
 const char *sa_status_name(uint16_t status);

@@ -129,6 +129,27 @@ setpriv --reuid=65534 --regid=65534 --groups="$ADM_GID" timeout 30 "$CTL" -s "$S
 	loglevel info >/dev/null || die "member of $ADM_GROUP refused"
 msg "access: read-only for nobody, admin via socket_group"
 
+# ---- "sa query": whole tables, capped per reply ----
+as_nobody --json sa query PR >"$SIM_DIR/out" || die "nobody: sa query PR"
+[ "$(jget 'r["result"]["count"] > 1000 and not r["result"]["trusted"]' <"$SIM_DIR/out")" = True ] ||
+	die "nobody: sa query PR: $(head -c 300 "$SIM_DIR/out")"
+# with sa_max_records below the table, admins and others get reply_too_large
+cp "$CONF" "$CONF.orig"
+echo "sa_max_records 1000" >>"$CONF"
+ctl reload >/dev/null || die "reload sa_max_records"
+for who in ctl as_nobody; do
+	$who sa query PR 2>"$SIM_DIR/err"
+	[ $? = 1 ] && grep -q 'reply_too_large' "$SIM_DIR/err" && grep -q 'narrow the query' "$SIM_DIR/err" ||
+		die "$who: sa query PR over the cap: $(cat "$SIM_DIR/err")"
+done
+lid=$(ctl --json sa query NR NodeDescription=H00002 | jget 'r["result"]["records"][0]["LID"]')
+[ "$(as_nobody --json sa query PR SLID="$lid" | jget 'r["result"]["count"]')" -gt 40 ] ||
+	die "nobody: a narrowed sa query PR"
+cp "$CONF.orig" "$CONF"
+ctl reload >/dev/null || die "reload back"
+ctl loglevel info >/dev/null || die "loglevel info again"   # the file says notice
+msg "sa query: whole tables for anybody, reply_too_large past the cap"
+
 # ---- raw protocol: bad requests, framing, many clients, limits ----
 python3 - "$SOCK" <<'EOF' || die "raw protocol checks failed"
 import json, socket, sys, time

@@ -494,12 +494,12 @@ static void test_port_tables_bounded(void **state)
 	sa_fx_answer_smps(f);
 	/* the control socket: what is there now, and how many are being read */
 	put16(t, sw_lid(f, 30));
-	sa_query_local(f->sa, SA_ATTR_SL2VL_REC, 0, BIT(0), t, 16, false, &res);
+	sa_query_local(f->sa, SA_ATTR_SL2VL_REC, 0, BIT(0), t, 16, false, 0, &res);
 	assert_int_equal(res.status, 0);
 	assert_int_equal(res.pending, 625);
 	sa_result_free(&res);
 	sa_fx_answer_smps(f);
-	sa_query_local(f->sa, SA_ATTR_SL2VL_REC, 0, BIT(0), t, 16, false, &res);
+	sa_query_local(f->sa, SA_ATTR_SL2VL_REC, 0, BIT(0), t, 16, false, 0, &res);
 	assert_int_equal(res.n, 625);
 	assert_int_equal(res.pending, 0);
 	sa_result_free(&res);
@@ -1566,21 +1566,36 @@ static void test_local_query(void **state)
 
 	f->conf.max_records = 3;   /* a MAD's limit; the control socket has its own */
 	sa_set_conf(f->sa, &f->conf);
-	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, &res);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, 0, &res);
 	assert_int_equal(res.status, SA_STATUS_TOO_MANY_RECORDS);
 	f->conf.max_records = 1000;
 	sa_set_conf(f->sa, &f->conf);
-	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, &res);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, 0, &res);
 	assert_int_equal(res.status, 0);
 	assert_int_equal(res.n, sa_fx_nends(f));
 	assert_int_equal(res.padded, 112);
 	sa_result_free(&res);
-	sa_query_local(f->sa, SA_ATTR_PKEY_REC, 0, 0, t, 72, false, &res);
+	/* the caller's own cap (the control socket's for non-admins) */
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, sa_fx_nends(f) - 1, &res);
+	assert_int_equal(res.status, SA_STATUS_TOO_MANY_RECORDS);
+	assert_null(res.recs);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, sa_fx_nends(f), &res);
+	assert_int_equal(res.status, 0);
+	assert_int_equal(res.n, sa_fx_nends(f));
+	sa_result_free(&res);
+	/* ... never above the configuration's */
+	f->conf.max_records = 3;
+	sa_set_conf(f->sa, &f->conf);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, 1000, &res);
+	assert_int_equal(res.status, SA_STATUS_TOO_MANY_RECORDS);
+	f->conf.max_records = 1000;
+	sa_set_conf(f->sa, &f->conf);
+	sa_query_local(f->sa, SA_ATTR_PKEY_REC, 0, 0, t, 72, false, 0, &res);
 	assert_int_equal(res.status, SA_STATUS_REQ_DENIED);
-	sa_query_local(f->sa, SA_ATTR_CLASS_PORT_INFO, 0, 0, t, 72, false, &res);
+	sa_query_local(f->sa, SA_ATTR_CLASS_PORT_INFO, 0, 0, t, 72, false, 0, &res);
 	assert_int_equal(res.n, 1);
 	sa_result_free(&res);
-	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, BIT(40), t, 108, false, &res);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, BIT(40), t, 108, false, 0, &res);
 	assert_int_equal(res.status, SA_STATUS_REQ_INVALID);
 	assert_non_null(sa_attr_lookup("pir"));
 	assert_int_equal(sa_attr_lookup("PathRecord")->id, SA_ATTR_PATH_REC);
