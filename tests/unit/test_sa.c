@@ -1402,6 +1402,68 @@ static void test_inform(void **state)
 	fx_free(f);
 }
 
+/* Trap 144 (a CA port's local changes: CapabilityMask, ...) as the SM
+ * received it goes, unchanged, to the subscribers of 144 only, and is
+ * sent again every SA_REPORT_RETRY_MS, same TID, until its subscriber's
+ * ReportResp (one from another port does not count). */
+static void test_inform_trap144(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint16_t a = ca_lid(f, 5), b = ca_lid(f, 2), to;
+	struct smp_notice n, got;
+	struct sa_fx_resp r;
+	struct sa_stats st;
+	uint64_t tid, tid2;
+	size_t before;
+
+	assert_int_equal(subscribe(f, 144, 1, a, &r), 1);
+	assert_int_equal(r.h.hdr.status, 0);
+	assert_int_equal(subscribe(f, 128, 1, b, &r), 1);
+	memset(&n, 0, sizeof(n));
+	n.is_generic = 1;
+	n.type = 4;                      /* informational */
+	n.producer_type = 1;             /* a CA */
+	n.trap_num = 144;
+	n.issuer_lid = ca_lid(f, 7);
+	put16(n.data_details + 2, ca_lid(f, 7));          /* LIDAddr */
+	n.data_details[9] = 0x48;                         /* CapabilityMask */
+	n.data_details[12] = 0x01;                        /* change flags */
+	sa_make_gid(SA_FX_PREFIX, ca_guid(f, 7), n.issuer_gid);
+	before = f->nsent;
+	sa_report_notice(f->sa, &n);
+	assert_int_equal(f->nsent - before, 1);      /* not to b, who asked for 128 */
+	assert_int_equal(last_report(f, &got, &tid, &to), 144);
+	assert_int_equal(to, a);
+	assert_int_equal(got.type, 4);
+	assert_int_equal(got.producer_type, 1);
+	assert_int_equal(got.issuer_lid, ca_lid(f, 7));
+	assert_memory_equal(got.data_details, n.data_details, sizeof(n.data_details));
+	assert_memory_equal(got.issuer_gid, n.issuer_gid, 16);
+	/* no ReportResp: sent again, the same TID, to the same subscriber */
+	f->now += SA_REPORT_RETRY_MS;
+	sa_on_timer(f->sa);
+	assert_int_equal(f->nsent - before, 2);
+	assert_int_equal(last_report(f, &got, &tid2, &to), 144);
+	assert_int_equal(tid2, tid);
+	assert_int_equal(to, a);
+	/* an answer from another port is not the subscriber's */
+	report_resp(f, tid, b);
+	f->now += SA_REPORT_RETRY_MS;
+	sa_on_timer(f->sa);
+	assert_int_equal(f->nsent - before, 3);
+	/* the subscriber's ends it */
+	report_resp(f, tid, a);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.reports_sent, 3);
+	assert_int_equal(st.reports_acked, 1);
+	assert_int_equal(st.reports_dropped, 0);
+	assert_int_equal(sa_next_deadline(f->sa), UINT64_MAX);
+	f->now += 10 * SA_REPORT_RETRY_MS;
+	sa_on_timer(f->sa);
+	assert_int_equal(f->nsent - before, 3);
+	fx_free(f);
+}
+
 /* --- the wire, through a real MAD engine --- */
 
 struct wire {
@@ -1626,6 +1688,7 @@ int main(void)
 		cmocka_unit_test(test_services),
 		cmocka_unit_test(test_service_owner),
 		cmocka_unit_test(test_inform),
+		cmocka_unit_test(test_inform_trap144),
 		cmocka_unit_test(test_wire_kernel_rmpp),
 		cmocka_unit_test(test_wire_user_rmpp),
 		cmocka_unit_test(test_stats),
