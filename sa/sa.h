@@ -150,8 +150,9 @@ struct sa_result {
  * (the record's wire size, zero-filled where unused) and component mask,
  * answered by the same code as a MAD, without the response size limits of
  * a MAD but with max_records (the smaller of the argument, when not 0,
- * and the configuration's: then ERR_REQ_TOO_MANY_RECORDS). No partition filtering (the control socket
- * is local); trusted sees M_Keys, SM_Keys and P_Key tables. */
+ * and the configuration's: then ERR_REQ_TOO_MANY_RECORDS). No partition
+ * filtering (the control socket is local); trusted sees M_Keys, SM_Keys
+ * and P_Key tables. */
 void sa_query_local(struct sa *sa, uint16_t attr, uint32_t attr_mod, uint64_t mask,
 		    const uint8_t *tmpl, size_t tlen, bool trusted, uint32_t max_records,
 		    struct sa_result *res);

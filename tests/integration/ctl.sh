@@ -139,7 +139,8 @@ echo "sa_max_records 1000" >>"$CONF"
 ctl reload >/dev/null || die "reload sa_max_records"
 for who in ctl as_nobody; do
 	$who sa query PR 2>"$SIM_DIR/err"
-	[ $? = 1 ] && grep -q 'reply_too_large' "$SIM_DIR/err" && grep -q 'narrow the query' "$SIM_DIR/err" ||
+	[ $? = 1 ] && grep -q 'reply_too_large' "$SIM_DIR/err" &&
+		grep -q 'narrow the query' "$SIM_DIR/err" ||
 		die "$who: sa query PR over the cap: $(cat "$SIM_DIR/err")"
 done
 lid=$(ctl --json sa query NR NodeDescription=H00002 | jget 'r["result"]["records"][0]["LID"]')
