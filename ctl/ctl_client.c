@@ -232,6 +232,19 @@ enum ctl_ret ctl_fail(struct ctl_call *c, enum ctl_error e, const char *fmt, ...
 	return CTL_ERROR;
 }
 
+enum ctl_ret ctl_fail_field(struct ctl_call *c, enum ctl_error e, const char *field,
+			    const char *fmt, ...)
+{
+	va_list ap;
+
+	c->err = e;
+	snprintf(c->field, sizeof(c->field), "%s", field);
+	va_start(ap, fmt);
+	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
+	va_end(ap);
+	return CTL_ERROR;
+}
+
 static void run(struct ctl_client *cl, const struct ctl_cmd *cmd, struct ctl_request *rq)
 {
 	json_object *empty = NULL, *result = NULL;
@@ -245,7 +258,7 @@ static void run(struct ctl_client *cl, const struct ctl_cmd *cmd, struct ctl_req
 	if (r == CTL_DONE)
 		ctl_reply(cl, ctl_reply_result(rq->id, result));
 	else if (r == CTL_ERROR)
-		ctl_reply(cl, ctl_reply_error(rq->id, c.err, c.msg));
+		ctl_reply(cl, ctl_reply_error_field(rq->id, c.err, c.msg, c.field));
 	if (empty)
 		json_object_put(empty);
 }

@@ -42,7 +42,7 @@ int ctl_arg_str(struct ctl_call *c, const char *name, const char **out)
 		*out = json_object_get_string(v);
 		return 1;
 	}
-	ctl_fail(c, CTL_E_invalid_args, "\"%s\" must be a string", name);
+	ctl_fail_field(c, CTL_E_invalid_args, name, "\"%s\" must be a string", name);
 	return -1;
 }
 

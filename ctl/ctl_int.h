@@ -95,6 +95,7 @@ struct ctl_call {
 	json_object *args;     /* never NULL (empty object when absent) */
 	enum ctl_error err;
 	char msg[256];
+	char field[64];        /* the argument at fault, "" when none */
 };
 
 typedef enum ctl_ret (*ctl_handler)(struct ctl_call *c, json_object **result);
@@ -148,6 +149,10 @@ struct ctl_client {
 /* Handler helpers. */
 enum ctl_ret ctl_fail(struct ctl_call *c, enum ctl_error e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same, naming the argument at fault in the reply's "field" member
+ * (as the generic argument check does). */
+enum ctl_ret ctl_fail_field(struct ctl_call *c, enum ctl_error e, const char *field,
+			    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Argument getters: 1 found, 0 absent, -1 wrong type (c->err set). The
  * arguments have passed ctl_check_args() against cmd->args already. */
 int ctl_arg_str(struct ctl_call *c, const char *name, const char **out);

@@ -348,6 +348,27 @@ json_object *ctl_hello_new(const char *version, bool admin)
 	return o;
 }
 
+void ctl_capped_init(struct ctl_capped *c, size_t max)
+{
+	c->arr = json_object_new_array();
+	c->bytes = 2;   /* [] */
+	c->max = max;
+}
+
+int ctl_capped_add(struct ctl_capped *c, json_object *item)
+{
+	size_t len = 0;
+
+	json_object_to_json_string_length(item, JSON_C_TO_STRING_PLAIN, &len);
+	if (c->bytes + len + 1 > c->max) {
+		json_object_put(item);
+		return -1;
+	}
+	c->bytes += len + 1;   /* and its comma */
+	json_object_array_add(c->arr, item);
+	return 0;
+}
+
 const char *ctl_to_line(json_object *o, size_t *len)
 {
 	const char *s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, len);

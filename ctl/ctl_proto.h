@@ -60,6 +60,16 @@ json_object *ctl_reply_error(json_object *id, enum ctl_error code, const char *m
  * field is not NULL or empty). */
 json_object *ctl_reply_error_field(json_object *id, enum ctl_error code, const char *msg,
 				   const char *field);
+/* A reply array built under a byte budget, so that a reply too long to
+ * send is refused while it is built rather than queued whole: items go in
+ * while the array's serialized size stays within max bytes. */
+struct ctl_capped {
+	json_object *arr;
+	size_t bytes, max;
+};
+void ctl_capped_init(struct ctl_capped *c, size_t max);
+/* Adds item (taking it): 0, or -1 past the budget (item freed). */
+int ctl_capped_add(struct ctl_capped *c, json_object *item);
 json_object *ctl_event_new(const char *name, double time, json_object *data);
 json_object *ctl_hello_new(const char *version, bool admin);
 /* A number printed with this many decimals (json-c prints 17 digits). */

@@ -7,7 +7,9 @@
  * mask has their bits; field names are those of the record's component
  * table (mad/sa_fields.c: LID, NodeGUID, NodeDescription, ...), matched
  * without regard to case. Whole tables come back: there is no MAD size
- * limit here, only sa_max_records. Admin clients are trusted (M_Keys,
+ * limit here, only sa_max_records for admins, CTL_SA_QUERY_MAX records
+ * for other clients, and CTL_MAX_OUTQ bytes of JSON for all, counted as the
+ * reply is built (past either: reply_too_large). Admin clients are trusted (M_Keys,
  * SM_Key, P_Key tables), others are not. Port tables the SA reads on
  * demand may still be on their way: the reply says how many, and asking
  * again gives them.
@@ -267,11 +269,13 @@ static int build_template(struct ctl_call *c, const struct sa_rec_desc *d, const
 		if (is_control_arg(key))
 			continue;
 		if (!(f = field_named(d, key, &bit))) {
-			ctl_fail(c, CTL_E_invalid_args, "%s has no field \"%.40s\"", attr, key);
+			ctl_fail_field(c, CTL_E_invalid_args, key, "%s has no field \"%.40s\"", attr,
+				       key);
 			return -1;
 		}
 		if (set_field(tmpl, f, val) < 0) {
-			ctl_fail(c, CTL_E_invalid_args, "bad value for %s (%u bits)", f->name, f->width);
+			ctl_fail_field(c, CTL_E_invalid_args, key, "bad value for %s (%u bits)", f->name,
+				       f->width);
 			return -1;
 		}
 		*mask |= 1ull << bit;
@@ -280,6 +284,32 @@ static int build_template(struct ctl_call *c, const struct sa_rec_desc *d, const
 }
 
 /* --- the commands --- */
+
+/* Records one reply may hold for this client. */
+static unsigned query_max(const struct ctl_call *c)
+{
+	unsigned conf = c->sm->conf.sa_max_records;
+
+	return c->cl->admin || (conf && conf < CTL_SA_QUERY_MAX) ? conf : CTL_SA_QUERY_MAX;
+}
+
+/* The records as JSON, within CTL_MAX_OUTQ bytes (less room for the rest
+ * of the reply): -1 past it, when *out is not set. */
+static int records_json(json_object **out, uint16_t attr, const struct sa_rec_desc *d,
+			const struct sa_result *r)
+{
+	struct ctl_capped cap;
+
+	ctl_capped_init(&cap, CTL_MAX_OUTQ - 1024);
+	for (uint32_t i = 0; i < r->n; i++) {
+		if (ctl_capped_add(&cap, record_json(attr, d, r->recs + (size_t)i * r->padded)) < 0) {
+			json_object_put(cap.arr);
+			return -1;
+		}
+	}
+	*out = cap.arr;
+	return 0;
+}
 
 static enum ctl_ret sa_query(struct ctl_call *c, json_object **res)
 {
@@ -294,20 +324,27 @@ static enum ctl_ret sa_query(struct ctl_call *c, json_object **res)
 	if (ctl_arg_str(c, "attr", &attr) < 0 || ctl_arg_str(c, "modifier", &mod) < 0)
 		return CTL_ERROR;
 	if (!attr || !(an = sa_attr_lookup(attr)))
-		return ctl_fail(c, CTL_E_invalid_args, "which attribute? (NR, PIR, LR, SWIR, LFTR, "
+		return ctl_fail_field(c, CTL_E_invalid_args, "attr", "which attribute? (NR, PIR, LR, SWIR, LFTR, "
 				"MFTR, GIR, PKTR, SL2VL, VLAR, SMIR, PR, SR, IIR, CPI)");
 	d = sa_rec_desc_find(an->id);
 	if (build_template(c, d, an->name, tmpl, &mask) < 0)
 		return CTL_ERROR;
 	if (mod && parse_num(json_object_object_get(c->args, "modifier"), 32, &m) < 0)
-		return ctl_fail(c, CTL_E_invalid_args, "bad modifier");
-	sa_query_local(c->sm->sa, an->id, (uint32_t)m, mask, tmpl, sizeof(tmpl), c->cl->admin, &r);
+		return ctl_fail_field(c, CTL_E_invalid_args, "modifier", "bad modifier");
+	sa_query_local(c->sm->sa, an->id, (uint32_t)m, mask, tmpl, sizeof(tmpl), c->cl->admin,
+		       c->cl->admin ? 0 : CTL_SA_QUERY_MAX, &r);
+	if (r.status == SA_STATUS_TOO_MANY_RECORDS)
+		return ctl_fail(c, CTL_E_reply_too_large, "more than %u records, the most one reply "
+				"holds%s: narrow the query with FIELD=VALUE",
+				query_max(c), c->cl->admin ? " (sa_max_records)" : " without admin rights");
 	if (r.status)
 		return ctl_fail(c, CTL_E_failed, "SA status 0x%04x %s", r.status,
 				sa_status_name(r.status));
-	a = json_object_new_array_ext((int)r.n);
-	for (uint32_t i = 0; i < r.n; i++)
-		json_object_array_add(a, record_json(an->id, d, r.recs + (size_t)i * r.padded));
+	if (records_json(&a, an->id, d, &r) < 0) {
+		sa_result_free(&r);
+		return ctl_fail(c, CTL_E_reply_too_large, "the reply would pass %u bytes: narrow "
+				"the query with FIELD=VALUE", CTL_MAX_OUTQ);
+	}
 	*res = json_object_new_object();
 	ADD(*res, "attribute", JSTR(an->name));
 	ADD(*res, "count", JINT(r.n));
@@ -368,6 +405,21 @@ static enum ctl_ret sa_counters(struct ctl_call *c, json_object **res)
 	return CTL_DONE;
 }
 
+/* The command table's spec for "sa" takes any argument name ("*", for
+ * the record fields); the counters take only "what", so any other name is
+ * refused here as the generic check refuses it for other commands. */
+static enum ctl_ret counters_args(struct ctl_call *c)
+{
+	json_object_object_foreach(c->args, key, val) {
+		(void)val;
+		if (strcmp(key, "what"))
+			return ctl_fail_field(c, CTL_E_invalid_args, key,
+					      "sa takes no argument \"%.64s\" (only sa query takes "
+					      "FIELD=VALUE)", key);
+	}
+	return CTL_DONE;
+}
+
 enum ctl_ret cmd_sa(struct ctl_call *c, json_object **res)
 {
 	const char *what = NULL;
@@ -377,10 +429,12 @@ enum ctl_ret cmd_sa(struct ctl_call *c, json_object **res)
 	if (!c->sm->sa)
 		return ctl_fail(c, CTL_E_not_ready, "the SA is not running");
 	if (json_object_object_get_ex(c->args, "*", NULL))
-		return ctl_fail(c, CTL_E_invalid_args, "after the attribute: FIELD=VALUE pairs");
+		return ctl_fail_field(c, CTL_E_invalid_args, "*",
+				      "after the attribute: FIELD=VALUE pairs");
 	if (!what || !strcmp(what, "counters"))
-		return sa_counters(c, res);
+		return counters_args(c) == CTL_DONE ? sa_counters(c, res) : CTL_ERROR;
 	if (!strcmp(what, "query"))
 		return sa_query(c, res);
-	return ctl_fail(c, CTL_E_invalid_args, "sa [counters] | sa query ATTR [FIELD=VALUE...]");
+	return ctl_fail_field(c, CTL_E_invalid_args, "what",
+			      "sa [counters] | sa query ATTR [FIELD=VALUE...]");
 }

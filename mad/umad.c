@@ -24,7 +24,8 @@
  * response if it still holds the matching send, so its timeout must be at
  * least the engine's per-attempt timeout (the daemon sets it to that with
  * mad_umad_set_timeout); when it expires the send comes back with status
- * ETIMEDOUT and the engine counts that attempt as failed.
+ * ETIMEDOUT and the engine counts that attempt as failed. Responses go
+ * with timeout 0, RMPP ones with retries (mad/umad_policy.c says why).
  */
 #include <endian.h>
 #include <errno.h>
@@ -40,19 +41,16 @@
 #include "mad/rmpp.h"
 #include "mad/sa.h"
 #include "mad/smp.h"
+#include "mad/umad_policy.h"
 
 /* The engine's default per-attempt timeout, until set; see the DOC comment. */
 #define UMAD_SEND_TIMEOUT_MS 200
-/* Kernel RMPP sends: segment resends after an ACK timeout (the kernel waits
- * up to 2 s for each ACK when the timeout is 0; mad_rmpp.c send_next_seg). */
-#define UMAD_RMPP_RETRIES 3
 #define PORT_STATE_ACTIVE 4
 /* umad_size() grows from 56 to 64 bytes once umad_open_port has enabled the
  * P_Key-index ABI, so size the buffer by the larger struct, not by a
  * umad_size() taken before the port was open (that overran the heap). */
 #define UMAD_HDR_SIZE sizeof(struct ib_user_mad)
 #define UMAD_BUF_SIZE (UMAD_HDR_SIZE + MAD_SIZE)
-#define RMPP_ACTIVE_BYTE 26
 #define UMAD_DRAIN_MAX (64u << 20)
 
 struct umad_tp {
@@ -104,21 +102,6 @@ static void set_addr(void *umad, const struct mad_addr *to)
 	memcpy(a->gid, to->gid, sizeof(a->gid));
 }
 
-/* timeout, retries for umad_send. SMP and GSI requests: the engine's
- * per-attempt timeout, no kernel retries (the engine or the SA retries).
- * Responses expect nothing back: timeout 0; an RMPP one still has to wait
- * for ACKs, which the kernel does for up to 2 s each with timeout 0, so it
- * gets retries to resend segments. */
-static void send_policy(const struct umad_tp *u, const uint8_t *mad, size_t len, int *timeout,
-			int *retries)
-{
-	int rmpp = mad[1] == MAD_CLASS_SA && !u->user_rmpp && len > RMPP_ACTIVE_BYTE &&
-		   (mad[RMPP_ACTIVE_BYTE] & RMPP_FLAG_ACTIVE);
-
-	*timeout = is_response(mad[3]) ? 0 : u->send_timeout;
-	*retries = rmpp ? UMAD_RMPP_RETRIES : 0;
-}
-
 /* A long send (kernel RMPP) gets a buffer of its own. */
 static void *send_buf(struct umad_tp *u, size_t len)
 {
@@ -146,7 +129,7 @@ static int tp_send(void *ctx, const uint8_t *mad, size_t len, const struct mad_a
 		return -ENOMEM;
 	memcpy(umad_get_mad(b), mad, len);
 	set_addr(b, to);
-	send_policy(u, mad, len, &timeout, &retries);
+	mad_umad_send_policy(mad, len, !u->user_rmpp, u->send_timeout, &timeout, &retries);
 	errno = 0;
 	if (umad_send(u->portid, agent, b, (int)len, timeout, retries) < 0)
 		err = errno ? -errno : -EIO;

@@ -49,6 +49,7 @@ static uint64_t last_request_ms;
 struct held {
 	struct held *next;
 	uint64_t t;
+	uint64_t t_us;          /* receipt, for the SA's latency counters */
 	struct mad_addr from;
 	size_t len;
 	uint8_t msg[];
@@ -196,19 +197,21 @@ static void hold_release(struct sm *sm)
 		if (!(hold.head = h->next))
 			hold.tail = &hold.head;
 		hold.n--;
-		sa_recv(sm->sa, h->msg, h->len, 0, &h->from);
+		sa_recv_at(sm->sa, h->msg, h->len, 0, &h->from, h->t_us);
 		free(h);
 	}
 	if (hold.head)
 		evtimer_add(hold.ev, &ms);
 }
 
-static void hold_push(const uint8_t *msg, size_t len, const struct mad_addr *from)
+static void hold_push(const uint8_t *msg, size_t len, const struct mad_addr *from,
+		      uint64_t t_us)
 {
 	struct held *h = xmalloc(sizeof(*h) + len);
 
 	h->next = NULL;
 	h->t = sm_now_ms();
+	h->t_us = t_us;
 	h->from = *from;
 	h->len = len;
 	memcpy(h->msg, msg, len);
@@ -240,6 +243,7 @@ static bool must_wait(struct sm *sm, const uint8_t *msg, size_t len, int status)
 void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const struct mad_addr *from)
 {
 	struct sm *sm = arg;
+	uint64_t t_us = sa_now_us();   /* the engine calls us as it reads the MAD */
 
 	if (!sm->sa)
 		return;
@@ -248,10 +252,10 @@ void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const st
 		if (hold.n >= HOLD_MAX)
 			sa_busy(sm->sa, msg, len, from);
 		else
-			hold_push(msg, len, from);
+			hold_push(msg, len, from, t_us);
 		hold_release(sm);
 	} else {
-		sa_recv(sm->sa, msg, len, status, from);
+		sa_recv_at(sm->sa, msg, len, status, from, t_us);
 	}
 	arm(sm);
 }

@@ -250,10 +250,9 @@ static bool park(struct sa *sa, const uint8_t *msg, size_t len, const struct mad
 /* One run of a request (a parked one again: prev). final: answer with
  * what is there, whatever is still being read. */
 static void process(struct sa *sa, const uint8_t *msg, size_t len, const struct mad_addr *from,
-		    const struct sa_park *prev, bool final)
+		    const struct sa_park *prev, bool final, uint64_t t0)
 {
 	struct sa_rq *r = rq_of(sa, from->dlid);
-	uint64_t t0 = prev ? prev->t_us : sa_now_us();
 	bool trusted = false;
 	struct sa_ctx c;
 	struct sa_hdr h;
@@ -299,7 +298,12 @@ static void send_returned(struct sa *sa, const uint8_t *msg, size_t len)
 
 void sa_recv(void *arg, const uint8_t *msg, size_t len, int status, const struct mad_addr *from)
 {
-	struct sa *sa = arg;
+	sa_recv_at(arg, msg, len, status, from, sa_now_us());
+}
+
+void sa_recv_at(struct sa *sa, const uint8_t *msg, size_t len, int status,
+		const struct mad_addr *from, uint64_t t_us)
+{
 	struct sa_hdr h;
 
 	if (status) {
@@ -322,7 +326,7 @@ void sa_recv(void *arg, const uint8_t *msg, size_t len, int status, const struct
 		sa->st.not_master++;
 		return;
 	}
-	process(sa, msg, len, from, NULL, false);
+	process(sa, msg, len, from, NULL, false, t_us);
 }
 
 void sa_busy(struct sa *sa, const uint8_t *msg, size_t len, const struct mad_addr *from)
@@ -340,7 +344,7 @@ static void unpark(struct sa *sa, struct sa_park *p, bool final)
 	sa->nparked--;
 	rq_of(sa, p->from.dlid)->parked--;
 	if (sa->env.master(sa->env.arg))
-		process(sa, p->msg, p->len, &p->from, p, final);
+		process(sa, p->msg, p->len, &p->from, p, final, p->t_us);
 	free(p);
 }
 
@@ -399,7 +403,8 @@ void sa_park_free(struct sa *sa)
 /* --- the control socket --- */
 
 void sa_query_local(struct sa *sa, uint16_t attr, uint32_t attr_mod, uint64_t mask,
-		    const uint8_t *tmpl, size_t tlen, bool trusted, struct sa_result *res)
+		    const uint8_t *tmpl, size_t tlen, bool trusted, uint32_t max_records,
+		    struct sa_result *res)
 {
 	const struct sa_attr *a = sa_attr_find(attr);
 	uint8_t method = a && a->methods == SA_M_GET ? SA_METHOD_GET : SA_METHOD_GET_TABLE;
@@ -413,7 +418,9 @@ void sa_query_local(struct sa *sa, uint16_t attr, uint32_t attr_mod, uint64_t ma
 	ctx_init(&c, sa, a, method, attr_mod, mask, tmpl, tlen);
 	c.trusted = trusted;
 	c.local = true;
-	c.max_bytes = (size_t)sa->conf.max_records * SA_REC_PADDED(a->size) + 1;
+	if (max_records && c.limit > max_records && method != SA_METHOD_GET)
+		c.limit = max_records;
+	c.max_bytes = (size_t)c.limit * SA_REC_PADDED(a->size) + 1;
 	if (c.desc && sa_mask_check(c.desc, mask) < 0)
 		sa_fail(&c, SA_STATUS_REQ_INVALID);
 	else if (a->trusted_only && !trusted)

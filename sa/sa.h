@@ -87,8 +87,15 @@ struct sa *sa_new(const struct sa_env *env, const struct sa_conf *conf);
 void sa_free(struct sa *sa);
 void sa_set_conf(struct sa *sa, const struct sa_conf *conf);
 
-/* The MAD engine's gsi hook (mad_gsi_fn, arg = the struct sa). */
+/* The MAD engine's gsi hook (mad_gsi_fn, arg = the struct sa): the MAD
+ * counts as received now. */
 void sa_recv(void *sa, const uint8_t *msg, size_t len, int status, const struct mad_addr *from);
+/* The same for a MAD the daemon received at t_us (sa_now_us()) and held
+ * since (sa/glue.c's queue while a sweep runs): latency counts from t_us. */
+void sa_recv_at(struct sa *sa, const uint8_t *msg, size_t len, int status,
+		const struct mad_addr *from, uint64_t t_us);
+/* The clock of the latency counters: CLOCK_MONOTONIC in microseconds. */
+uint64_t sa_now_us(void);
 /* Answer the request in msg BUSY without looking further (the daemon's
  * queue of requests waiting for a sweep is full); counted as busy. */
 void sa_busy(struct sa *sa, const uint8_t *msg, size_t len, const struct mad_addr *from);
@@ -142,15 +149,19 @@ struct sa_result {
 /* A GetTable (Get for ClassPortInfo) of attribute attr with template tmpl
  * (the record's wire size, zero-filled where unused) and component mask,
  * answered by the same code as a MAD, without the response size limits of
- * a MAD but with max_records. No partition filtering (the control socket
- * is local); trusted sees M_Keys, SM_Keys and P_Key tables. */
+ * a MAD but with max_records (the smaller of the argument, when not 0,
+ * and the configuration's: then ERR_REQ_TOO_MANY_RECORDS). No partition
+ * filtering (the control socket is local); trusted sees M_Keys, SM_Keys
+ * and P_Key tables. */
 void sa_query_local(struct sa *sa, uint16_t attr, uint32_t attr_mod, uint64_t mask,
-		    const uint8_t *tmpl, size_t tlen, bool trusted, struct sa_result *res);
+		    const uint8_t *tmpl, size_t tlen, bool trusted, uint32_t max_records,
+		    struct sa_result *res);
 void sa_result_free(struct sa_result *res);
 /* A short name for an SA status ("ERR_NO_RECORDS"). */
 const char *sa_status_name(uint16_t status);
 
-/* Counters. Latency: microseconds from receipt to the response's send. */
+/* Counters. Latency: microseconds from the daemon's receipt of the request
+ * (sa_recv_at) to the response's send, time held or parked included. */
 struct sa_attr_stats {
 	const char *name;
 	uint16_t attr;

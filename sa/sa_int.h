@@ -40,6 +40,7 @@
 #define SA_FETCH_PER_REQ 4096         /* port tables one request may read */
 #define SA_PORTDATA_MAX (1u << 15)    /* port tables kept per snapshot */
 #define SA_MAX_SERVICES 4096
+#define SA_SERVICES_PER_PORT 64       /* ... registered by one requester port */
 #define SA_MAX_SUBS 1024              /* InformInfo subscriptions */
 #define SA_SUBS_PER_PORT 32
 #define SA_REPORTS_MAX 1024           /* Reports waiting for a ReportResp */
@@ -283,7 +284,6 @@ uint32_t sa_hist_upper(unsigned i);
 
 /* The SA's clock. */
 uint64_t sa_now(const struct sa *sa);
-uint64_t sa_now_us(void);
 
 /* Snapshot bookkeeping (sa.c): the snapshot the SA answers from, and
  * its index; NULL before the first sweep. */
@@ -309,6 +309,8 @@ struct sa_rq {
 struct sa_service {
 	uint8_t rec[176];           /* as registered, wire format */
 	uint64_t expires;           /* ms; UINT64_MAX: never */
+	uint64_t owner_guid;        /* the port that registered it; 0: unknown, */
+	uint16_t owner_lid;         /* ... then its source LID */
 };
 
 /* An InformInfo subscription; to: where its Reports go. */

@@ -8,8 +8,18 @@
  * OpenSM), the GID must be a port of this subnet (INVALID_GID), a P_Key
  * not in the mask means the default partition. A Set of a registered
  * service replaces it. ServiceLease is in seconds, 0xFFFFFFFF (or not in
- * the mask) for ever; lapsed services go at the next timer. At most
- * SA_MAX_SERVICES are kept (then ERR_NO_RESOURCES). Services do not
+ * the mask) for ever; lapsed services go at the next timer.
+ *
+ * A service belongs to the port that registered it (the requester's port
+ * GUID, or its source LID when the last sweep does not know that LID):
+ * only that port, or a trusted requester (SM_Key = sa_key), may replace
+ * it with Set or remove it with Delete; anyone else gets ERR_REQ_DENIED
+ * (IBA 15.2.1.1: "the request is not allowed"), and a Delete removes only
+ * the matching records the requester may remove. OpenSM checks nothing
+ * here, so any port can remove any other's registration. At most
+ * SA_SERVICES_PER_PORT are registered by one port and SA_MAX_SERVICES in
+ * all (then ERR_NO_RESOURCES); trusted requesters have only the second
+ * limit. Services do not
  * outlive the daemon: clients register again, as they must with a new
  * master anyway (sa-mcast-ha.md 8.4).
  */
@@ -74,6 +84,58 @@ void sa_sr_get(struct sa_ctx *c)
 	}
 }
 
+/* Who asks, as a service's owner is recorded. */
+static void requester_id(const struct sa_ctx *c, uint64_t *guid, uint16_t *lid)
+{
+	*guid = c->requester ? c->requester->guid : 0;
+	*lid = *guid ? 0 : c->from.dlid;
+}
+
+static bool owns(const struct sa_ctx *c, const struct sa_service *s)
+{
+	uint64_t guid;
+	uint16_t lid;
+
+	if (c->trusted)
+		return true;
+	requester_id(c, &guid, &lid);
+	return s->owner_guid ? s->owner_guid == guid : !guid && s->owner_lid == lid;
+}
+
+static uint32_t owned_by(const struct sa *sa, uint64_t guid, uint16_t lid)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < sa->nsvc; i++)
+		n += guid ? sa->svc[i].owner_guid == guid :
+			    !sa->svc[i].owner_guid && sa->svc[i].owner_lid == lid;
+	return n;
+}
+
+/* A slot for a new service, or NULL after sa_fail() (a limit). */
+static struct sa_service *service_new(struct sa_ctx *c)
+{
+	struct sa *sa = c->sa;
+	struct sa_service *s;
+	uint64_t guid;
+	uint16_t lid;
+
+	requester_id(c, &guid, &lid);
+	if (sa->nsvc >= SA_MAX_SERVICES ||
+	    (!c->trusted && owned_by(sa, guid, lid) >= SA_SERVICES_PER_PORT)) {
+		sa_fail(c, SA_STATUS_NO_RESOURCES);
+		return NULL;
+	}
+	if (sa->nsvc == sa->svc_cap) {
+		sa->svc_cap = sa->svc_cap ? 2 * sa->svc_cap : 16;
+		sa->svc = xrealloc(sa->svc, sa->svc_cap * sizeof(*sa->svc));
+	}
+	s = &sa->svc[sa->nsvc++];
+	s->owner_guid = guid;
+	s->owner_lid = lid;
+	return s;
+}
+
 static uint64_t expiry(uint64_t now, uint32_t lease)
 {
 	return lease == LEASE_FOREVER ? UINT64_MAX : now + (uint64_t)lease * 1000u;
@@ -103,17 +165,12 @@ void sa_sr_set(struct sa_ctx *c)
 	for (uint32_t i = 0; i < sa->nsvc && !s; i++)
 		if (same_service(sa->svc[i].rec, rec))
 			s = &sa->svc[i];
-	if (!s) {
-		if (sa->nsvc >= SA_MAX_SERVICES) {
-			sa_fail(c, SA_STATUS_NO_RESOURCES);
-			return;
-		}
-		if (sa->nsvc == sa->svc_cap) {
-			sa->svc_cap = sa->svc_cap ? 2 * sa->svc_cap : 16;
-			sa->svc = xrealloc(sa->svc, sa->svc_cap * sizeof(*sa->svc));
-		}
-		s = &sa->svc[sa->nsvc++];
+	if (s && !owns(c, s)) {
+		sa_fail(c, SA_STATUS_REQ_DENIED);
+		return;
 	}
+	if (!s && !(s = service_new(c)))
+		return;
 	memcpy(s->rec, rec, SR_SIZE);
 	s->expires = expiry(c->now_ms, be32toh(lease));
 	c->desc = NULL;   /* the answer is the record as stored */
@@ -129,7 +186,7 @@ void sa_sr_del(struct sa_ctx *c)
 {
 	struct sa *sa = c->sa;
 	uint8_t first[SR_SIZE];
-	uint32_t found = 0;
+	uint32_t found = 0, denied = 0;
 
 	for (uint32_t i = 0; i < sa->nsvc;) {
 		struct sa_service *s = &sa->svc[i];
@@ -138,12 +195,19 @@ void sa_sr_del(struct sa_ctx *c)
 			i++;
 			continue;
 		}
+		if (!owns(c, s)) {
+			denied++;
+			i++;
+			continue;
+		}
 		if (!found++)
 			memcpy(first, s->rec, SR_SIZE);
 		remove_at(sa, i);
 	}
+	if (!found && denied)
+		sa_fail(c, SA_STATUS_REQ_DENIED);
 	if (!found)
-		return;   /* ERR_NO_RECORDS */
+		return;   /* ERR_NO_RECORDS, or denied */
 	c->desc = NULL;
 	sa_emit(c, first);
 }

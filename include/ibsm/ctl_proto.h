@@ -36,6 +36,10 @@
  */
 #define CTL_MAX_OUTQ (4u << 20)        /* unsent bytes above which a reply
 					* drops the client */
+#define CTL_SA_QUERY_MAX 4096          /* records of one "sa query" reply for
+					* clients without admin rights (admins:
+					* sa_max_records); the reply also stays
+					* within CTL_MAX_OUTQ bytes */
 #define CTL_MAX_EVQ (1u << 20)         /* same for an event: a subscriber that
 					* stopped reading is dropped sooner */
 #define CTL_MAX_QUEUED (32u << 20)     /* unsent bytes of all clients, and the
@@ -134,7 +138,8 @@ enum ctl_access {
 	X(failed, "the command ran and failed (see message)") \
 	X(busy, "the daemon cannot take the request or connection now") \
 	X(internal, "a bug in ibsmd") \
-	X(idle_timeout, "the connection was idle too long and is closed")
+	X(idle_timeout, "the connection was idle too long and is closed") \
+	X(reply_too_large, "the reply would pass its limit (records or bytes): narrow the request")
 
 #define CTL_ERR_ENUM(code, meaning) CTL_E_##code,
 enum ctl_error { CTL_ERRORS(CTL_ERR_ENUM) CTL_E_COUNT };

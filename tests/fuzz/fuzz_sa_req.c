@@ -113,7 +113,7 @@ static size_t step_local(const uint8_t *p, size_t n)
 	take = n - 10 < sizeof(tmpl) ? n - 10 : sizeof(tmpl);
 	memcpy(tmpl, p + 10, take);
 	sa_query_local(fx->sa, attrs[p[0] % (sizeof(attrs) / sizeof(attrs[0]))], p[1] & 1 ? 0x80000000u : 0, mask, tmpl,
-		       sizeof(tmpl), p[1] & 2, &r);
+		       sizeof(tmpl), p[1] & 2, p[1] & 4 ? 16 : 0, &r);
 	if (!r.status && r.n && !r.recs)
 		abort();
 	sa_result_free(&r);

@@ -129,6 +129,28 @@ setpriv --reuid=65534 --regid=65534 --groups="$ADM_GID" timeout 30 "$CTL" -s "$S
 	loglevel info >/dev/null || die "member of $ADM_GROUP refused"
 msg "access: read-only for nobody, admin via socket_group"
 
+# ---- "sa query": whole tables, capped per reply ----
+as_nobody --json sa query PR >"$SIM_DIR/out" || die "nobody: sa query PR"
+[ "$(jget 'r["result"]["count"] > 1000 and not r["result"]["trusted"]' <"$SIM_DIR/out")" = True ] ||
+	die "nobody: sa query PR: $(head -c 300 "$SIM_DIR/out")"
+# with sa_max_records below the table, admins and others get reply_too_large
+cp "$CONF" "$CONF.orig"
+echo "sa_max_records 1000" >>"$CONF"
+ctl reload >/dev/null || die "reload sa_max_records"
+for who in ctl as_nobody; do
+	$who sa query PR 2>"$SIM_DIR/err"
+	[ $? = 1 ] && grep -q 'reply_too_large' "$SIM_DIR/err" &&
+		grep -q 'narrow the query' "$SIM_DIR/err" ||
+		die "$who: sa query PR over the cap: $(cat "$SIM_DIR/err")"
+done
+lid=$(ctl --json sa query NR NodeDescription=H00002 | jget 'r["result"]["records"][0]["LID"]')
+[ "$(as_nobody --json sa query PR SLID="$lid" | jget 'r["result"]["count"]')" -gt 40 ] ||
+	die "nobody: a narrowed sa query PR"
+cp "$CONF.orig" "$CONF"
+ctl reload >/dev/null || die "reload back"
+ctl loglevel info >/dev/null || die "loglevel info again"   # the file says notice
+msg "sa query: whole tables for anybody, reply_too_large past the cap"
+
 # ---- raw protocol: bad requests, framing, many clients, limits ----
 python3 - "$SOCK" <<'EOF' || die "raw protocol checks failed"
 import json, socket, sys, time
@@ -167,6 +189,15 @@ cases = [
     ("{'id':15,'cmd':'status'}", None, "parse_error"),
     ('{"id":16,"cmd":"status",}', None, "parse_error"),
     ('{"id":17,"cmd":"status","args":{"x":"\xff"}}', 17, "parse_error", "x"),
+    # "sa" takes any name for its query's fields, and checks them itself
+    ('{"id":18,"cmd":"sa","args":{"bogus":1}}', 18, "invalid_args", "bogus"),
+    ('{"id":19,"cmd":"sa","args":{"what":"counters","attr":"NR"}}', 19, "invalid_args", "attr"),
+    ('{"id":20,"cmd":"sa","args":{"what":"query","attr":"NR","bogus":1}}', 20, "invalid_args",
+     "bogus"),
+    ('{"id":21,"cmd":"sa","args":{"what":"query","attr":"NR","LID":"x"}}', 21, "invalid_args",
+     "LID"),
+    ('{"id":22,"cmd":"sa","args":{"what":"query","attr":"nope"}}', 22, "invalid_args", "attr"),
+    ('{"id":23,"cmd":"sa","args":{"what":"nope"}}', 23, "invalid_args", "what"),
 ]
 for line, rid, code, *field in cases:
     r = ask(f, line.encode("latin-1"))

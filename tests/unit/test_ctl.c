@@ -411,7 +411,7 @@ static void test_error_codes_stable(void **state)
 	static const char *const expected[] = {
 		"parse_error", "invalid_request", "unknown_command", "invalid_args",
 		"permission_denied", "not_found", "not_ready", "too_large", "failed", "busy",
-		"internal", "idle_timeout",
+		"internal", "idle_timeout", "reply_too_large",
 	};
 
 	assert_true(CTL_E_COUNT >= sizeof(expected) / sizeof(expected[0]));
@@ -508,6 +508,24 @@ static void test_table_complete(void **state)
 	}
 }
 
+/* A reply array under a byte budget: items go in while the serialized
+ * array fits, the one that would pass it is refused (and freed). */
+static void test_capped_array(void **state)
+{
+	struct ctl_capped cap;
+	size_t len = 0, n = 0;
+
+	ctl_capped_init(&cap, 1000);
+	while (ctl_capped_add(&cap, json_object_new_string("0123456789012345678")) == 0)
+		n++;
+	/* "...": 21 bytes, and a comma */
+	assert_int_equal(n, (1000 - 2) / 22);
+	json_object_to_json_string_length(cap.arr, JSON_C_TO_STRING_PLAIN, &len);
+	assert_true(len <= 1000);
+	assert_int_equal(json_object_array_length(cap.arr), n);
+	json_object_put(cap.arr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_hello_and_event),
 		cmocka_unit_test(test_access),
 		cmocka_unit_test(test_table_complete),
+		cmocka_unit_test(test_capped_array),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,7 @@
 #include "mad/rmpp.h"
 #include "mad/sa.h"
 #include "mad/smp.h"
+#include "mad/umad_policy.h"
 #include "tests/unit/fake_transport.h"
 
 #define NREC 22
@@ -566,6 +567,49 @@ static void test_transport_contract(void **state)
 	fx_free(f);
 }
 
+/* What umad_send() gets (mad/umad_policy.c): an RMPP-active GetTableResp
+ * on a kernel-RMPP agent timeout 0 - the kernel's 2 s per ACK, and the
+ * final ACK completes the send - with retries; a single-MAD response 0/0;
+ * requests the per-attempt timeout and no kernel retries; with user RMPP
+ * (segments of ours) no kernel retries either. */
+static void test_umad_send_policy(void **state)
+{
+	uint8_t m[TABLE_LEN] = { 1, MAD_CLASS_SA, 2, SA_METHOD_GET_TABLE_RESP };
+	int timeout = -1, retries = -1;
+
+	m[RMPP_HDR_OFF + 2] = RMPP_FLAG_ACTIVE;
+	mad_umad_send_policy(m, TABLE_LEN, true, 300, &timeout, &retries);
+	assert_int_equal(timeout, 0);
+	assert_int_equal(retries, MAD_UMAD_RMPP_RETRIES);
+	assert_true(retries > 0);
+	/* an RMPP-active answer that fits one MAD is still segmented by the kernel */
+	mad_umad_send_policy(m, MAD_SIZE, true, 300, &timeout, &retries);
+	assert_int_equal(timeout, 0);
+	assert_true(retries > 0);
+	mad_umad_send_policy(m, MAD_SIZE, false, 300, &timeout, &retries);
+	assert_int_equal(retries, 0);
+	/* a GetResp: one MAD, nothing comes back */
+	m[3] = SA_METHOD_GET_RESP;
+	m[RMPP_HDR_OFF + 2] = 0;
+	mad_umad_send_policy(m, MAD_SIZE, true, 300, &timeout, &retries);
+	assert_int_equal(timeout, 0);
+	assert_int_equal(retries, 0);
+	/* a Report (request): held for its ReportResp, retried by the SA */
+	m[3] = SA_METHOD_REPORT;
+	mad_umad_send_policy(m, MAD_SIZE, true, 300, &timeout, &retries);
+	assert_int_equal(timeout, 300);
+	assert_int_equal(retries, 0);
+	/* an SMP Get and a TrapRepress */
+	m[1] = MAD_CLASS_SMI;
+	m[3] = MAD_METHOD_GET;
+	mad_umad_send_policy(m, MAD_SIZE, true, 200, &timeout, &retries);
+	assert_int_equal(timeout, 200);
+	assert_int_equal(retries, 0);
+	m[3] = MAD_METHOD_TRAP_REPRESS;
+	mad_umad_send_policy(m, MAD_SIZE, true, 200, &timeout, &retries);
+	assert_int_equal(timeout, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -582,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_user_rmpp_limits),
 		cmocka_unit_test(test_user_rmpp_send_refused),
 		cmocka_unit_test(test_transport_contract),
+		cmocka_unit_test(test_umad_send_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

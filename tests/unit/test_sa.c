@@ -494,12 +494,12 @@ static void test_port_tables_bounded(void **state)
 	sa_fx_answer_smps(f);
 	/* the control socket: what is there now, and how many are being read */
 	put16(t, sw_lid(f, 30));
-	sa_query_local(f->sa, SA_ATTR_SL2VL_REC, 0, BIT(0), t, 16, false, &res);
+	sa_query_local(f->sa, SA_ATTR_SL2VL_REC, 0, BIT(0), t, 16, false, 0, &res);
 	assert_int_equal(res.status, 0);
 	assert_int_equal(res.pending, 625);
 	sa_result_free(&res);
 	sa_fx_answer_smps(f);
-	sa_query_local(f->sa, SA_ATTR_SL2VL_REC, 0, BIT(0), t, 16, false, &res);
+	sa_query_local(f->sa, SA_ATTR_SL2VL_REC, 0, BIT(0), t, 16, false, 0, &res);
 	assert_int_equal(res.n, 625);
 	assert_int_equal(res.pending, 0);
 	sa_result_free(&res);
@@ -954,14 +954,6 @@ static void test_services(void **state)
 			 SA_STATUS_NO_RECORDS);
 	sa_get_stats(f->sa, &st);
 	assert_int_equal(st.services, 0);
-	/* the cap */
-	for (unsigned i = 0; i < SA_MAX_SERVICES; i++) {
-		sr_template(t, 0x100 + i, ca_guid(f, 4), 100, "many");
-		assert_int_equal(status_of(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176), 0);
-	}
-	sr_template(t, 0x42, ca_guid(f, 4), 100, "one too many");
-	assert_int_equal(status_of(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176),
-			 SA_STATUS_NO_RESOURCES);
 	fx_free(f);
 }
 
@@ -1265,6 +1257,77 @@ static void test_mcmember_partitions(void **state)
 	fx_free(f);
 }
 
+/* ServiceRecords belong to the port that registered them: another port
+ * may neither replace nor delete them (ERR_REQ_DENIED), a trusted
+ * requester may; one port registers at most SA_SERVICES_PER_PORT, all
+ * together SA_MAX_SERVICES. */
+static void test_service_owner(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint64_t key = BIT(0) | BIT(1) | BIT(4) | BIT(6);
+	uint16_t a = ca_lid(f, 2), b = ca_lid(f, 3);
+	uint8_t t[176];
+	struct sa_fx_resp r;
+	struct sa_stats st;
+	unsigned i;
+
+	sr_template(t, 0x10, ca_guid(f, 2), 100, "a's");
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	/* b replacing or deleting a's service: denied, it stays as it was */
+	sr_template(t, 0x10, ca_guid(f, 2), 100, "b's now");
+	assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, SA_STATUS_REQ_DENIED);
+	assert_int_equal(ask_from(f, b, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t,
+				  176, 0).h.hdr.status, SA_STATUS_REQ_DENIED);
+	r = ask_from(f, b, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176, 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal((const char *)r.data + 48, "a's");
+	/* a may, and so may a trusted requester from anywhere */
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	assert_int_equal(ask_from(f, b, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t,
+				  176, SA_FX_SA_KEY).h.hdr.status, 0);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.services, 0);
+	/* the registering port owns it, whatever ServiceGID it names */
+	sr_template(t, 0x20, ca_guid(f, 3), 100, "a for b");
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	assert_int_equal(ask_from(f, b, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t,
+				  176, 0).h.hdr.status, SA_STATUS_REQ_DENIED);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.services, 1);
+	/* one port's cap; another port still registers */
+	for (i = 1; i < SA_SERVICES_PER_PORT; i++) {
+		sr_template(t, 0x100 + i, ca_guid(f, 2), 100, "many");
+		assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+				 .h.hdr.status, 0);
+	}
+	sr_template(t, 0x42, ca_guid(f, 2), 100, "one too many");
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, SA_STATUS_NO_RESOURCES);
+	/* replacing one of its own is no new registration */
+	sr_template(t, 0x101, ca_guid(f, 2), 100, "renamed");
+	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	sr_template(t, 0x42, ca_guid(f, 3), 100, "b's");
+	assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
+			 .h.hdr.status, 0);
+	/* the global cap, trusted registrations filling it */
+	for (i = SA_SERVICES_PER_PORT + 1; i < SA_MAX_SERVICES; i++) {
+		sr_template(t, 0x1000 + i, ca_guid(f, 4), 100, "trusted");
+		assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176,
+					  SA_FX_SA_KEY).h.hdr.status, 0);
+	}
+	sr_template(t, 0x43, ca_guid(f, 4), 100, "full");
+	assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176,
+				  SA_FX_SA_KEY).h.hdr.status, SA_STATUS_NO_RESOURCES);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.services, SA_MAX_SERVICES);
+	fx_free(f);
+}
+
 static void test_inform(void **state)
 {
 	struct sa_fx *f = fx_new("ft2", 4, 0);
@@ -1336,6 +1399,68 @@ static void test_inform(void **state)
 	assert_int_equal(r.h.hdr.status, 0);
 	sa_get_stats(f->sa, &st);
 	assert_int_equal(st.subscriptions, 1);
+	fx_free(f);
+}
+
+/* Trap 144 (a CA port's local changes: CapabilityMask, ...) as the SM
+ * received it goes, unchanged, to the subscribers of 144 only, and is
+ * sent again every SA_REPORT_RETRY_MS, same TID, until its subscriber's
+ * ReportResp (one from another port does not count). */
+static void test_inform_trap144(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint16_t a = ca_lid(f, 5), b = ca_lid(f, 2), to;
+	struct smp_notice n, got;
+	struct sa_fx_resp r;
+	struct sa_stats st;
+	uint64_t tid, tid2;
+	size_t before;
+
+	assert_int_equal(subscribe(f, 144, 1, a, &r), 1);
+	assert_int_equal(r.h.hdr.status, 0);
+	assert_int_equal(subscribe(f, 128, 1, b, &r), 1);
+	memset(&n, 0, sizeof(n));
+	n.is_generic = 1;
+	n.type = 4;                      /* informational */
+	n.producer_type = 1;             /* a CA */
+	n.trap_num = 144;
+	n.issuer_lid = ca_lid(f, 7);
+	put16(n.data_details + 2, ca_lid(f, 7));          /* LIDAddr */
+	n.data_details[9] = 0x48;                         /* CapabilityMask */
+	n.data_details[12] = 0x01;                        /* change flags */
+	sa_make_gid(SA_FX_PREFIX, ca_guid(f, 7), n.issuer_gid);
+	before = f->nsent;
+	sa_report_notice(f->sa, &n);
+	assert_int_equal(f->nsent - before, 1);      /* not to b, who asked for 128 */
+	assert_int_equal(last_report(f, &got, &tid, &to), 144);
+	assert_int_equal(to, a);
+	assert_int_equal(got.type, 4);
+	assert_int_equal(got.producer_type, 1);
+	assert_int_equal(got.issuer_lid, ca_lid(f, 7));
+	assert_memory_equal(got.data_details, n.data_details, sizeof(n.data_details));
+	assert_memory_equal(got.issuer_gid, n.issuer_gid, 16);
+	/* no ReportResp: sent again, the same TID, to the same subscriber */
+	f->now += SA_REPORT_RETRY_MS;
+	sa_on_timer(f->sa);
+	assert_int_equal(f->nsent - before, 2);
+	assert_int_equal(last_report(f, &got, &tid2, &to), 144);
+	assert_int_equal(tid2, tid);
+	assert_int_equal(to, a);
+	/* an answer from another port is not the subscriber's */
+	report_resp(f, tid, b);
+	f->now += SA_REPORT_RETRY_MS;
+	sa_on_timer(f->sa);
+	assert_int_equal(f->nsent - before, 3);
+	/* the subscriber's ends it */
+	report_resp(f, tid, a);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.reports_sent, 3);
+	assert_int_equal(st.reports_acked, 1);
+	assert_int_equal(st.reports_dropped, 0);
+	assert_int_equal(sa_next_deadline(f->sa), UINT64_MAX);
+	f->now += 10 * SA_REPORT_RETRY_MS;
+	sa_on_timer(f->sa);
+	assert_int_equal(f->nsent - before, 3);
 	fx_free(f);
 }
 
@@ -1461,6 +1586,38 @@ static void test_stats(void **state)
 	fx_free(f);
 }
 
+/* Latency counts from the daemon's receipt: a request held 300 ms (the
+ * glue's queue while a sweep runs) shows at least 300 ms, also when it
+ * was parked for port tables on top. */
+static void test_stats_from_receipt(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	struct mad_addr from = { .dlid = ca_lid(f, 0), .qpn = 1, .qkey = MAD_QKEY_GSI };
+	uint8_t t[108] = { 0 }, mad[MAD_SIZE];
+	struct sa_attr_stats as[32];
+	size_t total, n, seen = 0;
+
+	sa_fx_mad(f, mad, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC, 0, 0, t, 108, 0);
+	sa_recv_at(f->sa, mad, MAD_SIZE, 0, &from, sa_now_us() - 300000);
+	/* a GUIDInfo table is read from the ports first: parked, then run */
+	put16(t, ca_lid(f, 2));
+	sa_fx_mad(f, mad, SA_METHOD_GET_TABLE, SA_ATTR_GUID_INFO_REC, 0, BIT(0), t, 72, 0);
+	sa_recv_at(f->sa, mad, MAD_SIZE, 0, &from, sa_now_us() - 300000);
+	assert_true(f->nsmps > 0);
+	assert_true(sa_fx_answer_smps(f) > 0);
+	sa_on_timer(f->sa);
+	n = sa_get_attr_stats(f->sa, as, 32, &total);
+	for (size_t i = 0; i < n; i++) {
+		if (as[i].attr != SA_ATTR_NODE_REC && as[i].attr != SA_ATTR_GUID_INFO_REC)
+			continue;
+		assert_int_equal(as[i].requests, 1);
+		assert_true(as[i].p50_us >= 300000);
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+	fx_free(f);
+}
+
 /* --- the control socket's queries --- */
 
 static void test_local_query(void **state)
@@ -1471,21 +1628,36 @@ static void test_local_query(void **state)
 
 	f->conf.max_records = 3;   /* a MAD's limit; the control socket has its own */
 	sa_set_conf(f->sa, &f->conf);
-	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, &res);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, 0, &res);
 	assert_int_equal(res.status, SA_STATUS_TOO_MANY_RECORDS);
 	f->conf.max_records = 1000;
 	sa_set_conf(f->sa, &f->conf);
-	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, &res);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, 0, &res);
 	assert_int_equal(res.status, 0);
 	assert_int_equal(res.n, sa_fx_nends(f));
 	assert_int_equal(res.padded, 112);
 	sa_result_free(&res);
-	sa_query_local(f->sa, SA_ATTR_PKEY_REC, 0, 0, t, 72, false, &res);
+	/* the caller's own cap (the control socket's for non-admins) */
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, sa_fx_nends(f) - 1, &res);
+	assert_int_equal(res.status, SA_STATUS_TOO_MANY_RECORDS);
+	assert_null(res.recs);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, sa_fx_nends(f), &res);
+	assert_int_equal(res.status, 0);
+	assert_int_equal(res.n, sa_fx_nends(f));
+	sa_result_free(&res);
+	/* ... never above the configuration's */
+	f->conf.max_records = 3;
+	sa_set_conf(f->sa, &f->conf);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, 0, t, 108, false, 1000, &res);
+	assert_int_equal(res.status, SA_STATUS_TOO_MANY_RECORDS);
+	f->conf.max_records = 1000;
+	sa_set_conf(f->sa, &f->conf);
+	sa_query_local(f->sa, SA_ATTR_PKEY_REC, 0, 0, t, 72, false, 0, &res);
 	assert_int_equal(res.status, SA_STATUS_REQ_DENIED);
-	sa_query_local(f->sa, SA_ATTR_CLASS_PORT_INFO, 0, 0, t, 72, false, &res);
+	sa_query_local(f->sa, SA_ATTR_CLASS_PORT_INFO, 0, 0, t, 72, false, 0, &res);
 	assert_int_equal(res.n, 1);
 	sa_result_free(&res);
-	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, BIT(40), t, 108, false, &res);
+	sa_query_local(f->sa, SA_ATTR_NODE_REC, 0, BIT(40), t, 108, false, 0, &res);
 	assert_int_equal(res.status, SA_STATUS_REQ_INVALID);
 	assert_non_null(sa_attr_lookup("pir"));
 	assert_int_equal(sa_attr_lookup("PathRecord")->id, SA_ATTR_PATH_REC);
@@ -1514,10 +1686,13 @@ int main(void)
 		cmocka_unit_test(test_requester_budget),
 		cmocka_unit_test(test_multipath),
 		cmocka_unit_test(test_services),
+		cmocka_unit_test(test_service_owner),
 		cmocka_unit_test(test_inform),
+		cmocka_unit_test(test_inform_trap144),
 		cmocka_unit_test(test_wire_kernel_rmpp),
 		cmocka_unit_test(test_wire_user_rmpp),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_stats_from_receipt),
 		cmocka_unit_test(test_local_query),
 		cmocka_unit_test(test_partitions),
 		cmocka_unit_test(test_mcmember),
