@@ -20,9 +20,9 @@
 #                  member from every member, as a poller sees it that reads
 #                  all switches' first MFT block at every position in rounds
 #                  (mftdump -l) and judges each round with mftcheck.py: the
-#                  end of the first whole round (an upper bound, one round
-#                  of 216 SMPs on the 648-host tree, some 10-30 ms, late;
-#                  its SMPs share the simulator with the SM's);
+#                  end of the first whole round (an upper bound, at most
+#                  one round of 216 SMPs on the 648-host tree late; its
+#                  SMPs share the simulator with the SM's);
 #   mft_needed     (block, position) MFT writes the final trees need: the
 #                  non-empty (switch, block, position) triples of the last
 #                  dump (a position is 16 ports: a 36-port switch's ports
