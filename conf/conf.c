@@ -254,8 +254,10 @@ static const struct conf_opt opts[] = {
 	     "Overrides for switch external ports, as qos_ca."),
 	UINT(mcast_batch_ms, 0, 1000, "50", "ms", true,
 	     "Multicast joins and leaves are programmed in batches: a batch "
-	     "starts when changes have paused for a fifth of this time, or "
-	     "this long after its first change at the latest; it recomputes "
+	     "starts when changes have paused for a fifth of this time (after "
+	     "a burst of changes, for eight times their mean spacing if that "
+	     "is shorter, at least 1 ms), or this long after its first change "
+	     "at the latest; it recomputes "
 	     "the trees once and writes each MulticastForwardingTable block "
 	     "at most once. 0: program after every change."),
 };

@@ -64,6 +64,7 @@ struct sm_mcast {
 	bool have_first;
 	struct timespec t_first;        /* first change the batch programs */
 	struct timespec t_last;         /* latest change */
+	unsigned nchanges;              /* changes since t_first */
 	struct timespec t_start;
 	mc_notice_fn notice;
 	void *notice_arg;
@@ -375,10 +376,73 @@ struct batch_groups {
 	size_t ng, nm;
 };
 
-/* A member port in the fabric as (node, port), or false. */
-static bool member_at(const struct sm_fabric *f, uint64_t guid, struct mcast_member *out)
+/* The fabric's ports by GUID, for looking members up: built once per
+ * batch or sweep phase (fabric_find_port scans every port of the fabric,
+ * which once per member made a 648-host join storm's batch take ms).
+ * Sorted by GUID, then in fabric order, so the first of a duplicated
+ * GUID is the one fabric_find_port would find. */
+struct port_index {
+	struct sm_port **p;
+	size_t n;
+};
+
+static int port_cmp(const void *a, const void *b)
 {
-	const struct sm_port *p = fabric_find_port(f, guid);
+	const struct sm_port *x = *(struct sm_port *const *)a, *y = *(struct sm_port *const *)b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->node->idx != y->node->idx)
+		return x->node->idx < y->node->idx ? -1 : 1;
+	return (int)x->num - (int)y->num;
+}
+
+static void port_index_build(const struct sm_fabric *f, struct port_index *ix)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		n += (size_t)f->nodes[i]->ni.num_ports + 1;
+	ix->p = xcalloc(n ? n : 1, sizeof(*ix->p));
+	ix->n = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct sm_node *nd = f->nodes[i];
+
+		for (unsigned p = 0; p <= nd->ni.num_ports; p++)
+			if (nd->ports[p].guid)
+				ix->p[ix->n++] = &nd->ports[p];
+	}
+	qsort(ix->p, ix->n, sizeof(*ix->p), port_cmp);
+}
+
+static void port_index_free(struct port_index *ix)
+{
+	free(ix->p);
+	ix->p = NULL;
+	ix->n = 0;
+}
+
+static const struct sm_port *port_index_find(const struct port_index *ix, uint64_t guid)
+{
+	size_t lo = 0, hi = ix->n;
+
+	if (!guid)
+		return NULL;
+	while (lo < hi) {   /* the first entry >= guid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->p[mid]->guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && ix->p[lo]->guid == guid ? ix->p[lo] : NULL;
+}
+
+/* A member port in the fabric as (node, port), or false. */
+static bool member_at(const struct port_index *ix, uint64_t guid, struct mcast_member *out)
+{
+	const struct sm_port *p = port_index_find(ix, guid);
 
 	if (!p)
 		return false;
@@ -387,7 +451,8 @@ static bool member_at(const struct sm_fabric *f, uint64_t guid, struct mcast_mem
 	return true;
 }
 
-static void collect_groups(const struct sm *sm, struct batch_groups *bg)
+static void collect_groups(const struct sm *sm, const struct port_index *ix,
+			   struct batch_groups *bg)
 {
 	const struct mcdb *db = sm->mcast->db;
 	size_t total = 0;
@@ -406,7 +471,7 @@ static void collect_groups(const struct sm *sm, struct batch_groups *bg)
 		out->mlid = g->rec.mlid;
 		out->members = bg->m + bg->nm;
 		for (uint32_t k = 0; k < g->nmembers; k++)
-			if (member_at(sm->fabric, g->members[k].guid, &bg->m[bg->nm]))
+			if (member_at(ix, g->members[k].guid, &bg->m[bg->nm]))
 				bg->nm++;
 		out->nmembers = (uint32_t)(bg->m + bg->nm - out->members);
 		bg->ng++;
@@ -439,7 +504,8 @@ static void clear_bit(struct mcast_mft *m, uint16_t mlid, uint8_t port)
 
 /* Send-only members send into the tree but receive nothing: the bit of
  * their switch port goes. */
-static void send_only(const struct sm *sm, const struct topo *t, struct mcast_result *res)
+static void send_only(const struct sm *sm, const struct port_index *ix, const struct topo *t,
+		      struct mcast_result *res)
 {
 	const struct mcdb *db = sm->mcast->db;
 
@@ -451,7 +517,7 @@ static void send_only(const struct sm *sm, const struct topo *t, struct mcast_re
 			const struct topo_port *tp;
 
 			if (g->members[k].join_state & ~MC_JOIN_SENDONLY ||
-			    !member_at(sm->fabric, g->members[k].guid, &m) || !m.port)
+			    !member_at(ix, g->members[k].guid, &m) || !m.port)
 				continue;
 			tp = &t->nodes[m.node].ports[m.port];
 			if (tp->peer_node != TOPO_NONE && t->nodes[tp->peer_node].type == TOPO_SWITCH)
@@ -480,15 +546,18 @@ static bool compute(struct sm *sm)
 	struct mcast_opts o = { .mlid_top = mcdb_mlid_top(mc->db), .prev = mc->have_res ? &mc->res : NULL };
 	struct mcast_result res;
 	struct batch_groups bg;
+	struct port_index ix;
 	struct timespec t0, t1;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	collect_groups(sm, &bg);
+	port_index_build(sm->fabric, &ix);
+	collect_groups(sm, &ix, &bg);
 	memset(&res, 0, sizeof(res));
 	rc = mcast_compute(t, &sm->routes, bg.g, bg.ng, &o, &res);
 	if (rc == 0)
-		send_only(sm, t, &res);
+		send_only(sm, &ix, t, &res);
+	port_index_free(&ix);
 	fabric_topo_free(t);
 	free(bg.g);
 	free(bg.m);
@@ -578,9 +647,15 @@ static bool can_program(const struct sm *sm)
 	       !sm->stopping;
 }
 
-/* The batch waits until changes pause for a fifth of mcast_batch_ms, but
- * no longer than mcast_batch_ms after its first change: a join storm is
- * programmed once, a lone join soon. Milliseconds still to wait, or 0. */
+/* The batch waits until changes pause, but no longer than mcast_batch_ms
+ * after its first change: a join storm is programmed once, a lone join
+ * soon. A pause is a fifth of mcast_batch_ms, or, once changes came in a
+ * burst, QUIET_PACE times their mean spacing if that is shorter (at least
+ * QUIET_MIN_MS): 648 joins in 20 ms are 31 us apart, and waiting 10 ms
+ * after the last of them made programming wait for nothing. Milliseconds
+ * still to wait, or 0. */
+#define QUIET_PACE 8
+#define QUIET_MIN_MS 1.0
 static unsigned wait_more(const struct sm *sm)
 {
 	const struct sm_mcast *mc = sm->mcast;
@@ -589,6 +664,12 @@ static unsigned wait_more(const struct sm *sm)
 
 	if (!mc->have_first || cap == 0)
 		return 0;
+	if (mc->nchanges > 1) {
+		double pace = QUIET_PACE * ts_diff_ms(&mc->t_first, &mc->t_last) / (mc->nchanges - 1);
+
+		pace = pace < QUIET_MIN_MS ? QUIET_MIN_MS : pace;
+		quiet = pace < quiet ? pace : quiet;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	since_last = ts_diff_ms(&mc->t_last, &now);
 	since_first = ts_diff_ms(&mc->t_first, &now);
@@ -644,7 +725,9 @@ static void changed(struct sm *sm)
 	if (!mc->have_first) {
 		mc->t_first = mc->t_last;
 		mc->have_first = true;
+		mc->nchanges = 0;
 	}
+	mc->nchanges++;
 	schedule(sm, sm->conf.mcast_batch_ms / 5);
 }
 
@@ -652,9 +735,9 @@ static void changed(struct sm *sm)
 
 /* A member whose port went down or away leaves its groups. A port that
  * did not answer this sweep (stale) is kept as last seen. */
-static bool member_gone(const struct sm *sm, uint64_t guid)
+static bool member_gone(const struct sm *sm, const struct port_index *ix, uint64_t guid)
 {
-	const struct sm_port *p = fabric_find_port(sm->fabric, guid);
+	const struct sm_port *p = port_index_find(ix, guid);
 	bool own = p && p->node == sm->fabric->sm_node && p->num == sm->fabric->sm_port_num;
 
 	if (!p)
@@ -667,20 +750,23 @@ static bool member_gone(const struct sm *sm, uint64_t guid)
 static void drop_members(struct sm *sm)
 {
 	const struct mcdb *db = sm->mcast->db;
+	struct port_index ix;
 	uint64_t *gone = NULL;
 	size_t n = 0, cap = 0;
 
+	port_index_build(sm->fabric, &ix);
 	for (size_t i = 0; i < mcdb_count(db); i++) {
 		const struct mc_group *g = mcdb_at(db, i);
 
 		for (uint32_t k = 0; k < g->nmembers; k++) {
-			if (!member_gone(sm, g->members[k].guid))
+			if (!member_gone(sm, &ix, g->members[k].guid))
 				continue;
 			if (n == cap)
 				gone = xrealloc(gone, (cap = cap ? 2 * cap : 16) * sizeof(*gone));
 			gone[n++] = g->members[k].guid;
 		}
 	}
+	port_index_free(&ix);
 	for (size_t i = 0; i < n; i++)
 		if (mcdb_remove_port(sm->mcast->db, gone[i])) {
 			sm->mcast->last.dropped++;

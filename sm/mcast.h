@@ -31,8 +31,9 @@
  * Programming. Joins and leaves change the database at once and answer;
  * the trees (routing/mcast.h over the unicast tables) are recomputed and
  * the MFTs written in batches: a batch starts when changes have paused
- * for a fifth of mcast_batch_ms, or mcast_batch_ms after its first change
- * at the latest, and takes everything that arrived until then, so a storm
+ * for a fifth of mcast_batch_ms (after a burst, for eight times its mean
+ * spacing if that is shorter, at least 1 ms), or mcast_batch_ms after its
+ * first change at the latest, and takes everything that arrived until then, so a storm
  * of joins writes each MFT block about once, not once per join. A batch never overlaps a sweep or another batch: changes made
  * meanwhile go into the next one. Every heavy sweep and reroute ends its
  * table phases with a batch too (sm_mcast_phase), after dropping the

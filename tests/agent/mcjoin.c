@@ -19,7 +19,15 @@
  *   mcjoin: N requests, N ok, E SA errors (status:count ...), L lost,
  *           first_ms F, last_ms L, elapsed_ms T, joins_per_s R
  *
- * (first/last: when the first and last answer arrived). Exit 0 when every
+ * (first/last: when the first and last answer arrived, in ms after the
+ * first request went out). With --go FIFO the client first opens its port
+ * and finds the SM, prints "mcjoin: ready" and waits until something is
+ * written to FIFO (or a writer comes and goes): a driver starts several
+ * clients, waits for all their "ready" lines and releases them at once,
+ * so that process start-up is not part of what it times. The summary
+ * then adds "go_epoch_ms G, last_epoch_ms L": wall-clock (CLOCK_REALTIME)
+ * ms of the release and of the last answer, comparable between clients
+ * and with other tools' epoch times. Exit 0 when every
  * request was answered with status 0, 1 otherwise, 2 on usage errors.
  * Ports are read from the command line or, one per line, from --file.
  * -p sets the P_Key of the request (default 0xffff), -s the SL of a
@@ -31,11 +39,14 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/umad.h>
 
@@ -61,6 +72,7 @@ struct opts {
 	unsigned window, timeout_ms, retries;
 	int leave, create, verbose;
 	const char *file;
+	const char *go;     /* --go FIFO: wait for it before the first request */
 };
 
 struct run {
@@ -73,6 +85,7 @@ struct run {
 	unsigned status_count[16];
 	uint16_t status_seen[16];
 	double t0, first, last;
+	double go_epoch, last_epoch;   /* CLOCK_REALTIME ms */
 };
 
 static double now_ms(void)
@@ -80,6 +93,14 @@ static double now_ms(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double epoch_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
@@ -185,6 +206,7 @@ static void finish(struct run *R, size_t i, int ok, uint16_t st)
 	if (!R->first)
 		R->first = t;
 	R->last = t;
+	R->last_epoch = epoch_ms();
 	if (ok)
 		R->ok++;
 	else if (st)
@@ -276,6 +298,37 @@ static void run_all(struct run *R)
 	}
 }
 
+/* --go: the FIFO is opened before "ready" is printed (non-blocking, so
+ * the open needs no writer), then polled: data, or a writer that came and
+ * went (POLLHUP), releases the client. No race with the driver: it writes
+ * only after every client said ready, i.e. had its FIFO open. */
+static int wait_go(struct run *R)
+{
+	struct pollfd p;
+	int fd = open(R->o.go, O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	printf("mcjoin: ready\n");
+	fflush(stdout);
+	p.fd = fd;
+	p.events = POLLIN;
+	for (;;) {
+		p.revents = 0;
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		if (p.revents & (POLLIN | POLLHUP | POLLERR))
+			break;
+	}
+	R->go_epoch = epoch_ms();
+	close(fd);
+	return 0;
+}
+
 static int open_port(struct run *R)
 {
 	umad_port_t port;
@@ -294,7 +347,8 @@ static int open_port(struct run *R)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mcjoin [-g MGID] [-j JOINSTATE] [-w WINDOW] [-t TIMEOUT_MS] "
-		"[-r RETRIES] [-p PKEY] [-s SL] [-v] [--leave] [--create] [-f FILE] [PORTGUID...]\n");
+		"[-r RETRIES] [-p PKEY] [-s SL] [-v] [--leave] [--create] [--go FIFO] [-f FILE] "
+		"[PORTGUID...]\n");
 }
 
 static int parse_args(int argc, char **argv, struct run *R)
@@ -305,7 +359,7 @@ static int parse_args(int argc, char **argv, struct run *R)
 		{ "retries", required_argument, NULL, 'r' }, { "file", required_argument, NULL, 'f' },
 		{ "leave", no_argument, NULL, 'L' }, { "create", no_argument, NULL, 'C' },
 		{ "pkey", required_argument, NULL, 'p' }, { "verbose", no_argument, NULL, 'v' },
-		{ "sl", required_argument, NULL, 's' },
+		{ "sl", required_argument, NULL, 's' }, { "go", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -329,6 +383,7 @@ static int parse_args(int argc, char **argv, struct run *R)
 		case 'p': R->o.pkey = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 'v': R->o.verbose = 1; break;
 		case 's': R->o.sl = (uint8_t)(strtoul(optarg, NULL, 0) & 0xf); break;
+		case 'G': R->o.go = optarg; break;
 		default: return -1;
 		}
 	}
@@ -345,9 +400,12 @@ static void report(const struct run *R)
 	printf("mcjoin: %zu requests, %zu ok, %zu SA errors", R->n, R->ok, R->done - R->ok - R->lost);
 	for (int k = 0; k < 16 && R->status_count[k]; k++)
 		printf("%s0x%04x:%u", k ? " " : " (", R->status_seen[k], R->status_count[k]);
-	printf("%s, %zu lost, first_ms %.1f, last_ms %.1f, elapsed_ms %.1f, joins_per_s %.0f\n",
+	printf("%s, %zu lost, first_ms %.1f, last_ms %.1f, elapsed_ms %.1f, joins_per_s %.0f",
 	       R->status_count[0] ? ")" : "", R->lost, R->first, R->last, el,
 	       el > 0 ? (double)R->ok * 1000.0 / el : 0.0);
+	if (R->o.go)
+		printf(", go_epoch_ms %.1f, last_epoch_ms %.1f", R->go_epoch, R->last_epoch);
+	printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -361,6 +419,10 @@ int main(int argc, char **argv)
 	}
 	if (open_port(&R) < 0) {
 		fprintf(stderr, "mcjoin: cannot open the port or it has no SM LID: %s\n", strerror(errno));
+		return 1;
+	}
+	if (R.o.go && wait_go(&R) < 0) {
+		fprintf(stderr, "mcjoin: %s: %s\n", R.o.go, strerror(errno));
 		return 1;
 	}
 	run_all(&R);
