@@ -254,21 +254,38 @@ void sm_sminfo_phase(struct sm *sm)
 
 /* --- as master: rescans and handover --- */
 
+static bool writes_running(const struct sm *sm)
+{
+	return sm->sweeping || sm->light.running;
+}
+
 static void handover_done(void *arg, int err, const struct smp *resp)
 {
 	struct info_ctx *c = arg;
 	struct sm *sm = c->sm;
 
+	sm->handing_over = false;
+	/* IBA 14.4.2 (sa-mcast-ha.md 8.5): the receiver's GetResp accepting
+	 * HANDOVER is the exchange; ACKNOWLEDGE is optional (OpenSM never
+	 * sends it), so we step down on the answer, not before it. */
 	if (err == MAD_OK && sm->state == SM_STATE_MASTER) {
 		log_notice("handed over to SM %016" PRIx64, c->target);
 		sm->handed_to = c->target;
+		sm->sweep_again = false;   /* the new master sweeps */
 		become(sm, SM_STATE_STANDBY, c->target);
 	} else if (err != MAD_OK) {
 		log_warnx("handover to SM %016" PRIx64 " failed (%d): staying master", c->target, err);
+		if (sm->sweep_again && sm->state == SM_STATE_MASTER) {
+			sm->sweep_again = false;
+			sm_sweep_start(sm);   /* the one held back while handing over */
+		}
 	}
 	free(c);
 }
 
+/* Sends HANDOVER to `to`. From here until its answer we write nothing
+ * (sm_may_write() is false): the other SM may already be master. The
+ * callers make sure no sweep or light sweep of ours is writing. */
 static int hand_over(struct sm *sm, const struct sm_peer *to)
 {
 	const struct sm_port *p = port_of(sm, to->node_guid, to->port);
@@ -279,11 +296,26 @@ static int hand_over(struct sm *sm, const struct sm_peer *to)
 	log_notice("handing over to SM %016" PRIx64 " (priority %u)", to->guid, to->priority);
 	c = ctx_new(sm, Q_HANDOVER, p);
 	c->target = to->guid;
+	sm->handing_over = true;
 	if (send_dr(sm, c, p, MAD_METHOD_SET, SM_CTL_HANDOVER, SM_STATE_MASTER, handover_done) < 0) {
+		sm->handing_over = false;
 		free(c);
 		return -1;
 	}
 	return 0;
+}
+
+/* An operator's handover that waited for our writes to end. */
+static bool wanted_handover(struct sm *sm)
+{
+	const struct sm_peer *to = election_best_standby(&sm->peers);
+
+	sm->handover_wanted = false;
+	if (!to) {
+		log_warnx("handover asked for: no standby SM any more, staying master");
+		return false;
+	}
+	return hand_over(sm, to) == 0;
 }
 
 void sm_sminfo_after_sweep(struct sm *sm)
@@ -291,7 +323,9 @@ void sm_sminfo_after_sweep(struct sm *sm)
 	struct sm_self me = self_of(sm);
 	const struct sm_peer *to, *yield;
 
-	if (sm->state != SM_STATE_MASTER || sm->run.once)
+	if (sm->state != SM_STATE_MASTER || sm->run.once || sm->handing_over || writes_running(sm))
+		return;
+	if (sm->handover_wanted && wanted_handover(sm))
 		return;
 	to = election_as_master(&sm->peers, &me, &yield);
 	if (yield)
@@ -336,15 +370,44 @@ int sm_handover(struct sm *sm, char *err, size_t errlen)
 		snprintf(err, errlen, "not the master (%s)", sm_state_name((int)sm->state));
 		return -1;
 	}
+	if (sm->handing_over) {
+		snprintf(err, errlen, "a handover is already in flight");
+		return -1;
+	}
 	if (!to) {
 		snprintf(err, errlen, "no standby SM to hand over to");
 		return -1;
+	}
+	if (writes_running(sm)) {
+		/* never two masters: our sweep's writes end before the other
+		 * SM becomes master */
+		log_notice("handover asked for: after the running sweep");
+		sm->handover_wanted = true;
+		return 1;
 	}
 	if (hand_over(sm, to) < 0) {
 		snprintf(err, errlen, "SM %016" PRIx64 " is not reachable", to->guid);
 		return -1;
 	}
 	return 0;
+}
+
+bool sm_set_gate(void *arg, uint8_t mgmt_class, uint16_t attr_id)
+{
+	struct sm *sm = arg;
+
+	/* SMInfo Sets are the SMs' control packets (IBA 14.4.2): HANDOVER as
+	 * master, ACKNOWLEDGE on taking over; the rules are in this file */
+	if (attr_id == SMP_ATTR_SM_INFO || sm_may_write(sm))
+		return true;
+	sm->sets_refused++;
+	/* a bug of ours: say so, but not thousands of times */
+	if ((sm->sets_refused & (sm->sets_refused - 1)) == 0)
+		log_msg(LOG_LVL_ERR, "BUG: SMP Set of attribute 0x%04x (class 0x%02x) refused: we are "
+			"%s%s, not a writing master (%" PRIu64 " refused so far)", attr_id, mgmt_class,
+			sm_state_name((int)sm->state), sm->handing_over ? " handing over" : "",
+			sm->sets_refused);
+	return false;
 }
 
 /* --- as standby: polling --- */
@@ -568,7 +631,8 @@ static void answer_set(struct sm *sm, struct smp *req, const struct mad_addr *fr
 		reply(sm, req, from, STATUS_BAD_VALUE);
 		return;
 	}
-	log_notice("SMInfo Set %s from SM %016" PRIx64, ctl_names[mod], in.guid);
+	log_notice("SMInfo Set %s from SM %016" PRIx64 " at LID %u", ctl_names[mod], in.guid,
+		   from->dlid);
 	reply(sm, req, from, 0);
 	apply(sm, mod, &in);
 }

@@ -134,7 +134,8 @@ enum ctl_access {
 	X(failed, "the command ran and failed (see message)") \
 	X(busy, "the daemon cannot take the request or connection now") \
 	X(internal, "a bug in ibsmd") \
-	X(idle_timeout, "the connection was idle too long and is closed")
+	X(idle_timeout, "the connection was idle too long and is closed") \
+	X(not_master, "only the master SM writes to the fabric; this one is not master")
 
 #define CTL_ERR_ENUM(code, meaning) CTL_E_##code,
 enum ctl_error { CTL_ERRORS(CTL_ERR_ENUM) CTL_E_COUNT };

@@ -8,6 +8,10 @@
 #              3 s, no LID changed, no LFT block written, no port state
 #              changed (its own log and the simulator's packet trace)
 #   handover   a higher SM joins: the master hands over to it
+#   standby    `ibsmctl reroute` on a standby: refused (not_master), and
+#              the simulator sees no Set meanwhile; then a sanity check
+#              that the trace does count Sets: a rogue LFT Set and the
+#              master's repair of it are seen
 #   rogue      SMInfo Sets from a host that is no master (sminfo -s ...):
 #              refused, logged, no state change
 #   frozen     a master (sm_agent) that answers with an ActCount that never
@@ -22,8 +26,10 @@ skip_unless_tools sminfo opensm
 IBSMD=$top_builddir/sm/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 AGENT=$top_builddir/tests/agent/sm_agent
+ROGUE=$top_builddir/tests/agent/rogue_smp
 TRACE="python3 $top_srcdir/tests/integration/simtrace.py"
-[ -x "$IBSMD" ] && [ -x "$CTL" ] && [ -x "$AGENT" ] || hard_error "build ibsmd, ibsmctl, sm_agent"
+[ -x "$IBSMD" ] && [ -x "$CTL" ] && [ -x "$AGENT" ] && [ -x "$ROGUE" ] ||
+	hard_error "build ibsmd, ibsmctl, sm_agent, rogue_smp"
 
 sim_setup
 topo_gen "$SIM_DIR/ft2-8.net" ft2 8
@@ -92,6 +98,38 @@ LA=$(lid_of H00001) LB=$(lid_of H00002) LC=$(lid_of H00003)
 [ "$(masters "$LA" "$LB" "$LC")" = 1 ] || fail "election: $(masters "$LA" "$LB" "$LC") masters by sminfo"
 [ "$(sm_state "$LB")" = 3 ] || fail "election: sminfo does not see b as master"
 msg "election: b (priority 5) master, a (0) and c (3) standby, by ibsmctl and by sminfo"
+
+# ---------------------------------------------------------------- standby
+# sets FROM-LINE: "lft=L portinfo=P switchinfo=S other=O" as positional
+# parameters 2, 4, 6, 8 (every SMP Set the simulator handled since then).
+sets() {
+	set -- $($TRACE "$SIM_LOG" --from-line "$1" | tr '=' ' ')
+	echo "$2 $4 $6 $8"
+}
+line=$(wc -l <"$SIM_LOG")
+sim_cmd "Verbose 3"
+T=5 sim_run "$CTL" -s "$SIM_DIR/a/sock" -j reroute >"$SIM_DIR/reroute.out" 2>&1 &&
+	fail "standby: reroute on a standby succeeded: $(cat "$SIM_DIR/reroute.out")"
+grep -q '"not_master"' "$SIM_DIR/reroute.out" ||
+	fail "standby: reroute on a standby: $(cat "$SIM_DIR/reroute.out")"
+T=5 sim_run "$CTL" -s "$SIM_DIR/c/sock" reroute >/dev/null 2>&1 && fail "standby: c rerouted"
+sleep 1
+sim_cmd "Verbose 0"
+[ "$(sets "$line")" = "0 0 0 0" ] || fail "standby: Sets (lft portinfo switchinfo other) while standbys were asked to reroute: $(sets "$line")"
+[ "$(state a)" = standby ] && [ "$(state c)" = standby ] || fail "standby: a or c changed state"
+grep -q 'BUG: SMP Set' "$SIM_DIR/a.log" "$SIM_DIR/c.log" && fail "standby: a Set reached the engine's gate"
+# Sanity: the trace counts Sets (a parser mismatch would give 0 above): a
+# rogue LFT Set and the master's repair of it (its audit or the sweep,
+# which reads every block back) are both seen; nobody else writes LFTs.
+LSW=$(lid_of L0001)
+line=$(wc -l <"$SIM_LOG")
+sim_cmd "Verbose 3"
+T=10 sim_run_at H00008 "$ROGUE" lft "$LSW" 0 255 || [ $? = 3 ] || fail "standby: rogue LFT Set failed"
+T=20 sim_run "$CTL" -s "$SIM_DIR/b/sock" sweep --wait >/dev/null 2>&1 || fail "standby: b's sweep failed"
+sim_cmd "Verbose 0"
+set -- $(sets "$line")
+[ "$1" -ge 2 ] || fail "standby: the trace saw $1 LFT Sets for a rogue Set and its repair"
+msg "standby: reroute refused by a and c (not_master), no Set meanwhile; the trace saw $1 LFT Sets for a rogue Set and b's repair"
 
 # ---------------------------------------------------------------- takeover
 sim_dump "$SIM_DIR/before.dump"
