@@ -614,20 +614,90 @@ static void apply(struct sm *sm, unsigned mod, const struct smp_sm_info *in)
 	}
 }
 
+/* The port GUID of a port of our model: a switch's SM is its port 0. */
+static uint64_t port_guid_of(const struct sm_port *p)
+{
+	return node_is_switch(p->node) ? p->node->ports[0].guid : p->guid;
+}
+
+static const struct sm_port *port_by_lid(const struct sm *sm, uint16_t lid)
+{
+	const struct sm_fabric *f = sm->fabric;
+
+	for (uint32_t i = 0; lid && lid < 0xC000 && i < f->nnodes; i++) {
+		const struct sm_node *n = f->nodes[i];
+
+		for (unsigned k = 0; k <= n->ni.num_ports; k++) {
+			const struct sm_port *p = &n->ports[k];
+			uint16_t base = p->lid ? p->lid : p->pi.lid;
+
+			if (p->guid && base && lid >= base && lid < base + (1u << (p->pi.lmc & 7)))
+				return p;
+		}
+	}
+	return NULL;
+}
+
+/* Where a directed-route SMP came from: walk its return path back through
+ * our model, from our own port over hop_cnt links (IBA 14.2.2: every hop
+ * writes the port the SMP arrived on into ReturnPath, so leaving each
+ * switch by that port retraces the route). */
+static const struct sm_port *port_by_route(const struct sm *sm, const struct smp *req)
+{
+	const struct sm_fabric *f = sm->fabric;
+	const struct sm_port *p;
+	unsigned n = req->hdr.hop_cnt;
+
+	if (!f->sm_node || node_is_switch(f->sm_node) || !n || n >= SMP_MAX_HOPS)
+		return NULL;
+	p = f->sm_node->ports[f->sm_port_num].peer;
+	for (unsigned i = n - 1; p && i >= 1; i--) {
+		unsigned out = req->return_path[i];
+
+		if (out > p->node->ni.num_ports)
+			return NULL;
+		p = p->node->ports[out].peer;
+	}
+	return p;
+}
+
+/* The port GUID a SMInfo Set came from, 0 when our model cannot tell:
+ * the source LID of a LID-routed SMP, the DrSLID of a directed route that
+ * began LID-routed, else the directed route itself. */
+static uint64_t sender_of(const struct sm *sm, const struct smp *req, const struct mad_addr *from)
+{
+	const struct sm_port *p;
+
+	if (!sm->fabric)
+		return 0;
+	if (req->hdr.mgmt_class == MAD_CLASS_SMI)
+		p = port_by_lid(sm, from->dlid);
+	else if (req->dr_slid != LID_PERMISSIVE)
+		p = port_by_lid(sm, req->dr_slid);
+	else
+		p = port_by_route(sm, req);
+	return p ? port_guid_of(p) : 0;
+}
+
 static void answer_set(struct sm *sm, struct smp *req, const struct mad_addr *from)
 {
 	struct sm_self me = self_of(sm);
 	struct smp_sm_info in;
 	unsigned mod = req->hdr.attr_mod;
+	uint64_t sender = sender_of(sm, req, from);
 	int to = -1;
 
+	memset(&in, 0, sizeof(in));
 	if (smp_sm_info_decode(req->data, sizeof(req->data), &in) == 0)
-		to = sm_ctl_verdict(mod, &in, sm->state, sm->master_guid, sm->handed_to, &me);
+		to = sm_ctl_verdict(mod, &in, sm->state, sm->master_guid, sm->handed_to, sender, &me);
 	if (to < 0) {
 		log_fabric(LOG_LVL_WARNING, "refused SMInfo Set %s from SM %016" PRIx64
-			   " (says %s) at LID %u: not part of a handover with us",
+			   " (says %s) at LID %u, sent by port %016" PRIx64 ": %s",
 			   mod < 6 ? ctl_names[mod] : "?", in.guid, sm_state_name(in.sm_state),
-			   from->dlid);
+			   from->dlid, sender,
+			   sender && sender != in.guid ? "not sent by the SM it names" :
+			   !sender ? "sender not found in our fabric" :
+			   "not part of a handover with us");
 		reply(sm, req, from, STATUS_BAD_VALUE);
 		return;
 	}

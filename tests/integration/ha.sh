@@ -12,7 +12,8 @@
 #              the simulator sees no Set meanwhile; then a sanity check
 #              that the trace does count Sets: a rogue LFT Set and the
 #              master's repair of it are seen
-#   rogue      SMInfo Sets from a host that is no master (sminfo -s ...):
+#   rogue      SMInfo Sets from a host that is no master (sminfo -s ...),
+#              also with the master's GUID and SM_Key forged (rogue_smp):
 #              refused, logged, no state change
 #   frozen     a master (sm_agent) that answers with an ActCount that never
 #              moves: the standby takes over
@@ -170,6 +171,23 @@ sleep 0.5
 grep -q 'refused SMInfo Set HANDOVER' "$SIM_DIR/a.log" || fail "rogue: a did not log the refusal"
 grep -q 'refused SMInfo Set DISABLE' "$SIM_DIR/d.log" || fail "rogue: d did not log the refusal"
 msg "rogue: HANDOVER to a standby and DISABLE to the master from a plain host: refused, logged"
+# The same with the master's GUID and SM_Key forged in the payload: only
+# where the Set came from gives it away.
+GD=$(T=5 sim_run "$CTL" -s "$SIM_DIR/d/sock" -j sms |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["guid"])')
+T=5 sim_run_at H00008 "$ROGUE" sminfo "$LA" 1 "$GD" 1 3 10 2>/dev/null &&
+	fail "rogue: a accepted a forged HANDOVER"
+T=5 sim_run_at H00008 "$ROGUE" sminfo "$LC" 3 "$GD" 1 3 10 2>/dev/null &&
+	fail "rogue: c accepted a forged DISABLE"
+sleep 0.5
+[ "$(state a)" = standby ] || fail "rogue: a forged HANDOVER made a $(state a)"
+[ "$(state c)" = standby ] || fail "rogue: a forged DISABLE made c $(state c)"
+[ "$(masters "$LA" "$LC" "$LD")" = 1 ] || fail "rogue: not one master by sminfo after forged Sets"
+grep -q "refused SMInfo Set HANDOVER from SM .*${GD#0x}.*not sent by the SM it names" "$SIM_DIR/a.log" ||
+	fail "rogue: a did not log the forged HANDOVER"
+grep -q "refused SMInfo Set DISABLE from SM .*${GD#0x}.*not sent by the SM it names" "$SIM_DIR/c.log" ||
+	fail "rogue: c did not log the forged DISABLE"
+msg "rogue: HANDOVER and DISABLE from a host with the master's GUID and SM_Key: refused, logged"
 stop a
 stop c
 stop d
