@@ -3,7 +3,8 @@
 # SMInfo Sets, a master whose ActCount freezes, and ibsmd beside OpenSM.
 #
 #   election   two SMs started together, then a third: one master (the
-#              highest), the others standby
+#              highest), the others standby; `ibsmctl sms` of each lists
+#              the others with their state and priority
 #   takeover   kill -9 of the master: the highest standby takes over within
 #              3 s, no LID changed, no LFT block written, no port state
 #              changed (its own log and the simulator's packet trace)
@@ -98,7 +99,28 @@ until_state c standby 5
 LA=$(lid_of H00001) LB=$(lid_of H00002) LC=$(lid_of H00003)
 [ "$(masters "$LA" "$LB" "$LC")" = 1 ] || fail "election: $(masters "$LA" "$LB" "$LC") masters by sminfo"
 [ "$(sm_state "$LB")" = 3 ] || fail "election: sminfo does not see b as master"
-msg "election: b (priority 5) master, a (0) and c (3) standby, by ibsmctl and by sminfo"
+# sms_view NAME: "GUID state priority" for each other SM NAME knows.
+sms_view() {
+	T=5 sim_run "$CTL" -s "$SIM_DIR/$1/sock" -j sms 2>/dev/null | python3 -c '
+import json, sys
+for o in json.load(sys.stdin)["result"]["others"]:
+    print(o["guid"], o["state"], o["priority"])'
+}
+sm_guid() {
+	T=5 sim_run "$CTL" -s "$SIM_DIR/$1/sock" -j sms 2>/dev/null |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["guid"])'
+}
+GA=$(sm_guid a) GB=$(sm_guid b) GC=$(sm_guid c)
+sms_view a | grep -qx "$GB master 5" || fail "election: a's sms: $(sms_view a)"
+sms_view c | grep -qx "$GB master 5" || fail "election: c's sms: $(sms_view c)"
+# b lists the standbys as their SMInfo last said: it re-asks after its
+# heavy sweeps and on Trap 144, so c, which b found while c was still
+# discovering, may show so until then
+sms_view b | grep -qx "$GA standby 0" || fail "election: b's sms: $(sms_view b)"
+sms_view b | grep -Eqx "$GC (standby|discovering) 3" || fail "election: b's sms: $(sms_view b)"
+T=5 sim_run "$CTL" -s "$SIM_DIR/a/sock" sms 2>/dev/null | grep -q "${GB#0x}" ||
+	fail "election: a's ibsmctl sms (text) does not list b"
+msg "election: b (priority 5) master, a (0) and c (3) standby, by ibsmctl, ibsmctl sms and sminfo"
 
 # ---------------------------------------------------------------- standby
 # sets FROM-LINE: "lft=L portinfo=P switchinfo=S other=O" as positional
