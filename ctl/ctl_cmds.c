@@ -529,6 +529,11 @@ static enum ctl_ret cmd_sweep(struct ctl_call *c, json_object **res)
 
 static enum ctl_ret cmd_reroute(struct ctl_call *c, json_object **res)
 {
+	/* a reroute writes LFTs and tables: a standby sends no Set, ever */
+	if (!sm_may_write(c->sm))
+		return ctl_fail(c, CTL_E_not_master, "not master: this SM is %s%s; "
+				"only the master reroutes", sm_state_name((int)c->sm->state),
+				c->sm->handing_over ? " and handing over" : "");
 	return start_sweep(c, res, true, c->sm->sweeping || !c->sm->fabric ?
 			   "a sweep is running or none has finished: a heavy sweep follows instead" :
 			   "routes recomputed on the current fabric; changed LFT blocks are written");

@@ -64,12 +64,16 @@ enum ctl_ret cmd_sms(struct ctl_call *c, json_object **res)
 
 enum ctl_ret cmd_handover(struct ctl_call *c, json_object **res)
 {
-	if (sm_handover(c->sm, c->msg, sizeof(c->msg)) < 0) {
+	int rc = sm_handover(c->sm, c->msg, sizeof(c->msg));
+
+	if (rc < 0) {
 		c->err = CTL_E_failed;
 		return CTL_ERROR;
 	}
 	sm_arm_engine_timer(c->sm);
 	*res = json_object_new_object();
-	json_object_object_add(*res, "started", json_object_new_boolean(1));
+	json_object_object_add(*res, "started", json_object_new_boolean(rc == 0));
+	/* a sweep is writing: the handover waits for it (never two masters) */
+	json_object_object_add(*res, "after_sweep", json_object_new_boolean(rc == 1));
 	return CTL_DONE;
 }

@@ -372,13 +372,31 @@ static void req_to_smp(const struct req *r, struct smp *s)
 	}
 }
 
-/* Hand the current attempt of r to the transport and start its timer. */
+static bool is_smp_class(uint8_t mgmt_class)
+{
+	return mgmt_class == MAD_CLASS_SMI || mgmt_class == MAD_CLASS_SMI_DR;
+}
+
+/* May this MAD go? Only SMP Sets are asked about (engine.h set_gate). */
+static bool gate_ok(struct mad_engine *e, uint8_t mgmt_class, uint8_t method, uint16_t attr_id)
+{
+	if (!e->o.set_gate || method != MAD_METHOD_SET || !is_smp_class(mgmt_class) ||
+	    e->o.set_gate(e->o.set_gate_arg, mgmt_class, attr_id))
+		return true;
+	e->st.sets_refused++;
+	return false;
+}
+
+/* Hand the current attempt of r to the transport and start its timer.
+ * -1 when the transport failed, -2 when the gate refused it. */
 static int transmit(struct mad_engine *e, struct req *r, uint64_t now)
 {
 	uint8_t buf[MAD_SIZE];
 	struct mad_addr to = { 0 };
 	struct smp s;
 
+	if (!gate_ok(e, r->mr.mgmt_class, r->mr.method, r->mr.attr_id))
+		return -2;
 	req_to_smp(r, &s);
 	smp_encode(&s, buf, sizeof(buf));
 	to.dlid = is_dr(&r->mr) ? LID_PERMISSIVE : r->mr.dlid;
@@ -417,6 +435,7 @@ static void finish(struct mad_engine *e, struct req *r, int err, const struct sm
 static void pump(struct mad_engine *e)
 {
 	uint64_t now;
+	int rc;
 
 	if (e->pumping || e->closing)
 		return;
@@ -437,8 +456,9 @@ static void pump(struct mad_engine *e)
 		if (++e->st.outstanding > e->st.max_outstanding)
 			e->st.max_outstanding = e->st.outstanding;
 		dest_update(e, d);
-		if (transmit(e, r, now) < 0)
-			finish(e, r, MAD_ERR_SEND, NULL);
+		rc = transmit(e, r, now);
+		if (rc < 0)
+			finish(e, r, rc == -2 ? MAD_ERR_REFUSED : MAD_ERR_SEND, NULL);
 	}
 	e->pumping = 0;
 }
@@ -503,6 +523,7 @@ static int may_retry(const struct mad_engine *e, const struct req *r)
 static void attempt_failed(struct mad_engine *e, struct req *r, int err, const struct smp *resp)
 {
 	uint64_t now = engine_now(e);
+	int rc;
 
 	if (!may_retry(e, r)) {
 		if (err == MAD_ERR_TIMEOUT)
@@ -518,8 +539,9 @@ static void attempt_failed(struct mad_engine *e, struct req *r, int err, const s
 	r->tid = (r->tid & ~(ATT_MASK << ATT_SHIFT)) |
 		 ((r->attempts & ATT_MASK) << ATT_SHIFT);
 	e->st.retries++;
-	if (transmit(e, r, now) < 0)
-		finish(e, r, MAD_ERR_SEND, NULL);
+	rc = transmit(e, r, now);
+	if (rc < 0)
+		finish(e, r, rc == -2 ? MAD_ERR_REFUSED : MAD_ERR_SEND, NULL);
 }
 
 /* --- GSI: addresses, sends, RMPP sessions --- */
@@ -913,6 +935,9 @@ int mad_engine_send_raw(struct mad_engine *e, const uint8_t *mad, size_t len, co
 
 	if (!mad || len == 0 || len > MAD_SIZE || !to)
 		return -EINVAL;
+	/* MAD header: class at byte 1, method at 3, AttributeID at 16-17 */
+	if (len >= 24 && !gate_ok(e, mad[1], mad[3], (uint16_t)(mad[16] << 8 | mad[17])))
+		return -EPERM;
 	rc = e->tp.send(e->tp.ctx, mad, len, to);
 	if (rc == 0)
 		e->st.raw_sent++;

@@ -30,6 +30,7 @@
 #ifndef IBSM_MAD_ENGINE_H
 #define IBSM_MAD_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -96,6 +97,7 @@ enum mad_err {
 	MAD_ERR_STATUS = -2,    /* response carried a non-zero MAD status */
 	MAD_ERR_SEND = -3,      /* transport refused the send */
 	MAD_ERR_CANCELED = -4,  /* engine destroyed or request canceled */
+	MAD_ERR_REFUSED = -5,   /* the owner's set_gate refused to send it */
 };
 
 /* What to send. For DR SMPs (mgmt_class MAD_CLASS_SMI_DR) path[1..hop_cnt]
@@ -152,6 +154,14 @@ struct mad_engine_opts {
 	void *unsolicited_arg;
 	mad_gsi_fn gsi;        /* NULL: GSI MADs are dropped */
 	void *gsi_arg;
+	/* Asked before every SMP Set (method Set, class 0x01 or 0x81) goes on
+	 * the wire: each attempt of a submitted request, retries included,
+	 * and every raw send. Returning false refuses it: a request then
+	 * completes with MAD_ERR_REFUSED, a raw send returns -EPERM. The SM
+	 * uses it so that nothing but a master writes to the fabric, whatever
+	 * path queued the Set. NULL: every Set goes. */
+	bool (*set_gate)(void *arg, uint8_t mgmt_class, uint16_t attr_id);
+	void *set_gate_arg;
 	/* RMPP sends done here (transports with MAD_TP_USER_RMPP) */
 	unsigned rmpp_max_sessions; /* at once, default 64 */
 	size_t rmpp_max_bytes;      /* their messages together, default 16 MiB */
@@ -169,6 +179,7 @@ struct mad_stats {
 	uint64_t raw_sent;      /* MADs sent with mad_engine_send_raw (answers, traps) */
 	uint64_t dropped;       /* received MADs dropped: malformed, stray, duplicate, bad DR */
 	uint64_t unsolicited;   /* received MADs handed to the unsolicited hook */
+	uint64_t sets_refused;  /* SMP Sets set_gate refused (requests and raw sends) */
 	unsigned outstanding;   /* on the wire now */
 	unsigned queued;        /* waiting for a window slot */
 	unsigned delayed;       /* pausing before a retry */

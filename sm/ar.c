@@ -227,6 +227,7 @@ static const char *err_name(int err)
 	case MAD_ERR_STATUS: return "error status";
 	case MAD_ERR_SEND: return "send failed";
 	case MAD_ERR_CANCELED: return "canceled";
+	case MAD_ERR_REFUSED: return "refused: not master";
 	default: return "error";
 	}
 }

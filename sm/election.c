@@ -147,14 +147,15 @@ enum poll_verdict sm_poll_result(struct sm_poll *p, const struct smp_sm_info *si
 
 /* IBA 14.4.2: HANDOVER, DISABLE, STANDBY and DISCOVER come from the master
  * (the sender says MASTER, and it is the one we follow); ACKNOWLEDGE from
- * the SM we handed over to, still saying STANDBY. */
+ * the SM we handed over to, still saying STANDBY. The payload's GUID is
+ * only a claim: the Set must also have come from that SM's port. */
 int sm_ctl_verdict(unsigned mod, const struct smp_sm_info *si, enum sm_state mine,
-		   uint64_t master, uint64_t handed_to, const struct sm_self *self)
+		   uint64_t master, uint64_t handed_to, uint64_t sender, const struct sm_self *self)
 {
 	bool key_ok = !self->sm_key || si->sm_key == self->sm_key;
 	bool from_master = si->sm_state == SM_STATE_MASTER && si->guid == master && master;
 
-	if (!key_ok)
+	if (!key_ok || !sender || sender != si->guid)
 		return -1;
 	switch (mod) {
 	case SM_CTL_HANDOVER:

@@ -119,10 +119,13 @@ enum poll_verdict sm_poll_result(struct sm_poll *p, const struct smp_sm_info *si
 
 /* May a SMInfo Set with this modifier, from an SM whose payload is si,
  * change our state (we are in state mine, following master, having handed
- * over to handed_to)? Returns the new state, or -1 when the Set is refused
- * (not part of a handover, wrong state, wrong SM_Key). */
+ * over to handed_to)? sender is the port GUID the Set came from, as our
+ * fabric model places its source LID or directed route (0: unknown); it
+ * must be the SM the payload names. Returns the new state, or -1 when the
+ * Set is refused (not part of a handover, wrong state, wrong SM_Key, sent
+ * by another port than the SM it names). */
 int sm_ctl_verdict(unsigned mod, const struct smp_sm_info *si, enum sm_state mine,
-		   uint64_t master, uint64_t handed_to, const struct sm_self *self);
+		   uint64_t master, uint64_t handed_to, uint64_t sender, const struct sm_self *self);
 
 const char *sm_state_name(int state);
 

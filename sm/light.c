@@ -236,6 +236,7 @@ static void light_done(struct sm *sm)
 
 	sm->light.running = false;
 	sm->light.down = sm->light.up = sm->light.failed = sm->light.again = false;
+	sm_sminfo_after_sweep(sm);   /* a handover that waited for our writes */
 	if (sm->light.gen != sm->fabric_gen)
 		return;   /* a heavy sweep ran meanwhile */
 	if (up || (failed && !down)) {
@@ -331,7 +332,7 @@ static void scan_switch(struct sm *sm, struct sm_node *n)
 
 static bool busy(struct sm *sm)
 {
-	if (!sm->fabric || sm->stopping || !sm_is_master(sm))
+	if (!sm->fabric || sm->stopping || !sm_may_write(sm))
 		return true;   /* a standby sends no Set, and light sweeps send one */
 	if (sm->sweeping || sm->light.running) {
 		/* After the running operation, look again. */

@@ -379,6 +379,8 @@ static void engine_setup(struct sm *sm)
 	mad_umad_set_timeout(&sm->tp, sm->conf.smp_timeout_ms);
 	o.unsolicited = sm_unsolicited;
 	o.unsolicited_arg = sm;
+	o.set_gate = sm_set_gate;      /* only a master writes */
+	o.set_gate_arg = sm;
 	/* Subnet Administration (sa/), except for a one-shot run */
 	if (!sm->run.once) {
 		o.gsi = sa_glue_gsi;

@@ -643,7 +643,7 @@ static void batch_start(struct sm *sm, void (*done)(struct sm *), bool in_sweep)
  * for a running sweep, whose own phase may already have taken it. */
 static bool can_program(const struct sm *sm)
 {
-	return sm->state == SM_STATE_MASTER && sm->fabric && sm->have_routes && !sm->sweeping &&
+	return sm_may_write(sm) && sm->fabric && sm->have_routes && !sm->sweeping &&
 	       !sm->stopping;
 }
 

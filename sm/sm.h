@@ -96,6 +96,9 @@ struct sm {
 	struct sm_poll poll;            /* as STANDBY: our polls of the master */
 	uint64_t master_guid;           /* the SM we follow (STANDBY, NOT_ACTIVE) */
 	uint64_t handed_to;             /* the SM we handed over to last */
+	bool handing_over;              /* our HANDOVER Set is in flight: no writes */
+	bool handover_wanted;           /* an operator's handover, after the sweep */
+	uint64_t sets_refused;          /* Sets the engine's gate refused (bugs) */
 	struct event *ev_poll;
 	unsigned rescan_pending;        /* SMInfo queries of a rescan */
 	bool takeover;                  /* this sweep takes over from another SM */
@@ -150,6 +153,17 @@ void sm_trap_notify(struct sm *sm, const struct smp_notice *n);
 static inline bool sm_is_master(const struct sm *sm)
 {
 	return sm->state == SM_STATE_MASTER;
+}
+
+/* May we write to the fabric now? Only as master, and not while a
+ * handover we started is in flight: from the moment we send HANDOVER the
+ * other SM may be master. A STANDBY, DISCOVERING or NOT_ACTIVE SM sends
+ * no Set but SMInfo control packets (sminfo.c), ever. The MAD engine
+ * asks sm_set_gate() (sminfo.c) before every SMP Set it sends, so this
+ * also holds for a Set some path queued by mistake. */
+static inline bool sm_may_write(const struct sm *sm)
+{
+	return sm->state == SM_STATE_MASTER && !sm->handing_over;
 }
 
 /* Phase plumbing: sm_phase_begin() before submitting a batch, one

@@ -254,21 +254,38 @@ void sm_sminfo_phase(struct sm *sm)
 
 /* --- as master: rescans and handover --- */
 
+static bool writes_running(const struct sm *sm)
+{
+	return sm->sweeping || sm->light.running;
+}
+
 static void handover_done(void *arg, int err, const struct smp *resp)
 {
 	struct info_ctx *c = arg;
 	struct sm *sm = c->sm;
 
+	sm->handing_over = false;
+	/* IBA 14.4.2 (sa-mcast-ha.md 8.5): the receiver's GetResp accepting
+	 * HANDOVER is the exchange; ACKNOWLEDGE is optional (OpenSM never
+	 * sends it), so we step down on the answer, not before it. */
 	if (err == MAD_OK && sm->state == SM_STATE_MASTER) {
 		log_notice("handed over to SM %016" PRIx64, c->target);
 		sm->handed_to = c->target;
+		sm->sweep_again = false;   /* the new master sweeps */
 		become(sm, SM_STATE_STANDBY, c->target);
 	} else if (err != MAD_OK) {
 		log_warnx("handover to SM %016" PRIx64 " failed (%d): staying master", c->target, err);
+		if (sm->sweep_again && sm->state == SM_STATE_MASTER) {
+			sm->sweep_again = false;
+			sm_sweep_start(sm);   /* the one held back while handing over */
+		}
 	}
 	free(c);
 }
 
+/* Sends HANDOVER to `to`. From here until its answer we write nothing
+ * (sm_may_write() is false): the other SM may already be master. The
+ * callers make sure no sweep or light sweep of ours is writing. */
 static int hand_over(struct sm *sm, const struct sm_peer *to)
 {
 	const struct sm_port *p = port_of(sm, to->node_guid, to->port);
@@ -279,11 +296,26 @@ static int hand_over(struct sm *sm, const struct sm_peer *to)
 	log_notice("handing over to SM %016" PRIx64 " (priority %u)", to->guid, to->priority);
 	c = ctx_new(sm, Q_HANDOVER, p);
 	c->target = to->guid;
+	sm->handing_over = true;
 	if (send_dr(sm, c, p, MAD_METHOD_SET, SM_CTL_HANDOVER, SM_STATE_MASTER, handover_done) < 0) {
+		sm->handing_over = false;
 		free(c);
 		return -1;
 	}
 	return 0;
+}
+
+/* An operator's handover that waited for our writes to end. */
+static bool wanted_handover(struct sm *sm)
+{
+	const struct sm_peer *to = election_best_standby(&sm->peers);
+
+	sm->handover_wanted = false;
+	if (!to) {
+		log_warnx("handover asked for: no standby SM any more, staying master");
+		return false;
+	}
+	return hand_over(sm, to) == 0;
 }
 
 void sm_sminfo_after_sweep(struct sm *sm)
@@ -291,7 +323,9 @@ void sm_sminfo_after_sweep(struct sm *sm)
 	struct sm_self me = self_of(sm);
 	const struct sm_peer *to, *yield;
 
-	if (sm->state != SM_STATE_MASTER || sm->run.once)
+	if (sm->state != SM_STATE_MASTER || sm->run.once || sm->handing_over || writes_running(sm))
+		return;
+	if (sm->handover_wanted && wanted_handover(sm))
 		return;
 	to = election_as_master(&sm->peers, &me, &yield);
 	if (yield)
@@ -336,15 +370,44 @@ int sm_handover(struct sm *sm, char *err, size_t errlen)
 		snprintf(err, errlen, "not the master (%s)", sm_state_name((int)sm->state));
 		return -1;
 	}
+	if (sm->handing_over) {
+		snprintf(err, errlen, "a handover is already in flight");
+		return -1;
+	}
 	if (!to) {
 		snprintf(err, errlen, "no standby SM to hand over to");
 		return -1;
+	}
+	if (writes_running(sm)) {
+		/* never two masters: our sweep's writes end before the other
+		 * SM becomes master */
+		log_notice("handover asked for: after the running sweep");
+		sm->handover_wanted = true;
+		return 1;
 	}
 	if (hand_over(sm, to) < 0) {
 		snprintf(err, errlen, "SM %016" PRIx64 " is not reachable", to->guid);
 		return -1;
 	}
 	return 0;
+}
+
+bool sm_set_gate(void *arg, uint8_t mgmt_class, uint16_t attr_id)
+{
+	struct sm *sm = arg;
+
+	/* SMInfo Sets are the SMs' control packets (IBA 14.4.2): HANDOVER as
+	 * master, ACKNOWLEDGE on taking over; the rules are in this file */
+	if (attr_id == SMP_ATTR_SM_INFO || sm_may_write(sm))
+		return true;
+	sm->sets_refused++;
+	/* a bug of ours: say so, but not thousands of times */
+	if ((sm->sets_refused & (sm->sets_refused - 1)) == 0)
+		log_msg(LOG_LVL_ERR, "BUG: SMP Set of attribute 0x%04x (class 0x%02x) refused: we are "
+			"%s%s, not a writing master (%" PRIu64 " refused so far)", attr_id, mgmt_class,
+			sm_state_name((int)sm->state), sm->handing_over ? " handing over" : "",
+			sm->sets_refused);
+	return false;
 }
 
 /* --- as standby: polling --- */
@@ -551,24 +614,95 @@ static void apply(struct sm *sm, unsigned mod, const struct smp_sm_info *in)
 	}
 }
 
+/* The port GUID of a port of our model: a switch's SM is its port 0. */
+static uint64_t port_guid_of(const struct sm_port *p)
+{
+	return node_is_switch(p->node) ? p->node->ports[0].guid : p->guid;
+}
+
+static const struct sm_port *port_by_lid(const struct sm *sm, uint16_t lid)
+{
+	const struct sm_fabric *f = sm->fabric;
+
+	for (uint32_t i = 0; lid && lid < 0xC000 && i < f->nnodes; i++) {
+		const struct sm_node *n = f->nodes[i];
+
+		for (unsigned k = 0; k <= n->ni.num_ports; k++) {
+			const struct sm_port *p = &n->ports[k];
+			uint16_t base = p->lid ? p->lid : p->pi.lid;
+
+			if (p->guid && base && lid >= base && lid < base + (1u << (p->pi.lmc & 7)))
+				return p;
+		}
+	}
+	return NULL;
+}
+
+/* Where a directed-route SMP came from: walk its return path back through
+ * our model, from our own port over hop_cnt links (IBA 14.2.2: every hop
+ * writes the port the SMP arrived on into ReturnPath, so leaving each
+ * switch by that port retraces the route). */
+static const struct sm_port *port_by_route(const struct sm *sm, const struct smp *req)
+{
+	const struct sm_fabric *f = sm->fabric;
+	const struct sm_port *p;
+	unsigned n = req->hdr.hop_cnt;
+
+	if (!f->sm_node || node_is_switch(f->sm_node) || !n || n >= SMP_MAX_HOPS)
+		return NULL;
+	p = f->sm_node->ports[f->sm_port_num].peer;
+	for (unsigned i = n - 1; p && i >= 1; i--) {
+		unsigned out = req->return_path[i];
+
+		if (out > p->node->ni.num_ports)
+			return NULL;
+		p = p->node->ports[out].peer;
+	}
+	return p;
+}
+
+/* The port GUID a SMInfo Set came from, 0 when our model cannot tell:
+ * the source LID of a LID-routed SMP, the DrSLID of a directed route that
+ * began LID-routed, else the directed route itself. */
+static uint64_t sender_of(const struct sm *sm, const struct smp *req, const struct mad_addr *from)
+{
+	const struct sm_port *p;
+
+	if (!sm->fabric)
+		return 0;
+	if (req->hdr.mgmt_class == MAD_CLASS_SMI)
+		p = port_by_lid(sm, from->dlid);
+	else if (req->dr_slid != LID_PERMISSIVE)
+		p = port_by_lid(sm, req->dr_slid);
+	else
+		p = port_by_route(sm, req);
+	return p ? port_guid_of(p) : 0;
+}
+
 static void answer_set(struct sm *sm, struct smp *req, const struct mad_addr *from)
 {
 	struct sm_self me = self_of(sm);
 	struct smp_sm_info in;
 	unsigned mod = req->hdr.attr_mod;
+	uint64_t sender = sender_of(sm, req, from);
 	int to = -1;
 
+	memset(&in, 0, sizeof(in));
 	if (smp_sm_info_decode(req->data, sizeof(req->data), &in) == 0)
-		to = sm_ctl_verdict(mod, &in, sm->state, sm->master_guid, sm->handed_to, &me);
+		to = sm_ctl_verdict(mod, &in, sm->state, sm->master_guid, sm->handed_to, sender, &me);
 	if (to < 0) {
 		log_fabric(LOG_LVL_WARNING, "refused SMInfo Set %s from SM %016" PRIx64
-			   " (says %s) at LID %u: not part of a handover with us",
+			   " (says %s) at LID %u, sent by port %016" PRIx64 ": %s",
 			   mod < 6 ? ctl_names[mod] : "?", in.guid, sm_state_name(in.sm_state),
-			   from->dlid);
+			   from->dlid, sender,
+			   sender && sender != in.guid ? "not sent by the SM it names" :
+			   !sender ? "sender not found in our fabric" :
+			   "not part of a handover with us");
 		reply(sm, req, from, STATUS_BAD_VALUE);
 		return;
 	}
-	log_notice("SMInfo Set %s from SM %016" PRIx64, ctl_names[mod], in.guid);
+	log_notice("SMInfo Set %s from SM %016" PRIx64 " at LID %u", ctl_names[mod], in.guid,
+		   from->dlid);
 	reply(sm, req, from, 0);
 	apply(sm, mod, &in);
 }

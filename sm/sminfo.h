@@ -28,14 +28,19 @@ struct mad_addr;
 /* The discovery's SMInfo phase: asks the SMs, elects, then either goes on
  * with the LID phase (MASTER) or ends the sweep (STANDBY). */
 void sm_sminfo_phase(struct sm *sm);
-/* After a MASTER's sweep: hand over or yield when an SM above us says so. */
+/* After a MASTER's sweep or light sweep: hand over or yield when an SM
+ * above us says so, or an operator asked for a handover meanwhile. */
 void sm_sminfo_after_sweep(struct sm *sm);
 /* Answers a Get or Set of our SMInfo (req is changed into the answer). */
 void sm_sminfo_answer(struct sm *sm, struct smp *req, const struct mad_addr *from);
 /* Trap 144 from issuer_lid: as MASTER, ask the SMs again. */
 void sm_sminfo_trap144(struct sm *sm, uint16_t issuer_lid);
-/* An operator's handover to the best STANDBY: 0 started, -1 (err says why). */
+/* An operator's handover to the best STANDBY: 0 started, 1 to start when
+ * the running sweep (or light sweep) is over, -1 (err says why). */
 int sm_handover(struct sm *sm, char *err, size_t errlen);
+/* The MAD engine's set_gate: false (and a log line: a bug of ours) for
+ * an SMP Set while sm_may_write() is false, SMInfo excepted. arg: the SM. */
+bool sm_set_gate(void *arg, uint8_t mgmt_class, uint16_t attr_id);
 /* Our ActCount: every SMP we sent, answers included (IBA 14.4.1). */
 uint32_t sm_act_count(const struct sm *sm);
 /* The SMs of the subnet for SMInfoRecord: us first (LID, SMInfo with our

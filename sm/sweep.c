@@ -347,6 +347,15 @@ void sm_reroute_start(struct sm *sm)
 {
 	if (sm->stopping)
 		return;
+	if (!sm_may_write(sm)) {
+		/* a reroute writes LFTs, SwitchInfo, tables: a master's job */
+		if (sm->handing_over)
+			sm->sweep_again = true;   /* should the handover fail */
+		else
+			log_warnx("reroute not started: we are %s, not master",
+				  sm_state_name((int)sm->state));
+		return;
+	}
 	if (sm->sweeping || !sm->fabric) {
 		sm->sweep_again = true;
 		return;
@@ -421,7 +430,7 @@ void sm_sweep_start(struct sm *sm)
 {
 	if (sm->stopping || sm->state == SM_STATE_NOT_ACTIVE)
 		return;   /* disabled by the master: we send no SMP at all */
-	if (sm->sweeping) {
+	if (sm->sweeping || sm->handing_over) {
 		sm->sweep_again = true;
 		return;
 	}

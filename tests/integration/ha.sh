@@ -3,12 +3,18 @@
 # SMInfo Sets, a master whose ActCount freezes, and ibsmd beside OpenSM.
 #
 #   election   two SMs started together, then a third: one master (the
-#              highest), the others standby
+#              highest), the others standby; `ibsmctl sms` of each lists
+#              the others with their state and priority
 #   takeover   kill -9 of the master: the highest standby takes over within
 #              3 s, no LID changed, no LFT block written, no port state
 #              changed (its own log and the simulator's packet trace)
 #   handover   a higher SM joins: the master hands over to it
-#   rogue      SMInfo Sets from a host that is no master (sminfo -s ...):
+#   standby    `ibsmctl reroute` on a standby: refused (not_master), and
+#              the simulator sees no Set meanwhile; then a sanity check
+#              that the trace does count Sets: a rogue LFT Set and the
+#              master's repair of it are seen
+#   rogue      SMInfo Sets from a host that is no master (sminfo -s ...),
+#              also with the master's GUID and SM_Key forged (rogue_smp):
 #              refused, logged, no state change
 #   frozen     a master (sm_agent) that answers with an ActCount that never
 #              moves: the standby takes over
@@ -22,8 +28,10 @@ skip_unless_tools sminfo opensm
 IBSMD=$top_builddir/sm/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 AGENT=$top_builddir/tests/agent/sm_agent
+ROGUE=$top_builddir/tests/agent/rogue_smp
 TRACE="python3 $top_srcdir/tests/integration/simtrace.py"
-[ -x "$IBSMD" ] && [ -x "$CTL" ] && [ -x "$AGENT" ] || hard_error "build ibsmd, ibsmctl, sm_agent"
+[ -x "$IBSMD" ] && [ -x "$CTL" ] && [ -x "$AGENT" ] && [ -x "$ROGUE" ] ||
+	hard_error "build ibsmd, ibsmctl, sm_agent, rogue_smp"
 
 sim_setup
 topo_gen "$SIM_DIR/ft2-8.net" ft2 8
@@ -91,7 +99,60 @@ until_state c standby 5
 LA=$(lid_of H00001) LB=$(lid_of H00002) LC=$(lid_of H00003)
 [ "$(masters "$LA" "$LB" "$LC")" = 1 ] || fail "election: $(masters "$LA" "$LB" "$LC") masters by sminfo"
 [ "$(sm_state "$LB")" = 3 ] || fail "election: sminfo does not see b as master"
-msg "election: b (priority 5) master, a (0) and c (3) standby, by ibsmctl and by sminfo"
+# sms_view NAME: "GUID state priority" for each other SM NAME knows.
+sms_view() {
+	T=5 sim_run "$CTL" -s "$SIM_DIR/$1/sock" -j sms 2>/dev/null | python3 -c '
+import json, sys
+for o in json.load(sys.stdin)["result"]["others"]:
+    print(o["guid"], o["state"], o["priority"])'
+}
+sm_guid() {
+	T=5 sim_run "$CTL" -s "$SIM_DIR/$1/sock" -j sms 2>/dev/null |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["guid"])'
+}
+GA=$(sm_guid a) GB=$(sm_guid b) GC=$(sm_guid c)
+sms_view a | grep -qx "$GB master 5" || fail "election: a's sms: $(sms_view a)"
+sms_view c | grep -qx "$GB master 5" || fail "election: c's sms: $(sms_view c)"
+# b lists the standbys as their SMInfo last said: it re-asks after its
+# heavy sweeps and on Trap 144, so c, which b found while c was still
+# discovering, may show so until then
+sms_view b | grep -qx "$GA standby 0" || fail "election: b's sms: $(sms_view b)"
+sms_view b | grep -Eqx "$GC (standby|discovering) 3" || fail "election: b's sms: $(sms_view b)"
+T=5 sim_run "$CTL" -s "$SIM_DIR/a/sock" sms 2>/dev/null | grep -q "${GB#0x}" ||
+	fail "election: a's ibsmctl sms (text) does not list b"
+msg "election: b (priority 5) master, a (0) and c (3) standby, by ibsmctl, ibsmctl sms and sminfo"
+
+# ---------------------------------------------------------------- standby
+# sets FROM-LINE: "lft=L portinfo=P switchinfo=S other=O" as positional
+# parameters 2, 4, 6, 8 (every SMP Set the simulator handled since then).
+sets() {
+	set -- $($TRACE "$SIM_LOG" --from-line "$1" | tr '=' ' ')
+	echo "$2 $4 $6 $8"
+}
+line=$(wc -l <"$SIM_LOG")
+sim_cmd "Verbose 3"
+T=5 sim_run "$CTL" -s "$SIM_DIR/a/sock" -j reroute >"$SIM_DIR/reroute.out" 2>&1 &&
+	fail "standby: reroute on a standby succeeded: $(cat "$SIM_DIR/reroute.out")"
+grep -q '"not_master"' "$SIM_DIR/reroute.out" ||
+	fail "standby: reroute on a standby: $(cat "$SIM_DIR/reroute.out")"
+T=5 sim_run "$CTL" -s "$SIM_DIR/c/sock" reroute >/dev/null 2>&1 && fail "standby: c rerouted"
+sleep 1
+sim_cmd "Verbose 0"
+[ "$(sets "$line")" = "0 0 0 0" ] || fail "standby: Sets (lft portinfo switchinfo other) while standbys were asked to reroute: $(sets "$line")"
+[ "$(state a)" = standby ] && [ "$(state c)" = standby ] || fail "standby: a or c changed state"
+grep -q 'BUG: SMP Set' "$SIM_DIR/a.log" "$SIM_DIR/c.log" && fail "standby: a Set reached the engine's gate"
+# Sanity: the trace counts Sets (a parser mismatch would give 0 above): a
+# rogue LFT Set and the master's repair of it (its audit or the sweep,
+# which reads every block back) are both seen; nobody else writes LFTs.
+LSW=$(lid_of L0001)
+line=$(wc -l <"$SIM_LOG")
+sim_cmd "Verbose 3"
+T=10 sim_run_at H00008 "$ROGUE" lft "$LSW" 0 255 || [ $? = 3 ] || fail "standby: rogue LFT Set failed"
+T=20 sim_run "$CTL" -s "$SIM_DIR/b/sock" sweep --wait >/dev/null 2>&1 || fail "standby: b's sweep failed"
+sim_cmd "Verbose 0"
+set -- $(sets "$line")
+[ "$1" -ge 2 ] || fail "standby: the trace saw $1 LFT Sets for a rogue Set and its repair"
+msg "standby: reroute refused by a and c (not_master), no Set meanwhile; the trace saw $1 LFT Sets for a rogue Set and b's repair"
 
 # ---------------------------------------------------------------- takeover
 sim_dump "$SIM_DIR/before.dump"
@@ -132,6 +193,23 @@ sleep 0.5
 grep -q 'refused SMInfo Set HANDOVER' "$SIM_DIR/a.log" || fail "rogue: a did not log the refusal"
 grep -q 'refused SMInfo Set DISABLE' "$SIM_DIR/d.log" || fail "rogue: d did not log the refusal"
 msg "rogue: HANDOVER to a standby and DISABLE to the master from a plain host: refused, logged"
+# The same with the master's GUID and SM_Key forged in the payload: only
+# where the Set came from gives it away.
+GD=$(T=5 sim_run "$CTL" -s "$SIM_DIR/d/sock" -j sms |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["guid"])')
+T=5 sim_run_at H00008 "$ROGUE" sminfo "$LA" 1 "$GD" 1 3 10 2>/dev/null &&
+	fail "rogue: a accepted a forged HANDOVER"
+T=5 sim_run_at H00008 "$ROGUE" sminfo "$LC" 3 "$GD" 1 3 10 2>/dev/null &&
+	fail "rogue: c accepted a forged DISABLE"
+sleep 0.5
+[ "$(state a)" = standby ] || fail "rogue: a forged HANDOVER made a $(state a)"
+[ "$(state c)" = standby ] || fail "rogue: a forged DISABLE made c $(state c)"
+[ "$(masters "$LA" "$LC" "$LD")" = 1 ] || fail "rogue: not one master by sminfo after forged Sets"
+grep -q "refused SMInfo Set HANDOVER from SM .*${GD#0x}.*not sent by the SM it names" "$SIM_DIR/a.log" ||
+	fail "rogue: a did not log the forged HANDOVER"
+grep -q "refused SMInfo Set DISABLE from SM .*${GD#0x}.*not sent by the SM it names" "$SIM_DIR/c.log" ||
+	fail "rogue: c did not log the forged DISABLE"
+msg "rogue: HANDOVER and DISABLE from a host with the master's GUID and SM_Key: refused, logged"
 stop a
 stop c
 stop d

@@ -411,7 +411,7 @@ static void test_error_codes_stable(void **state)
 	static const char *const expected[] = {
 		"parse_error", "invalid_request", "unknown_command", "invalid_args",
 		"permission_denied", "not_found", "not_ready", "too_large", "failed", "busy",
-		"internal", "idle_timeout", "reply_too_large",
+		"internal", "idle_timeout", "reply_too_large", "not_master",
 	};
 
 	assert_true(CTL_E_COUNT >= sizeof(expected) / sizeof(expected[0]));

@@ -149,28 +149,38 @@ static void test_ctl_verdicts(void **state)
 	struct smp_sm_info standby = info(0x77, 9, SM_STATE_STANDBY, 1);
 
 	(void)state;
-	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &from_master, SM_STATE_STANDBY, 0x77, 0, &me),
+	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &from_master, SM_STATE_STANDBY, 0x77, 0, from_master.guid, &me),
 			 SM_STATE_MASTER);
 	/* not our master, not a master, or we are no standby: refused */
-	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &other, SM_STATE_STANDBY, 0x77, 0, &me), -1);
-	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &standby, SM_STATE_STANDBY, 0x77, 0, &me), -1);
-	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &from_master, SM_STATE_MASTER, 0x77, 0, &me), -1);
-	assert_int_equal(sm_ctl_verdict(SM_CTL_DISABLE, &other, SM_STATE_MASTER, 0, 0, &me), -1);
-	assert_int_equal(sm_ctl_verdict(SM_CTL_DISABLE, &from_master, SM_STATE_STANDBY, 0x77, 0, &me),
+	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &other, SM_STATE_STANDBY, 0x77, 0, other.guid, &me), -1);
+	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &standby, SM_STATE_STANDBY, 0x77, 0, standby.guid, &me), -1);
+	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &from_master, SM_STATE_MASTER, 0x77, 0, from_master.guid, &me), -1);
+	assert_int_equal(sm_ctl_verdict(SM_CTL_DISABLE, &other, SM_STATE_MASTER, 0, 0, other.guid, &me), -1);
+	assert_int_equal(sm_ctl_verdict(SM_CTL_DISABLE, &from_master, SM_STATE_STANDBY, 0x77, 0, from_master.guid, &me),
 			 SM_STATE_NOT_ACTIVE);
-	assert_int_equal(sm_ctl_verdict(SM_CTL_STANDBY, &other, SM_STATE_NOT_ACTIVE, 0x77, 0, &me),
+	assert_int_equal(sm_ctl_verdict(SM_CTL_STANDBY, &other, SM_STATE_NOT_ACTIVE, 0x77, 0, other.guid, &me),
 			 SM_STATE_STANDBY);
-	assert_int_equal(sm_ctl_verdict(SM_CTL_DISCOVER, &from_master, SM_STATE_STANDBY, 0x77, 0, &me),
+	assert_int_equal(sm_ctl_verdict(SM_CTL_DISCOVER, &from_master, SM_STATE_STANDBY, 0x77, 0, from_master.guid, &me),
 			 SM_STATE_DISCOVERING);
 	/* ACKNOWLEDGE only from the SM we handed over to */
-	assert_int_equal(sm_ctl_verdict(SM_CTL_ACKNOWLEDGE, &standby, SM_STATE_STANDBY, 0, 0x77, &me),
+	assert_int_equal(sm_ctl_verdict(SM_CTL_ACKNOWLEDGE, &standby, SM_STATE_STANDBY, 0, 0x77, standby.guid, &me),
 			 SM_STATE_STANDBY);
-	assert_int_equal(sm_ctl_verdict(SM_CTL_ACKNOWLEDGE, &standby, SM_STATE_STANDBY, 0, 0x99, &me), -1);
+	assert_int_equal(sm_ctl_verdict(SM_CTL_ACKNOWLEDGE, &standby, SM_STATE_STANDBY, 0, 0x99, standby.guid, &me), -1);
 	/* another SM_Key, or an unknown modifier */
 	from_master.sm_key = 3;
-	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &from_master, SM_STATE_STANDBY, 0x77, 0, &me), -1);
+	assert_int_equal(sm_ctl_verdict(SM_CTL_HANDOVER, &from_master, SM_STATE_STANDBY, 0x77, 0, from_master.guid, &me), -1);
 	from_master.sm_key = 1;
-	assert_int_equal(sm_ctl_verdict(9, &from_master, SM_STATE_STANDBY, 0x77, 0, &me), -1);
+	assert_int_equal(sm_ctl_verdict(9, &from_master, SM_STATE_STANDBY, 0x77, 0, from_master.guid, &me), -1);
+	/* the master's GUID and key in a Set some other port sent (a forgery),
+	 * or from a port we cannot place: refused, whatever the modifier */
+	for (unsigned mod = SM_CTL_HANDOVER; mod <= SM_CTL_DISCOVER; mod++) {
+		const struct smp_sm_info *si = mod == SM_CTL_ACKNOWLEDGE ? &standby : &from_master;
+		enum sm_state mine = mod == SM_CTL_STANDBY ? SM_STATE_NOT_ACTIVE : SM_STATE_STANDBY;
+
+		assert_true(sm_ctl_verdict(mod, si, mine, 0x77, 0x77, 0x77, &me) >= 0);
+		assert_int_equal(sm_ctl_verdict(mod, si, mine, 0x77, 0x77, 0x78, &me), -1);
+		assert_int_equal(sm_ctl_verdict(mod, si, mine, 0x77, 0x77, 0, &me), -1);
+	}
 }
 
 static void test_peer_table_full(void **state)

@@ -732,6 +732,85 @@ static void test_status(void **state)
 	fx_free(f);
 }
 
+/* The owner's set_gate: asked for every SMP Set attempt (first and retry)
+ * and raw Set; Gets and answers never. */
+struct gate {
+	bool open;
+	unsigned asked;
+	uint16_t attr;
+};
+
+static bool gate_fn(void *arg, uint8_t mgmt_class, uint16_t attr_id)
+{
+	struct gate *g = arg;
+
+	(void)mgmt_class;
+	g->asked++;
+	g->attr = attr_id;
+	return g->open;
+}
+
+static void test_set_gate(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct gate g = { .open = false };
+	struct mad_req q;
+	struct rec r = { 0 }, r2 = { 0 }, r3 = { 0 };
+	uint8_t raw[MAD_SIZE];
+	struct smp s;
+
+	fake_tp_init(&f->ft, &f->tp);
+	mad_engine_opts_default(&f->o);
+	f->o.timeout_ms = 100;
+	f->o.retries = 3;
+	f->o.now_ms = fake_tp_now;
+	f->o.now_arg = &f->ft;
+	f->o.set_gate = gate_fn;
+	f->o.set_gate_arg = &g;
+	f->e = mad_engine_new(&f->tp, &f->o);
+	/* a Set while the gate is closed never reaches the wire */
+	q = dr_req(2, 1);
+	q.method = MAD_METHOD_SET;
+	q.attr_id = SMP_ATTR_LFT;
+	assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r), 0);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.err, MAD_ERR_REFUSED);
+	assert_int_equal(f->ft.nsent, 0);
+	assert_int_equal(g.attr, SMP_ATTR_LFT);
+	assert_int_equal(stats(f).sets_refused, 1);
+	/* a Get goes, without asking */
+	q.method = MAD_METHOD_GET;
+	assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r2), 0);
+	assert_int_equal(f->ft.nsent, 1);
+	assert_int_equal(g.asked, 1);
+	/* a Set sent while open is not retried once the gate closed */
+	g.open = true;
+	q.method = MAD_METHOD_SET;
+	assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r3), 0);
+	assert_int_equal(f->ft.nsent, 2);
+	g.open = false;
+	advance(f, 150);
+	assert_int_equal(r3.calls, 1);
+	assert_int_equal(r3.err, MAD_ERR_REFUSED);
+	assert_int_equal(f->ft.nsent, 2 + 1);   /* only the Get's retry went */
+	/* raw sends: a Set is refused, a GetResp goes */
+	memset(&s, 0, sizeof(s));
+	s.hdr.base_version = 1;
+	s.hdr.mgmt_class = MAD_CLASS_SMI;
+	s.hdr.class_version = 1;
+	s.hdr.method = MAD_METHOD_SET;
+	s.hdr.attr_id = SMP_ATTR_PORT_INFO;
+	assert_int_equal(smp_encode(&s, raw, sizeof(raw)), 0);
+	assert_int_equal(mad_engine_send_raw(f->e, raw, sizeof(raw), &(struct mad_addr){ .dlid = 3 }),
+			 -EPERM);
+	s.hdr.method = MAD_METHOD_GET_RESP;
+	assert_int_equal(smp_encode(&s, raw, sizeof(raw)), 0);
+	assert_int_equal(mad_engine_send_raw(f->e, raw, sizeof(raw), &(struct mad_addr){ .dlid = 3 }),
+			 0);
+	assert_int_equal(stats(f).sets_refused, 3);
+	fx_free(f);
+}
+
 struct unsol {
 	int calls;
 	uint8_t method;
@@ -937,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_responses_dropped),
 		cmocka_unit_test(test_dr_request_on_wire),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_set_gate),
 		cmocka_unit_test(test_unsolicited),
 		cmocka_unit_test(test_reentrant_submit),
 		cmocka_unit_test(test_free_cancels_once),
