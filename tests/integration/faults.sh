@@ -19,8 +19,9 @@
 #   kill -9    at random moments of sweeps: LIDs kept, 0 LFT blocks written
 #   rogue      an LFT block and two LIDs (a host's, the SM's own) changed
 #              behind our back: repaired within one audit period
-#   dup GUIDs  a switch and a CA taking another's GUID: reported, status
-#              degraded, no LID or route taken from the owner
+#   dup GUIDs  a switch (farther from the SM than the owner, and nearer),
+#              a CA node and a CA port taking another's GUID: reported,
+#              status degraded, no LID or route taken from the owner
 #   dirs       missing state and socket directories are created; one that
 #              cannot be is one error before any SMP
 #
@@ -213,10 +214,22 @@ part failures && part_failures
 # flaps, bounces, a host reset, kill -9, rogue changes and duplicate GUIDs
 # on one fabric, one daemon after another.
 part_live() {
-	sim_start "$SIM_DIR/ft2-12.net"
+	# ft2-12 with two dual-port hosts on L0012 for a duplicate CA port GUID
+	# (ibsim 0.10 has no working way to change one: `Guid "node"[port]`
+	# does not parse, and NodeInfo keeps the old PortGUID anyway). H00071
+	# (node 0xff000) is linked by port 2, 0xff002; H00072 (node 0xff001)
+	# by port 1, which is also 0xff002: unlinked until that test.
+	awk '
+	/^Hca.*"H00071"/ { print "caguid=0xff000"; print "Hca\t2 \"H00071\""; h71 = 1; next }
+	/^Hca.*"H00072"/ { print "caguid=0xff001"; print "Hca\t2 \"H00072\""; next }
+	h71 && /^\[1\]/ { sub(/^\[1\]/, "[2]"); h71 = 0 }
+	/^\[5\].*"H00071"\[1\]/ { sub(/\[1\]$/, "[2]") }
+	{ print }' "$SIM_DIR/ft2-12.net" >"$SIM_DIR/live.net"
+	sim_start "$SIM_DIR/live.net"
+	sim_cmd 'Unlink "H00072"[1]'
 	start_sm flap
 	until_healthy "bring-up" 30
-	LINKS=$(python3 - "$SIM_DIR/ft2-12.net" <<'EOF'
+	LINKS=$(python3 - "$SIM_DIR/live.net" <<'EOF'
 import random, re, sys
 cur, out = None, []
 for l in open(sys.argv[1]):
@@ -225,7 +238,7 @@ for l in open(sys.argv[1]):
         cur = m.group(2)
         continue
     m = re.match(r'\s*\[(\d+)\]\s+"([^"]+)"', l)
-    if m and cur and cur != 'H00001' and m.group(2) != 'H00001':
+    if m and cur and {cur, m.group(2)}.isdisjoint({'H00001', 'H00072'}):
         out.append('%s:%s' % (cur, m.group(1)))
 random.seed(7)
 print(' '.join(random.choice(out) for _ in range(50)))
@@ -322,9 +335,46 @@ EOF
 	[ "$DUPS" = 0 ] || fail "dup CA GUID: a LID held twice"
 	simstate "$SIM_DIR/d2.dump" -v | grep "unreachable:.*-> lid $lid4\$" && fail "dup CA GUID: the owner lost routes"
 	sim_cmd 'Guid "H00005" 0x100008'
+
+	# a CA port GUID: H00072 comes up with H00071's port GUID
+	lid71=$(simstate --lid-of H00071 "$SIM_DIR/d2.dump")
+	[ "$lid71" != 0 ] || hard_error "dup port GUID: H00071 has no LID"
+	sim_cmd 'ReLink "H00072"[1]'
+	ctl sweep --wait >/dev/null
+	PAIRS=0 state d3
+	[ "$(simstate --lid-of H00071 "$SIM_DIR/d3.dump")" = "$lid71" ] || fail "dup port GUID: the owner's LID moved"
+	[ "$DUPS" = 0 ] || fail "dup port GUID: a LID held twice"
+	simstate "$SIM_DIR/d3.dump" -v | grep "unreachable:.*-> lid $lid71\$" && fail "dup port GUID: the owner lost routes"
+	ctl -j status >"$SIM_DIR/st3.json"
+	grep -q '"subnet":"degraded"\|"subnet": "degraded"' "$SIM_DIR/st3.json" || fail "dup port GUID: status not degraded"
+	grep -q 'duplicate_guid[^}]*port GUID 0*ff002' "$SIM_DIR/st3.json" || fail "dup port GUID: not in the problem list"
+	grep -q 'duplicate GUID: port GUID 0*ff002 kept by 0*ff000 "H00071" port 2, left out on 0*ff001 "H00072" port 1' \
+		"$SIM_DIR/kill-last.log" || fail "dup port GUID: not logged with both places"
+	sim_cmd 'Unlink "H00072"[1]'
+
+	# a switch nearer the SM than the owner of the node GUID it takes: the
+	# spine S0001 (2 hops) takes the GUID of the leaf L0012 (3 hops)
+	g12=$(sed -n 's/^Switch.*"L0012"\tnodeguid \([0-9a-f]*\).*/\1/p' "$SIM_DIR/d3.dump")
+	gs1=$(sed -n 's/^Switch.*"S0001"\tnodeguid \([0-9a-f]*\).*/\1/p' "$SIM_DIR/d3.dump")
+	lid12=$(simstate --lid-of L0012 "$SIM_DIR/d3.dump")
+	sim_cmd "Guid \"S0001\" 0x$g12"
+	ctl sweep --wait >/dev/null
+	PAIRS=0 state d4
+	[ "$(simstate --lid-of L0012 "$SIM_DIR/d4.dump")" = "$lid12" ] || fail "dup switch GUID, newcomer nearer: the owner's LID moved"
+	[ "$DUPS" = 0 ] || fail "dup switch GUID, newcomer nearer: a LID held twice"
+	simstate "$SIM_DIR/d4.dump" -v >"$SIM_DIR/d4.v"
+	for h in H00067 H00068 H00069 H00070 H00071; do
+		l=$(simstate --lid-of $h "$SIM_DIR/d4.dump")
+		grep "unreachable:.*-> lid $l\$" "$SIM_DIR/d4.v" &&
+			fail "dup switch GUID, newcomer nearer: the owner's host $h lost routes"
+	done
+	ctl -j status >"$SIM_DIR/st4.json"
+	grep -q '"subnet":"degraded"\|"subnet": "degraded"' "$SIM_DIR/st4.json" || fail "dup switch GUID, newcomer nearer: status not degraded"
+	grep -q "duplicate_guid.*node GUID 0*$g12" "$SIM_DIR/st4.json" || fail "dup switch GUID, newcomer nearer: not in the problem list"
+	sim_cmd "Guid \"S0001\" 0x$gs1"
 	ctl sweep --wait >/dev/null
 	ctl -j status | grep -q '"subnet":"up"\|"subnet": "up"' || fail "dup GUIDs gone: status not up again"
-	msg "dup GUIDs: switch and CA reported, degraded, owners kept LIDs and routes; up again once fixed"
+	msg "dup GUIDs: switch (newcomer farther and nearer), CA node and CA port reported, degraded, owners kept LIDs and routes; up again once fixed"
 	stop_sm
 	sim_stop
 }
