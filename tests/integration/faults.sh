@@ -16,7 +16,10 @@
 #              Unlink/ReLink of a host and a switch port, traps kept and
 #              lost: every port Active again
 #   reset      a host port Cleared then ReLinked gets its LID back
-#   kill -9    at random moments of sweeps: LIDs kept, 0 LFT blocks written
+#   kill -9    during the first programming of a fresh fabric and during
+#              a reroute (LFT Sets slowed by loss so the kill lands mid-way):
+#              LIDs kept, none twice, the restart writes blocks and works;
+#              at random moments of sweeps: LIDs kept, 0 LFT blocks written
 #   rogue      an LFT block and two LIDs (a host's, the SM's own) changed
 #              behind our back: repaired within one audit period
 #   dup GUIDs  a switch (farther from the SM than the owner, and nearer),
@@ -90,6 +93,43 @@ until_healthy() {
 blocks_after() {
 	tail -n +"$(($2 + 1))" "$1" | sed -n 's/.*done in.* \([0-9]*\) LFT blocks written.*/\1/p' |
 		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# LFT blocks written by the first sweep logged in LOG; an error if none is.
+first_sweep_blocks() {
+	_n=$(sed -n 's/.*done in.* \([0-9][0-9]*\) LFT blocks written.*/\1/p' "$1" | head -n 1)
+	[ -n "$_n" ] || hard_error "no sweep with its LFT block count in $1"
+	echo "$_n"
+}
+
+# kill_at LOG OFFSET REGEX MS: once a line matching REGEX appears in LOG
+# after byte OFFSET, wait MS milliseconds and SIGKILL the daemon (the
+# children of SM_PID). Polls every millisecond, in one process. Prints how
+# long after the line the kill came; status 1 if the line never came (10 s).
+kill_at() {
+	python3 - "$@" "$SM_PID" <<'EOF'
+import os, re, signal, sys, time
+log, off, rx, ms, pid = sys.argv[1], int(sys.argv[2]), re.compile(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+end = time.monotonic() + 10
+buf = ''
+while time.monotonic() < end:
+    try:
+        with open(log, errors='replace') as f:
+            f.seek(off)
+            buf = f.read()
+    except OSError:
+        pass
+    if rx.search(buf):
+        t0 = time.monotonic()
+        time.sleep(ms / 1000)
+        kids = open('/proc/%s/task/%s/children' % (pid, pid)).read().split()
+        for k in kids:
+            os.kill(int(k), signal.SIGKILL)
+        print('%.1f' % ((time.monotonic() - t0) * 1000))
+        sys.exit(0 if kids else 2)
+    time.sleep(0.001)
+sys.exit(1)
+EOF
 }
 
 part() {
@@ -227,8 +267,34 @@ part_live() {
 	{ print }' "$SIM_DIR/ft2-12.net" >"$SIM_DIR/live.net"
 	sim_start "$SIM_DIR/live.net"
 	sim_cmd 'Unlink "H00072"[1]'
+
+	# kill -9 during the first programming of a fresh fabric. Unhindered it
+	# takes about a millisecond, so the switches drop 80 % of the LFT
+	# Sets (attribute 0x19) meanwhile: retries stretch it, and the kill,
+	# 3 ms after routing, lands while some blocks are written, others not.
+	rm -rf "$SIM_DIR/state"
+	SWITCHES=$(echo "$NODES" | grep -v '^H')
+	for n in $SWITCHES; do printf 'Error "%s" 80 25\n' "$n" >&9; done
+	# a LID no allocator would pick by itself, kept because the port holds it
+	sim_cmd 'Baselid "H00010"[1] 300'
+	start_sm fresh
+	ms=$(kill_at "$SIM_DIR/fresh.log" 0 'routing: engine' 3) || fail "kill -9, fresh fabric: never routed"
+	stop_sm
+	for n in $SWITCHES; do printf 'Error "%s" 0\n' "$n" >&9; done
+	sim_cmd 'Attached'
+	PAIRS=0 state fresh-kill
+	[ "$DUPS" = 0 ] || fail "kill -9, fresh fabric: $DUPS LIDs held twice after the kill"
+	[ "$(simstate --lid-of H00010 "$SIM_DIR/fresh-kill.dump")" = 300 ] || fail "kill -9, fresh fabric: H00010's LID 300 not kept"
+	[ "$UNREACH" -gt 0 ] || fail "kill -9, fresh fabric: the kill ($ms ms after routing) came after programming"
+	fresh_unreach=$UNREACH
 	start_sm flap
 	until_healthy "bring-up" 30
+	simstate --same-lids "$SIM_DIR/fresh-kill.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
+		fail "kill -9, fresh fabric: LIDs moved: $(cat "$SIM_DIR/moved")"
+	w=$(first_sweep_blocks "$SIM_DIR/flap.log")
+	[ "$w" -gt 0 ] || fail "kill -9, fresh fabric: the restart wrote no LFT block"
+	[ "$(blocks_after "$SIM_DIR/flap.log" 0)" -gt 0 ] || fail "blocks_after counts nothing"
+	msg "kill -9: during the first programming ($ms ms after routing, $fresh_unreach pairs unrouted): LIDs kept, none twice, restart wrote $w blocks and works"
 	LINKS=$(python3 - "$SIM_DIR/live.net" <<'EOF'
 import random, re, sys
 cur, out = None, []
@@ -286,6 +352,32 @@ EOF
 	# ---------------------------------------------------------------- kill -9
 	state before
 	cp "$SIM_DIR/before.dump" "$SIM_DIR/kill-ref.dump"
+	# kill -9 a few ms into a reroute after a leaf-spine link went down
+	# (LFT Sets stretched by loss as above, so that it lands mid-way)
+	start_sm kill-rr
+	until_healthy "restart" 30
+	off=$(wc -c <"$SIM_DIR/kill-rr.log")
+	for n in $SWITCHES; do printf 'Error "%s" 80 25\n' "$n" >&9; done
+	kill_at "$SIM_DIR/kill-rr.log" "$off" 'reroute [0-9]+ started' 3 >"$SIM_DIR/ms" &
+	kp=$!
+	printf '%s\n' 'Unlink "L0005"[9]' >&9
+	wait $kp || fail "kill -9 in a reroute: no reroute started"
+	stop_sm
+	for n in $SWITCHES; do printf 'Error "%s" 0\n' "$n" >&9; done
+	PAIRS=0 state rr-kill
+	[ "$DUPS" = 0 ] || fail "kill -9 in a reroute: $DUPS LIDs held twice after the kill"
+	[ "$DEAD" -gt 0 ] || fail "kill -9 in a reroute: the kill ($(cat "$SIM_DIR/ms") ms in) came after the reroute"
+	rr_dead=$DEAD
+	start_sm kill-rr2
+	until_healthy "restart after a kill in a reroute" 30
+	simstate --same-lids "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
+		fail "kill -9 in a reroute: LIDs moved: $(cat "$SIM_DIR/moved")"
+	w=$(first_sweep_blocks "$SIM_DIR/kill-rr2.log")
+	[ "$w" -gt 0 ] || fail "kill -9 in a reroute: the restart wrote no LFT block"
+	msg "kill -9: $(cat "$SIM_DIR/ms") ms into a reroute ($rr_dead dead entries left): LIDs kept, none twice, restart wrote $w blocks and works"
+	sim_cmd 'ReLink "L0005"[9]'
+	until_healthy "relink after the reroute kill" 20
+	stop_sm
 	i=0
 	while [ $i -lt 6 ]; do
 		start_sm kill$i
@@ -297,8 +389,8 @@ EOF
 	done
 	start_sm kill-last
 	until_healthy "restart after kill -9" 30
-	grep -m1 'done in' "$SIM_DIR/kill-last.log" | grep -q ' 0 LFT blocks written' ||
-		fail "kill -9: restart wrote LFT blocks: $(grep -m1 'done in' "$SIM_DIR/kill-last.log")"
+	w=$(first_sweep_blocks "$SIM_DIR/kill-last.log")
+	[ "$w" = 0 ] || fail "kill -9: restart wrote $w LFT blocks: $(grep -m1 'done in' "$SIM_DIR/kill-last.log")"
 	simstate --same-lids "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
 		fail "kill -9: LIDs moved: $(cat "$SIM_DIR/moved")"
 	msg "kill -9: 6 kills at random moments, restart kept every LID and wrote 0 LFT blocks"
