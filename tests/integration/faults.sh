@@ -22,6 +22,11 @@
 #              at random moments of sweeps: LIDs kept, 0 LFT blocks written
 #   rogue      an LFT block and two LIDs (a host's, the SM's own) changed
 #              behind our back: repaired within one audit period
+#   audit off  (audit_period=0) a rogue LFT block stays wrong through light
+#              sweeps, `ibsmctl sweep --wait` reads it back and repairs it;
+#              the SM's own port moved by a rogue PortInfo Set is set back by
+#              the next light sweep; a bounce held down: status degraded,
+#              the port listed, not active in `ibsmctl ports`; up after
 #   dup GUIDs  a switch (farther from the SM than the owner, and nearer),
 #              a CA node and a CA port taking another's GUID: reported,
 #              status degraded, no LID or route taken from the owner
@@ -29,7 +34,8 @@
 #              cannot be is one error before any SMP
 #
 # FAULTS="loss overlap failures live dirs" runs only the parts named (live:
-# flaps, bounces, reset, kill -9, rogue and dup GUIDs, which share fabrics).
+# kill -9, flaps, bounces, reset, rogue, dup GUIDs and audit off, which
+# share fabrics).
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools
 
@@ -106,12 +112,14 @@ first_sweep_blocks() {
 # after byte OFFSET, wait MS milliseconds and SIGKILL the daemon (the
 # children of SM_PID). Polls every millisecond, in one process. Prints how
 # long after the line the kill came; status 1 if the line never came (10 s).
+# LOG.watching appears once it watches (when run in the background).
 kill_at() {
 	python3 - "$@" "$SM_PID" <<'EOF'
 import os, re, signal, sys, time
 log, off, rx, ms, pid = sys.argv[1], int(sys.argv[2]), re.compile(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 end = time.monotonic() + 10
 buf = ''
+open(log + '.watching', 'w').close()
 while time.monotonic() < end:
     try:
         with open(log, errors='replace') as f:
@@ -360,6 +368,7 @@ EOF
 	for n in $SWITCHES; do printf 'Error "%s" 80 25\n' "$n" >&9; done
 	kill_at "$SIM_DIR/kill-rr.log" "$off" 'reroute [0-9]+ started' 3 >"$SIM_DIR/ms" &
 	kp=$!
+	while [ ! -e "$SIM_DIR/kill-rr.log.watching" ]; do sleep 0.01; done
 	printf '%s\n' 'Unlink "L0005"[9]' >&9
 	wait $kp || fail "kill -9 in a reroute: no reroute started"
 	stop_sm
@@ -467,6 +476,55 @@ EOF
 	ctl sweep --wait >/dev/null
 	ctl -j status | grep -q '"subnet":"up"\|"subnet": "up"' || fail "dup GUIDs gone: status not up again"
 	msg "dup GUIDs: switch (newcomer farther and nearer), CA node and CA port reported, degraded, owners kept LIDs and routes; up again once fixed"
+	stop_sm
+
+	# ---------------------------------------------------------------- audit off
+	start_sm noaudit -o audit_period=0 -o flap_holddown_s=6
+	until_healthy "restart with the audit off" 30
+	# `sweep --wait` reads every LFT block back
+	SWLID=$(simstate --lid-of L0004 "$SIM_DIR/h.dump")
+	sim_run_at H00030 "$ROGUE" lft "$SWLID" 0 255 || [ $? = 3 ] || fail "rogue, audit off: LFT Set failed"
+	sleep 2.5
+	state r2
+	healthy && fail "rogue, audit off: repaired without the audit or a sweep (or the Set did not take)"
+	ctl sweep --wait >/dev/null || fail "rogue, audit off: sweep --wait"
+	state r3
+	healthy || fail "rogue, audit off: sweep --wait left the LFT broken (unreachable=$UNREACH dead=$DEAD)"
+	msg "rogue, audit off: an LFT block still wrong after 2.5 s of light sweeps, right after sweep --wait"
+
+	# the SM's own port moved by a rogue PortInfo Set: the light sweep repairs it
+	smlid=$(simstate --lid-of H00001 "$SIM_DIR/r3.dump")
+	off=$(wc -l <"$SIM_DIR/noaudit.log")
+	sim_run_at H00030 "$ROGUE" lid "$smlid" 1 444 || [ $? = 3 ] || fail "rogue, own port: PortInfo Set failed"
+	sim_dump "$SIM_DIR/o1.dump" H00001
+	[ "$(simstate --lid-of H00001 "$SIM_DIR/o1.dump")" = 444 ] || fail "rogue, own port: the Set did not take"
+	sleep 1.5   # light_sweep_interval=1
+	sim_dump "$SIM_DIR/o2.dump" H00001
+	[ "$(simstate --lid-of H00001 "$SIM_DIR/o2.dump")" = "$smlid" ] || fail "rogue, own port: LID not set back within a light sweep"
+	tail -n +"$((off + 1))" "$SIM_DIR/noaudit.log" | grep -q 'audit:.*"H00001" port 1 holds LID 444.*setting back LID '"$smlid" ||
+		fail "rogue, own port: repair not logged"
+	msg "rogue, own port: LID moved by a PortInfo Set, set back by the next light sweep (audit off), logged"
+
+	# status during a bounce held down (flap_holddown_s=6)
+	sim_cmd 'Unlink "H00060"[1]'
+	sim_cmd 'ReLink "H00060"[1]'
+	g60=$(sed -n 's/^Ca.*"H00060"\tnodeguid \([0-9a-f]*\).*/\1/p' "$SIM_DIR/r3.dump")
+	i=0
+	until ctl -j status >"$SIM_DIR/sb.json" && grep -q '"kind":"held"' "$SIM_DIR/sb.json"; do
+		i=$((i + 1))
+		[ $i -gt 30 ] && fail "bounce: never held: $(cat "$SIM_DIR/sb.json")"
+		sleep 0.1
+	done
+	grep -q '"subnet":"degraded"' "$SIM_DIR/sb.json" || fail "bounce: status not degraded while held"
+	grep -q '"kind":"held","guid":"[^"]*","port":[0-9]*,"text":"\\"\(H00060\\" port 1\|L0010\\" port 6\):' "$SIM_DIR/sb.json" ||
+		fail "bounce: the held port is not listed: $(cat "$SIM_DIR/sb.json")"
+	ctl ports >"$SIM_DIR/ports.txt" || fail "bounce: ibsmctl ports"
+	awk '($NF == "L0010" && $2 == 6) || $NF == "H00060" { n++; if ($3 == "active") a++ }
+	     END { exit !(n && !a) }' "$SIM_DIR/ports.txt" ||
+		fail "bounce: ibsmctl ports says active (or lists neither end): $(grep 'H00060' "$SIM_DIR/ports.txt")"
+	until_healthy "bounce held down" 15
+	ctl -j status | grep -q '"subnet":"up"' || fail "bounce: status not up after recovery"
+	msg "bounce held down: status degraded listing the port, ports not active; up after recovery"
 	stop_sm
 	sim_stop
 }
