@@ -535,6 +535,19 @@ part_dirs() {
 	sim_start "$SIM_DIR/ft2-12.net"
 	sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/new/a/b" >/dev/null 2>&1 || fail "dirs: --once with a missing state_dir"
 	[ "$(stat -c %a "$SIM_DIR/new/a/b")" = 750 ] || fail "dirs: state_dir mode $(stat -c %a "$SIM_DIR/new/a/b")"
+	# a missing socket directory: created 0755, and the daemon serves on it
+	T=20 sim_bg sh -c 'umask 022; exec "$@" 2>/dev/null' sh "$IBSMD" -o state_dir="$SIM_DIR/new/a/b" \
+		-o socket_path="$SIM_DIR/run2/x/s.sock"
+	SM_PID=$SIM_BG_PID
+	i=0
+	until [ -S "$SIM_DIR/run2/x/s.sock" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "dirs: no socket in a missing socket directory"
+		sleep 0.1
+	done
+	[ "$(stat -c %a "$SIM_DIR/run2/x")" = 755 ] || fail "dirs: socket dir mode $(stat -c %a "$SIM_DIR/run2/x")"
+	T=20 sim_run "$CTL" -s "$SIM_DIR/run2/x/s.sock" status >/dev/null || fail "dirs: no answer on the new socket"
+	stop_sm
 	sim_stop
 	sim_start "$SIM_DIR/ft2-12.net"
 	touch "$SIM_DIR/plain"
@@ -545,7 +558,7 @@ part_dirs() {
 		>/dev/null 2>"$SIM_DIR/sock.err" && fail "dirs: daemon ran without its socket"
 	sim_dump "$SIM_DIR/untouched.dump"
 	[ "$(grep -c 'lid [1-9]' "$SIM_DIR/untouched.dump")" = 0 ] || fail "dirs: SMPs were sent before the error"
-	msg "dirs: missing state dir created (0750); uncreatable state or socket dir: one error, fabric untouched"
+	msg "dirs: missing state dir created (0750), socket dir (0755); uncreatable state or socket dir: one error, fabric untouched"
 }
 part dirs && part_dirs
 
