@@ -5,7 +5,9 @@
 # exact even while the simulator drops MADs).
 #
 #   loss       5 % and 10 % loss on every port: LID uniqueness sampled every
-#              100 ms while the daemon converges (0 duplicates allowed); the
+#              100 ms (one process dumping the simulator; the loop that
+#              waits for a working fabric adds its own samples) while the
+#              daemon converges (0 duplicates allowed); the
 #              subnet comes up fully (every port Active, every pair
 #              reachable) and stays up; no LFT block written after that
 #   overlap    --once on one fabric, then on another whose GUIDs partly
@@ -151,12 +153,52 @@ sim_setup
 topo_gen "$SIM_DIR/ft2-12.net" ft2 12
 NODES=$(sed -n 's/^\(Switch\|Hca\|Ca\)[[:space:]].*"\([^"]*\)".*/\2/p' "$SIM_DIR/ft2-12.net")
 
+# dup_sampler STOPFILE: every 100 ms, a console Dump and the number of
+# LIDs held twice in it, in one long-running process (a shell loop that
+# runs a Dump and simstate per sample manages one every ~200-300 ms). Runs
+# until STOPFILE exists, then prints "SAMPLES MAXDUP MEAN_MS MAX_MS".
+dup_sampler() {
+	python3 - "$top_srcdir/tests/integration" "$SIM_LOG" "$SIM_DIR/console" "$1" <<'EOF'
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+import simstate
+log, fifo, stop = sys.argv[2:5]
+con = open(fifo, 'w')
+n = maxdup = 0
+gaps, last = [], None
+while not os.path.exists(stop):
+    t = time.monotonic()
+    off = os.path.getsize(log)
+    con.write('Dump\n')
+    con.flush()
+    nodes, end = {}, t + 5
+    while not nodes and time.monotonic() < end:
+        time.sleep(0.002)
+        with open(log, errors='replace') as f:
+            f.seek(off)
+            nodes = simstate.parse(simstate.last_dump(f.read().splitlines()))
+    if not nodes:
+        continue
+    held = simstate.lid_holders(nodes)
+    maxdup = max(maxdup, sum(1 for h in held.values() if len(h) > 1))
+    n += 1
+    if last is not None:
+        gaps.append(t - last)
+    last = t
+    time.sleep(max(0.0, 0.1 - (time.monotonic() - t)))
+mean = 1000 * sum(gaps) / len(gaps) if gaps else 0
+print('%d %d %d %d' % (n, maxdup, mean, 1000 * max(gaps) if gaps else 0))
+EOF
+}
+
 loss_run() {
 	pct=$1
 	sim_start "$SIM_DIR/ft2-12.net"
 	for n in $NODES; do printf 'Error "%s" %s\n' "$n" "$pct" >&9; done
 	sim_cmd 'Attached'
-	rm -rf "$SIM_DIR/state"
+	rm -rf "$SIM_DIR/state" "$SIM_DIR/stop"
+	dup_sampler "$SIM_DIR/stop" >"$SIM_DIR/samples" &
+	sp=$!
 	start_sm loss$pct
 	t0=$(date +%s%N) maxdup=0 up=
 	while [ "$(( ($(date +%s%N) - t0) / 1000000000 ))" -lt 90 ]; do
@@ -165,7 +207,12 @@ loss_run() {
 		if healthy; then up=$(( ($(date +%s%N) - t0) / 1000000 )); break; fi
 		sleep 0.1
 	done
+	touch "$SIM_DIR/stop"
+	wait $sp || fail "loss $pct %: the LID sampler failed"
+	read -r samples smax smean sworst <"$SIM_DIR/samples"
+	[ "$smax" = 0 ] || fail "loss $pct %: $smax LIDs held twice at once during convergence (sampler)"
 	[ "$maxdup" = 0 ] || fail "loss $pct %: $maxdup LIDs held twice at once during convergence"
+	[ "$samples" -ge 2 ] || fail "loss $pct %: the LID sampler took $samples samples"
 	[ -n "$up" ] || fail "loss $pct %: not working after 90 s (inactive=$INACTIVE unreachable=$UNREACH)"
 	# the sweep that brought it up may still be logging its end
 	i=0
@@ -186,7 +233,7 @@ loss_run() {
 	done
 	w=$(blocks_after "$SIM_DIR/loss$pct.log" "$line")
 	[ "$w" = 0 ] || fail "loss $pct %: $w LFT blocks written by sweeps after convergence"
-	msg "loss $pct %: working after $up ms, 0 duplicate LIDs sampled, 0 LFT blocks written afterwards"
+	msg "loss $pct %: working after $up ms, 0 duplicate LIDs in $samples samples (every $smean ms, at worst $sworst), 0 LFT blocks written afterwards"
 	stop_sm
 	sim_stop
 }
@@ -299,7 +346,7 @@ part_live() {
 	until_healthy "bring-up" 30
 	simstate --same-lids "$SIM_DIR/fresh-kill.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
 		fail "kill -9, fresh fabric: LIDs moved: $(cat "$SIM_DIR/moved")"
-	w=$(first_sweep_blocks "$SIM_DIR/flap.log")
+	w=$(first_sweep_blocks "$SIM_DIR/flap.log") || exit 99
 	[ "$w" -gt 0 ] || fail "kill -9, fresh fabric: the restart wrote no LFT block"
 	[ "$(blocks_after "$SIM_DIR/flap.log" 0)" -gt 0 ] || fail "blocks_after counts nothing"
 	msg "kill -9: during the first programming ($ms ms after routing, $fresh_unreach pairs unrouted): LIDs kept, none twice, restart wrote $w blocks and works"
@@ -381,7 +428,7 @@ EOF
 	until_healthy "restart after a kill in a reroute" 30
 	simstate --same-lids "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
 		fail "kill -9 in a reroute: LIDs moved: $(cat "$SIM_DIR/moved")"
-	w=$(first_sweep_blocks "$SIM_DIR/kill-rr2.log")
+	w=$(first_sweep_blocks "$SIM_DIR/kill-rr2.log") || exit 99
 	[ "$w" -gt 0 ] || fail "kill -9 in a reroute: the restart wrote no LFT block"
 	msg "kill -9: $(cat "$SIM_DIR/ms") ms into a reroute ($rr_dead dead entries left): LIDs kept, none twice, restart wrote $w blocks and works"
 	sim_cmd 'ReLink "L0005"[9]'
@@ -398,7 +445,7 @@ EOF
 	done
 	start_sm kill-last
 	until_healthy "restart after kill -9" 30
-	w=$(first_sweep_blocks "$SIM_DIR/kill-last.log")
+	w=$(first_sweep_blocks "$SIM_DIR/kill-last.log") || exit 99
 	[ "$w" = 0 ] || fail "kill -9: restart wrote $w LFT blocks: $(grep -m1 'done in' "$SIM_DIR/kill-last.log")"
 	simstate --same-lids "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
 		fail "kill -9: LIDs moved: $(cat "$SIM_DIR/moved")"
