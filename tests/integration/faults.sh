@@ -5,7 +5,9 @@
 # exact even while the simulator drops MADs).
 #
 #   loss       5 % and 10 % loss on every port: LID uniqueness sampled every
-#              100 ms while the daemon converges (0 duplicates allowed); the
+#              100 ms (one process dumping the simulator; the loop that
+#              waits for a working fabric adds its own samples) while the
+#              daemon converges (0 duplicates allowed); the
 #              subnet comes up fully (every port Active, every pair
 #              reachable) and stays up; no LFT block written after that
 #   overlap    --once on one fabric, then on another whose GUIDs partly
@@ -16,16 +18,26 @@
 #              Unlink/ReLink of a host and a switch port, traps kept and
 #              lost: every port Active again
 #   reset      a host port Cleared then ReLinked gets its LID back
-#   kill -9    at random moments of sweeps: LIDs kept, 0 LFT blocks written
+#   kill -9    during the first programming of a fresh fabric and during
+#              a reroute (LFT Sets slowed by loss so the kill lands mid-way):
+#              LIDs kept, none twice, the restart writes blocks and works;
+#              at random moments of sweeps: LIDs kept, 0 LFT blocks written
 #   rogue      an LFT block and two LIDs (a host's, the SM's own) changed
 #              behind our back: repaired within one audit period
-#   dup GUIDs  a switch and a CA taking another's GUID: reported, status
-#              degraded, no LID or route taken from the owner
+#   audit off  (audit_period=0) a rogue LFT block stays wrong through light
+#              sweeps, `ibsmctl sweep --wait` reads it back and repairs it;
+#              the SM's own port moved by a rogue PortInfo Set is set back by
+#              the next light sweep; a bounce held down: status degraded,
+#              the port listed, not active in `ibsmctl ports`; up after
+#   dup GUIDs  a switch (farther from the SM than the owner, and nearer),
+#              a CA node and a CA port taking another's GUID: reported,
+#              status degraded, no LID or route taken from the owner
 #   dirs       missing state and socket directories are created; one that
 #              cannot be is one error before any SMP
 #
 # FAULTS="loss overlap failures live dirs" runs only the parts named (live:
-# flaps, bounces, reset, kill -9, rogue and dup GUIDs, which share fabrics).
+# kill -9, flaps, bounces, reset, rogue, dup GUIDs and audit off, which
+# share fabrics).
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools
 
@@ -91,6 +103,45 @@ blocks_after() {
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
+# LFT blocks written by the first sweep logged in LOG; an error if none is.
+first_sweep_blocks() {
+	_n=$(sed -n 's/.*done in.* \([0-9][0-9]*\) LFT blocks written.*/\1/p' "$1" | head -n 1)
+	[ -n "$_n" ] || hard_error "no sweep with its LFT block count in $1"
+	echo "$_n"
+}
+
+# kill_at LOG OFFSET REGEX MS: once a line matching REGEX appears in LOG
+# after byte OFFSET, wait MS milliseconds and SIGKILL the daemon (the
+# children of SM_PID). Polls every millisecond, in one process. Prints how
+# long after the line the kill came; status 1 if the line never came (10 s).
+# LOG.watching appears once it watches (when run in the background).
+kill_at() {
+	python3 - "$@" "$SM_PID" <<'EOF'
+import os, re, signal, sys, time
+log, off, rx, ms, pid = sys.argv[1], int(sys.argv[2]), re.compile(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+end = time.monotonic() + 10
+buf = ''
+open(log + '.watching', 'w').close()
+while time.monotonic() < end:
+    try:
+        with open(log, errors='replace') as f:
+            f.seek(off)
+            buf = f.read()
+    except OSError:
+        pass
+    if rx.search(buf):
+        t0 = time.monotonic()
+        time.sleep(ms / 1000)
+        kids = open('/proc/%s/task/%s/children' % (pid, pid)).read().split()
+        for k in kids:
+            os.kill(int(k), signal.SIGKILL)
+        print('%.1f' % ((time.monotonic() - t0) * 1000))
+        sys.exit(0 if kids else 2)
+    time.sleep(0.001)
+sys.exit(1)
+EOF
+}
+
 part() {
 	[ -z "${FAULTS:-}" ] && return 0
 	case " $FAULTS " in *" $1 "*) return 0 ;; esac
@@ -102,12 +153,52 @@ sim_setup
 topo_gen "$SIM_DIR/ft2-12.net" ft2 12
 NODES=$(sed -n 's/^\(Switch\|Hca\|Ca\)[[:space:]].*"\([^"]*\)".*/\2/p' "$SIM_DIR/ft2-12.net")
 
+# dup_sampler STOPFILE: every 100 ms, a console Dump and the number of
+# LIDs held twice in it, in one long-running process (a shell loop that
+# runs a Dump and simstate per sample manages one every ~200-300 ms). Runs
+# until STOPFILE exists, then prints "SAMPLES MAXDUP MEAN_MS MAX_MS".
+dup_sampler() {
+	python3 - "$top_srcdir/tests/integration" "$SIM_LOG" "$SIM_DIR/console" "$1" <<'EOF'
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+import simstate
+log, fifo, stop = sys.argv[2:5]
+con = open(fifo, 'w')
+n = maxdup = 0
+gaps, last = [], None
+while not os.path.exists(stop):
+    t = time.monotonic()
+    off = os.path.getsize(log)
+    con.write('Dump\n')
+    con.flush()
+    nodes, end = {}, t + 5
+    while not nodes and time.monotonic() < end:
+        time.sleep(0.002)
+        with open(log, errors='replace') as f:
+            f.seek(off)
+            nodes = simstate.parse(simstate.last_dump(f.read().splitlines()))
+    if not nodes:
+        continue
+    held = simstate.lid_holders(nodes)
+    maxdup = max(maxdup, sum(1 for h in held.values() if len(h) > 1))
+    n += 1
+    if last is not None:
+        gaps.append(t - last)
+    last = t
+    time.sleep(max(0.0, 0.1 - (time.monotonic() - t)))
+mean = 1000 * sum(gaps) / len(gaps) if gaps else 0
+print('%d %d %d %d' % (n, maxdup, mean, 1000 * max(gaps) if gaps else 0))
+EOF
+}
+
 loss_run() {
 	pct=$1
 	sim_start "$SIM_DIR/ft2-12.net"
 	for n in $NODES; do printf 'Error "%s" %s\n' "$n" "$pct" >&9; done
 	sim_cmd 'Attached'
-	rm -rf "$SIM_DIR/state"
+	rm -rf "$SIM_DIR/state" "$SIM_DIR/stop"
+	dup_sampler "$SIM_DIR/stop" >"$SIM_DIR/samples" &
+	sp=$!
 	start_sm loss$pct
 	t0=$(date +%s%N) maxdup=0 up=
 	while [ "$(( ($(date +%s%N) - t0) / 1000000000 ))" -lt 90 ]; do
@@ -116,7 +207,12 @@ loss_run() {
 		if healthy; then up=$(( ($(date +%s%N) - t0) / 1000000 )); break; fi
 		sleep 0.1
 	done
+	touch "$SIM_DIR/stop"
+	wait $sp || fail "loss $pct %: the LID sampler failed"
+	read -r samples smax smean sworst <"$SIM_DIR/samples"
+	[ "$smax" = 0 ] || fail "loss $pct %: $smax LIDs held twice at once during convergence (sampler)"
 	[ "$maxdup" = 0 ] || fail "loss $pct %: $maxdup LIDs held twice at once during convergence"
+	[ "$samples" -ge 2 ] || fail "loss $pct %: the LID sampler took $samples samples"
 	[ -n "$up" ] || fail "loss $pct %: not working after 90 s (inactive=$INACTIVE unreachable=$UNREACH)"
 	# the sweep that brought it up may still be logging its end
 	i=0
@@ -137,7 +233,7 @@ loss_run() {
 	done
 	w=$(blocks_after "$SIM_DIR/loss$pct.log" "$line")
 	[ "$w" = 0 ] || fail "loss $pct %: $w LFT blocks written by sweeps after convergence"
-	msg "loss $pct %: working after $up ms, 0 duplicate LIDs sampled, 0 LFT blocks written afterwards"
+	msg "loss $pct %: working after $up ms, 0 duplicate LIDs in $samples samples (every $smean ms, at worst $sworst), 0 LFT blocks written afterwards"
 	stop_sm
 	sim_stop
 }
@@ -213,10 +309,48 @@ part failures && part_failures
 # flaps, bounces, a host reset, kill -9, rogue changes and duplicate GUIDs
 # on one fabric, one daemon after another.
 part_live() {
-	sim_start "$SIM_DIR/ft2-12.net"
+	# ft2-12 with two dual-port hosts on L0012 for a duplicate CA port GUID
+	# (ibsim 0.10 has no working way to change one: `Guid "node"[port]`
+	# does not parse, and NodeInfo keeps the old PortGUID anyway). H00071
+	# (node 0xff000) is linked by port 2, 0xff002; H00072 (node 0xff001)
+	# by port 1, which is also 0xff002: unlinked until that test.
+	awk '
+	/^Hca.*"H00071"/ { print "caguid=0xff000"; print "Hca\t2 \"H00071\""; h71 = 1; next }
+	/^Hca.*"H00072"/ { print "caguid=0xff001"; print "Hca\t2 \"H00072\""; next }
+	h71 && /^\[1\]/ { sub(/^\[1\]/, "[2]"); h71 = 0 }
+	/^\[5\].*"H00071"\[1\]/ { sub(/\[1\]$/, "[2]") }
+	{ print }' "$SIM_DIR/ft2-12.net" >"$SIM_DIR/live.net"
+	sim_start "$SIM_DIR/live.net"
+	sim_cmd 'Unlink "H00072"[1]'
+
+	# kill -9 during the first programming of a fresh fabric. Unhindered it
+	# takes about a millisecond, so the switches drop 80 % of the LFT
+	# Sets (attribute 0x19) meanwhile: retries stretch it, and the kill,
+	# 3 ms after routing, lands while some blocks are written, others not.
+	rm -rf "$SIM_DIR/state"
+	SWITCHES=$(echo "$NODES" | grep -v '^H')
+	for n in $SWITCHES; do printf 'Error "%s" 80 25\n' "$n" >&9; done
+	# a LID no allocator would pick by itself, kept because the port holds it
+	sim_cmd 'Baselid "H00010"[1] 300'
+	start_sm fresh
+	ms=$(kill_at "$SIM_DIR/fresh.log" 0 'routing: engine' 3) || fail "kill -9, fresh fabric: never routed"
+	stop_sm
+	for n in $SWITCHES; do printf 'Error "%s" 0\n' "$n" >&9; done
+	sim_cmd 'Attached'
+	PAIRS=0 state fresh-kill
+	[ "$DUPS" = 0 ] || fail "kill -9, fresh fabric: $DUPS LIDs held twice after the kill"
+	[ "$(simstate --lid-of H00010 "$SIM_DIR/fresh-kill.dump")" = 300 ] || fail "kill -9, fresh fabric: H00010's LID 300 not kept"
+	[ "$UNREACH" -gt 0 ] || fail "kill -9, fresh fabric: the kill ($ms ms after routing) came after programming"
+	fresh_unreach=$UNREACH
 	start_sm flap
 	until_healthy "bring-up" 30
-	LINKS=$(python3 - "$SIM_DIR/ft2-12.net" <<'EOF'
+	simstate --same-lids "$SIM_DIR/fresh-kill.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
+		fail "kill -9, fresh fabric: LIDs moved: $(cat "$SIM_DIR/moved")"
+	w=$(first_sweep_blocks "$SIM_DIR/flap.log") || exit 99
+	[ "$w" -gt 0 ] || fail "kill -9, fresh fabric: the restart wrote no LFT block"
+	[ "$(blocks_after "$SIM_DIR/flap.log" 0)" -gt 0 ] || fail "blocks_after counts nothing"
+	msg "kill -9: during the first programming ($ms ms after routing, $fresh_unreach pairs unrouted): LIDs kept, none twice, restart wrote $w blocks and works"
+	LINKS=$(python3 - "$SIM_DIR/live.net" <<'EOF'
 import random, re, sys
 cur, out = None, []
 for l in open(sys.argv[1]):
@@ -225,7 +359,7 @@ for l in open(sys.argv[1]):
         cur = m.group(2)
         continue
     m = re.match(r'\s*\[(\d+)\]\s+"([^"]+)"', l)
-    if m and cur and cur != 'H00001' and m.group(2) != 'H00001':
+    if m and cur and {cur, m.group(2)}.isdisjoint({'H00001', 'H00072'}):
         out.append('%s:%s' % (cur, m.group(1)))
 random.seed(7)
 print(' '.join(random.choice(out) for _ in range(50)))
@@ -273,6 +407,33 @@ EOF
 	# ---------------------------------------------------------------- kill -9
 	state before
 	cp "$SIM_DIR/before.dump" "$SIM_DIR/kill-ref.dump"
+	# kill -9 a few ms into a reroute after a leaf-spine link went down
+	# (LFT Sets stretched by loss as above, so that it lands mid-way)
+	start_sm kill-rr
+	until_healthy "restart" 30
+	off=$(wc -c <"$SIM_DIR/kill-rr.log")
+	for n in $SWITCHES; do printf 'Error "%s" 80 25\n' "$n" >&9; done
+	kill_at "$SIM_DIR/kill-rr.log" "$off" 'reroute [0-9]+ started' 3 >"$SIM_DIR/ms" &
+	kp=$!
+	while [ ! -e "$SIM_DIR/kill-rr.log.watching" ]; do sleep 0.01; done
+	printf '%s\n' 'Unlink "L0005"[9]' >&9
+	wait $kp || fail "kill -9 in a reroute: no reroute started"
+	stop_sm
+	for n in $SWITCHES; do printf 'Error "%s" 0\n' "$n" >&9; done
+	PAIRS=0 state rr-kill
+	[ "$DUPS" = 0 ] || fail "kill -9 in a reroute: $DUPS LIDs held twice after the kill"
+	[ "$DEAD" -gt 0 ] || fail "kill -9 in a reroute: the kill ($(cat "$SIM_DIR/ms") ms in) came after the reroute"
+	rr_dead=$DEAD
+	start_sm kill-rr2
+	until_healthy "restart after a kill in a reroute" 30
+	simstate --same-lids "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
+		fail "kill -9 in a reroute: LIDs moved: $(cat "$SIM_DIR/moved")"
+	w=$(first_sweep_blocks "$SIM_DIR/kill-rr2.log") || exit 99
+	[ "$w" -gt 0 ] || fail "kill -9 in a reroute: the restart wrote no LFT block"
+	msg "kill -9: $(cat "$SIM_DIR/ms") ms into a reroute ($rr_dead dead entries left): LIDs kept, none twice, restart wrote $w blocks and works"
+	sim_cmd 'ReLink "L0005"[9]'
+	until_healthy "relink after the reroute kill" 20
+	stop_sm
 	i=0
 	while [ $i -lt 6 ]; do
 		start_sm kill$i
@@ -284,8 +445,8 @@ EOF
 	done
 	start_sm kill-last
 	until_healthy "restart after kill -9" 30
-	grep -m1 'done in' "$SIM_DIR/kill-last.log" | grep -q ' 0 LFT blocks written' ||
-		fail "kill -9: restart wrote LFT blocks: $(grep -m1 'done in' "$SIM_DIR/kill-last.log")"
+	w=$(first_sweep_blocks "$SIM_DIR/kill-last.log") || exit 99
+	[ "$w" = 0 ] || fail "kill -9: restart wrote $w LFT blocks: $(grep -m1 'done in' "$SIM_DIR/kill-last.log")"
 	simstate --same-lids "$SIM_DIR/kill-ref.dump" "$SIM_DIR/h.dump" >"$SIM_DIR/moved" ||
 		fail "kill -9: LIDs moved: $(cat "$SIM_DIR/moved")"
 	msg "kill -9: 6 kills at random moments, restart kept every LID and wrote 0 LFT blocks"
@@ -322,9 +483,95 @@ EOF
 	[ "$DUPS" = 0 ] || fail "dup CA GUID: a LID held twice"
 	simstate "$SIM_DIR/d2.dump" -v | grep "unreachable:.*-> lid $lid4\$" && fail "dup CA GUID: the owner lost routes"
 	sim_cmd 'Guid "H00005" 0x100008'
+
+	# a CA port GUID: H00072 comes up with H00071's port GUID
+	lid71=$(simstate --lid-of H00071 "$SIM_DIR/d2.dump")
+	[ "$lid71" != 0 ] || hard_error "dup port GUID: H00071 has no LID"
+	sim_cmd 'ReLink "H00072"[1]'
+	ctl sweep --wait >/dev/null
+	PAIRS=0 state d3
+	[ "$(simstate --lid-of H00071 "$SIM_DIR/d3.dump")" = "$lid71" ] || fail "dup port GUID: the owner's LID moved"
+	[ "$DUPS" = 0 ] || fail "dup port GUID: a LID held twice"
+	simstate "$SIM_DIR/d3.dump" -v | grep "unreachable:.*-> lid $lid71\$" && fail "dup port GUID: the owner lost routes"
+	ctl -j status >"$SIM_DIR/st3.json"
+	grep -q '"subnet":"degraded"\|"subnet": "degraded"' "$SIM_DIR/st3.json" || fail "dup port GUID: status not degraded"
+	grep -q 'duplicate_guid[^}]*port GUID 0*ff002' "$SIM_DIR/st3.json" || fail "dup port GUID: not in the problem list"
+	grep -q 'duplicate GUID: port GUID 0*ff002 kept by 0*ff000 "H00071" port 2, left out on 0*ff001 "H00072" port 1' \
+		"$SIM_DIR/kill-last.log" || fail "dup port GUID: not logged with both places"
+	sim_cmd 'Unlink "H00072"[1]'
+
+	# a switch nearer the SM than the owner of the node GUID it takes: the
+	# spine S0001 (2 hops) takes the GUID of the leaf L0012 (3 hops)
+	g12=$(sed -n 's/^Switch.*"L0012"\tnodeguid \([0-9a-f]*\).*/\1/p' "$SIM_DIR/d3.dump")
+	gs1=$(sed -n 's/^Switch.*"S0001"\tnodeguid \([0-9a-f]*\).*/\1/p' "$SIM_DIR/d3.dump")
+	lid12=$(simstate --lid-of L0012 "$SIM_DIR/d3.dump")
+	sim_cmd "Guid \"S0001\" 0x$g12"
+	ctl sweep --wait >/dev/null
+	PAIRS=0 state d4
+	[ "$(simstate --lid-of L0012 "$SIM_DIR/d4.dump")" = "$lid12" ] || fail "dup switch GUID, newcomer nearer: the owner's LID moved"
+	[ "$DUPS" = 0 ] || fail "dup switch GUID, newcomer nearer: a LID held twice"
+	simstate "$SIM_DIR/d4.dump" -v >"$SIM_DIR/d4.v"
+	for h in H00067 H00068 H00069 H00070 H00071; do
+		l=$(simstate --lid-of $h "$SIM_DIR/d4.dump")
+		grep "unreachable:.*-> lid $l\$" "$SIM_DIR/d4.v" &&
+			fail "dup switch GUID, newcomer nearer: the owner's host $h lost routes"
+	done
+	ctl -j status >"$SIM_DIR/st4.json"
+	grep -q '"subnet":"degraded"\|"subnet": "degraded"' "$SIM_DIR/st4.json" || fail "dup switch GUID, newcomer nearer: status not degraded"
+	grep -q "duplicate_guid.*node GUID 0*$g12" "$SIM_DIR/st4.json" || fail "dup switch GUID, newcomer nearer: not in the problem list"
+	sim_cmd "Guid \"S0001\" 0x$gs1"
 	ctl sweep --wait >/dev/null
 	ctl -j status | grep -q '"subnet":"up"\|"subnet": "up"' || fail "dup GUIDs gone: status not up again"
-	msg "dup GUIDs: switch and CA reported, degraded, owners kept LIDs and routes; up again once fixed"
+	msg "dup GUIDs: switch (newcomer farther and nearer), CA node and CA port reported, degraded, owners kept LIDs and routes; up again once fixed"
+	stop_sm
+
+	# ---------------------------------------------------------------- audit off
+	start_sm noaudit -o audit_period=0 -o flap_holddown_s=6
+	until_healthy "restart with the audit off" 30
+	# `sweep --wait` reads every LFT block back
+	SWLID=$(simstate --lid-of L0004 "$SIM_DIR/h.dump")
+	sim_run_at H00030 "$ROGUE" lft "$SWLID" 0 255 || [ $? = 3 ] || fail "rogue, audit off: LFT Set failed"
+	sleep 2.5
+	state r2
+	healthy && fail "rogue, audit off: repaired without the audit or a sweep (or the Set did not take)"
+	ctl sweep --wait >/dev/null || fail "rogue, audit off: sweep --wait"
+	state r3
+	healthy || fail "rogue, audit off: sweep --wait left the LFT broken (unreachable=$UNREACH dead=$DEAD)"
+	msg "rogue, audit off: an LFT block still wrong after 2.5 s of light sweeps, right after sweep --wait"
+
+	# the SM's own port moved by a rogue PortInfo Set: the light sweep repairs it
+	smlid=$(simstate --lid-of H00001 "$SIM_DIR/r3.dump")
+	off=$(wc -l <"$SIM_DIR/noaudit.log")
+	sim_run_at H00030 "$ROGUE" lid "$smlid" 1 444 || [ $? = 3 ] || fail "rogue, own port: PortInfo Set failed"
+	sim_dump "$SIM_DIR/o1.dump" H00001
+	[ "$(simstate --lid-of H00001 "$SIM_DIR/o1.dump")" = 444 ] || fail "rogue, own port: the Set did not take"
+	sleep 1.5   # light_sweep_interval=1
+	sim_dump "$SIM_DIR/o2.dump" H00001
+	[ "$(simstate --lid-of H00001 "$SIM_DIR/o2.dump")" = "$smlid" ] || fail "rogue, own port: LID not set back within a light sweep"
+	tail -n +"$((off + 1))" "$SIM_DIR/noaudit.log" | grep -q 'audit:.*"H00001" port 1 holds LID 444.*setting back LID '"$smlid" ||
+		fail "rogue, own port: repair not logged"
+	msg "rogue, own port: LID moved by a PortInfo Set, set back by the next light sweep (audit off), logged"
+
+	# status during a bounce held down (flap_holddown_s=6)
+	sim_cmd 'Unlink "H00060"[1]'
+	sim_cmd 'ReLink "H00060"[1]'
+	g60=$(sed -n 's/^Ca.*"H00060"\tnodeguid \([0-9a-f]*\).*/\1/p' "$SIM_DIR/r3.dump")
+	i=0
+	until ctl -j status >"$SIM_DIR/sb.json" && grep -q '"kind":"held"' "$SIM_DIR/sb.json"; do
+		i=$((i + 1))
+		[ $i -gt 30 ] && fail "bounce: never held: $(cat "$SIM_DIR/sb.json")"
+		sleep 0.1
+	done
+	grep -q '"subnet":"degraded"' "$SIM_DIR/sb.json" || fail "bounce: status not degraded while held"
+	grep -q '"kind":"held","guid":"[^"]*","port":[0-9]*,"text":"\\"\(H00060\\" port 1\|L0010\\" port 6\):' "$SIM_DIR/sb.json" ||
+		fail "bounce: the held port is not listed: $(cat "$SIM_DIR/sb.json")"
+	ctl ports >"$SIM_DIR/ports.txt" || fail "bounce: ibsmctl ports"
+	awk '($NF == "L0010" && $2 == 6) || $NF == "H00060" { n++; if ($3 == "active") a++ }
+	     END { exit !(n && !a) }' "$SIM_DIR/ports.txt" ||
+		fail "bounce: ibsmctl ports says active (or lists neither end): $(grep 'H00060' "$SIM_DIR/ports.txt")"
+	until_healthy "bounce held down" 15
+	ctl -j status | grep -q '"subnet":"up"' || fail "bounce: status not up after recovery"
+	msg "bounce held down: status degraded listing the port, ports not active; up after recovery"
 	stop_sm
 	sim_stop
 }
@@ -335,6 +582,19 @@ part_dirs() {
 	sim_start "$SIM_DIR/ft2-12.net"
 	sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/new/a/b" >/dev/null 2>&1 || fail "dirs: --once with a missing state_dir"
 	[ "$(stat -c %a "$SIM_DIR/new/a/b")" = 750 ] || fail "dirs: state_dir mode $(stat -c %a "$SIM_DIR/new/a/b")"
+	# a missing socket directory: created 0755, and the daemon serves on it
+	T=20 sim_bg sh -c 'umask 022; exec "$@" 2>/dev/null' sh "$IBSMD" -o state_dir="$SIM_DIR/new/a/b" \
+		-o socket_path="$SIM_DIR/run2/x/s.sock"
+	SM_PID=$SIM_BG_PID
+	i=0
+	until [ -S "$SIM_DIR/run2/x/s.sock" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "dirs: no socket in a missing socket directory"
+		sleep 0.1
+	done
+	[ "$(stat -c %a "$SIM_DIR/run2/x")" = 755 ] || fail "dirs: socket dir mode $(stat -c %a "$SIM_DIR/run2/x")"
+	T=20 sim_run "$CTL" -s "$SIM_DIR/run2/x/s.sock" status >/dev/null || fail "dirs: no answer on the new socket"
+	stop_sm
 	sim_stop
 	sim_start "$SIM_DIR/ft2-12.net"
 	touch "$SIM_DIR/plain"
@@ -345,7 +605,7 @@ part_dirs() {
 		>/dev/null 2>"$SIM_DIR/sock.err" && fail "dirs: daemon ran without its socket"
 	sim_dump "$SIM_DIR/untouched.dump"
 	[ "$(grep -c 'lid [1-9]' "$SIM_DIR/untouched.dump")" = 0 ] || fail "dirs: SMPs were sent before the error"
-	msg "dirs: missing state dir created (0750); uncreatable state or socket dir: one error, fabric untouched"
+	msg "dirs: missing state dir created (0750), socket dir (0755); uncreatable state or socket dir: one error, fabric untouched"
 }
 part dirs && part_dirs
 

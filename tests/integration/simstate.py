@@ -19,7 +19,7 @@ stdin) and checks what an SM must guarantee:
 
 Usage: simstate.py [--smlid N] [--pairs N] [--seed S] [--json] [FILE]
        simstate.py --lid-of NAME [FILE]   the LID of a node (switch port 0,
-                                          else its first port)
+                                          else its first port holding one)
        simstate.py --same-lids OTHER [FILE]  exit 1 (and list them) if any
                                           port's LID differs from OTHER's
        --blocks OUT also writes one line per (switch, 64-LID block) with a
@@ -268,8 +268,9 @@ def main():
     nodes = parse(lines)
     if a.lid_of:
         n = nodes.get(a.lid_of)
-        port = n and n.ports.get(0 if n.kind == 'Switch' else 1)
-        print(port.get('lid', 0) if port else 0)
+        nums = [0] if n and n.kind == 'Switch' else sorted(n.ports) if n else []
+        lids = [n.ports[k].get('lid', 0) for k in nums]
+        print(([x for x in lids if x] or [0])[0])
         return
     if a.same_lids:
         other = parse(last_dump(open(a.same_lids, errors='replace').read().splitlines()))
