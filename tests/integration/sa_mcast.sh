@@ -101,7 +101,7 @@ mft_read() {
 	done >"$SIM_DIR/mft.txt"
 }
 mft_judge() {
-	$CHECK --topo "$SIM_DIR/disc.txt" --mft "$SIM_DIR/mft.txt" --mlid "$1" --members "$2" \
+	$CHECK --strict --topo "$SIM_DIR/disc.txt" --mft "$SIM_DIR/mft.txt" --mlid "$1" --members "$2" \
 		--send-only "${3:-}" || die "MFTs of MLID $1 wrong"
 }
 mft() {
