@@ -23,6 +23,10 @@
 #     receive; neither may create a group; their leaves remove them, and
 #     a non-member still in the group goes with it when the last full
 #     member leaves (saquery --smkey MCMR lists the members);
+#   - the next group created takes the MLID the dead group freed, with
+#     MFTs that reach its members only; when a member's host link goes
+#     down (ibsim Unlink) it leaves its groups and the trees shrink, and
+#     a group it was the only member of dies with Report 67;
 #   - malformed joins (missing components, a foreign GID prefix, JoinState
 #     0, an unknown port) get their SA status and change nothing;
 #   - saquery PathRecords: SL 3 in the tenant, SL 0 in the default
@@ -299,6 +303,43 @@ msg "zero MGID -> $NG at $NL; leaves pruned it, the last full one took non-membe
 join H00072 --leave -g $BC "$(guid_of H00072)" || die "H00072's leave failed"
 mft 0xc000 "$(echo "$ALL" | sed 's/,H00072//')"
 msg "H00072 left the broadcast group: its branch is pruned"
+
+# --- MLID reuse; a member's host link goes down
+H25=$(guid_of H00025)
+H66=$(guid_of H00066)
+join H00025 --create -g :: "$H25" || die "a new group's create failed"
+RG=$(field mgid)
+[ "$(field mlid)" = "$NL" ] || die "new group $RG got MLID $(field mlid), not $NL that $NG freed"
+join H00066 -g "$RG" "$H66" || die "join to $RG failed"
+mft "$NL" "H00025,H00066"
+msg "the next group ($RG) took the freed MLID $NL; its MFTs reach H00025 and H00066 only"
+join H00066 --create -g :: "$H66" || die "H00066's own group: create failed"
+OG=$(field mgid)
+OL=$(field mlid)
+T=60 sim_run_at H00005 "$AGENT" -t 40 subscribe 67 1 >"$SIM_DIR/sub2.out" 2>&1 &
+sub=$!
+i=0
+until grep -q subscribed "$SIM_DIR/sub2.out" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 150 ] && { cat "$SIM_DIR/sub2.out" >&2; die "second subscriber did not subscribe"; }
+	sleep 0.1
+done
+n=$(grep -c "port .* is down or gone" "$LOG")
+sim_cmd 'Unlink "H00066"'
+i=0
+until [ "$(grep -c "port .* is down or gone" "$LOG")" -gt "$n" ]; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && die "H00066's link going down was not noticed"
+	sleep 0.1
+done
+mft_read
+mft_judge "$NL" "H00025"
+mft_judge 0xc000 "$(echo "$ALL" | sed 's/,H00066//;s/,H00072//')"
+mft_judge "$OL" ""
+[ "$(mcmr "$RG")" = "$H25:0x1" ] || die "members of $RG after H00066 went down: $(mcmr "$RG")"
+wait "$sub" || { cat "$SIM_DIR/sub2.out" >&2; die "no Report 67 for $OG"; }
+grep -q "report trap 67 gid $OG " "$SIM_DIR/sub2.out" || { cat "$SIM_DIR/sub2.out" >&2; die "not 67 for $OG"; }
+msg "H00066's link went down: it left $RG and the broadcast group, both trees pruned; $OG at $OL died with Report 67"
 
 # --- hosts that share no partition get no path
 cat >"$SIM_DIR/partitions.conf" <<EOF
