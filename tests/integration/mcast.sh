@@ -84,7 +84,7 @@ mft() {
 	for l in $(sim_run ibswitches | sed -n 's/.* lid \([0-9]*\) .*/\1/p'); do
 		ibroute_any "$l" || die "ibroute -M $l failed"
 	done >"$SIM_DIR/mft.txt"
-	$CHECK --topo "$SIM_DIR/disc.txt" --mft "$SIM_DIR/mft.txt" --mlid "$1" \
+	$CHECK --strict --topo "$SIM_DIR/disc.txt" --mft "$SIM_DIR/mft.txt" --mlid "$1" \
 		--members "$2" --send-only "${3:-}" || die "MFTs of MLID $1 wrong"
 }
 

@@ -13,6 +13,10 @@ in on) and require that
   - every switch holding a bit for the MLID is reached from the members
     (no stray entries).
 
+With --strict the tree must also be pruned: no bit toward a port without
+a link, and no switch that holds bits but no member's port and leads to
+only one other switch (a dead branch, left behind when a member went).
+
 Members are node descriptions (their port 1) or DESC:PORT. Send-only
 members (--send-only) must reach the others but receive nothing.
 With no member at all, no switch may hold a bit for the MLID.
@@ -136,6 +140,29 @@ def check(fab, masks, members, send_only):
     return problems, touched
 
 
+def pruned(fab, masks, members):
+    """Problems of a tree that passes check() but keeps what it no longer
+    needs: bits toward ports without a link, dead-end switches."""
+    problems = []
+    member_sw = {fab.peer[m][0] for m in members if m in fab.peer}
+    for guid, ports in sorted(masks.items()):
+        sw = fab.by_guid.get(guid)
+        if not sw or not ports:
+            continue
+        isl = 0
+        for p in sorted(ports):
+            q = fab.peer.get((sw, p)) if p else None
+            if p and q is None:
+                problems.append("switch %s port %d has the bit but no link"
+                                % (fab.nodes[sw]["desc"], p))
+            elif q is not None and fab.is_switch(q[0]):
+                isl += 1
+        if sw not in member_sw and isl <= 1:
+            problems.append("switch %s holds ports %s: a dead branch, no member behind it"
+                            % (fab.nodes[sw]["desc"], sorted(ports)))
+    return problems
+
+
 def judge(fab, args, members, send_only, lines=None):
     if lines is None:
         with open(args.mft) as f:
@@ -143,7 +170,10 @@ def judge(fab, args, members, send_only, lines=None):
     masks = parse_mfts(lines, args.mlid)
     if args.poll:
         return check_fast(fab, masks, members + send_only, send_only)
-    return check(fab, masks, members + send_only, send_only)
+    problems, touched = check(fab, masks, members + send_only, send_only)
+    if args.strict:
+        problems += pruned(fab, masks, members + send_only)
+    return problems, touched
 
 
 def poll(fab, args, members, send_only):
@@ -231,6 +261,7 @@ def main(argv):
     ap.add_argument("--mlid", required=True, type=lambda s: int(s, 0))
     ap.add_argument("--members", default="")
     ap.add_argument("--send-only", default="")
+    ap.add_argument("--strict", action="store_true")
     ap.add_argument("--poll-timeout", type=float, default=60)
     ap.add_argument("--poll", nargs=argparse.REMAINDER)
     args = ap.parse_args(argv)

@@ -18,6 +18,15 @@
 #   - a group created with a zero MGID gets an SA-assigned MGID and an
 #     MLID, reaches its members, and is gone with its last leave; a leave
 #     from the broadcast group prunes that host's branch;
+#   - in that group a send-only non-member (JoinState 0x4) gets no bit
+#     toward itself but its packets reach the members, non-members (0x2)
+#     receive; neither may create a group; their leaves remove them, and
+#     a non-member still in the group goes with it when the last full
+#     member leaves (saquery --smkey MCMR lists the members);
+#   - the next group created takes the MLID the dead group freed, with
+#     MFTs that reach its members only; when a member's host link goes
+#     down (ibsim Unlink) it leaves its groups and the trees shrink, and
+#     a group it was the only member of dies with Report 67;
 #   - malformed joins (missing components, a foreign GID prefix, JoinState
 #     0, an unknown port) get their SA status and change nothing;
 #   - saquery PathRecords: SL 3 in the tenant, SL 0 in the default
@@ -86,15 +95,33 @@ print(not m["busy"] and not m["pending"])' 2>/dev/null)" = True ]; do
 	done
 }
 
-# mft MLID MEMBERS: judge the switches' MFTs for MLID.
-mft() {
+# mft_read: the switches' MFTs once programming settled; mft_judge MLID
+# MEMBERS [SEND_ONLY]: judge them for MLID; mft: both.
+mft_read() {
 	wait_idle
 	sim_run ibnetdiscover >"$SIM_DIR/disc.txt" || die "ibnetdiscover failed"
 	for l in $(sim_run ibswitches | sed -n 's/.* lid \([0-9]*\) .*/\1/p'); do
 		sim_run ibroute -M "$l" 0xc000 0xc01f || die "ibroute -M $l failed"
 	done >"$SIM_DIR/mft.txt"
-	$CHECK --topo "$SIM_DIR/disc.txt" --mft "$SIM_DIR/mft.txt" --mlid "$1" --members "$2" ||
-		die "MFTs of MLID $1 wrong"
+}
+mft_judge() {
+	$CHECK --strict --topo "$SIM_DIR/disc.txt" --mft "$SIM_DIR/mft.txt" --mlid "$1" --members "$2" \
+		--send-only "${3:-}" || die "MFTs of MLID $1 wrong"
+}
+mft() {
+	mft_read
+	mft_judge "$@"
+}
+
+# mcmr MGID: "GUID:JoinState" of its members, sorted, as a trusted
+# saquery MCMR sees them (keep it to 3 members: ibsim passes 224 bytes).
+mcmr() {
+	sim_run_at H00005 saquery --smkey 1 MCMR --mgid "$1" | python3 -c '
+import ipaddress, re, sys
+t = sys.stdin.read()
+g = [int(ipaddress.IPv6Address(x)) & (2**64 - 1) for x in re.findall(r"PortGid\.+(\S+)", t)]
+j = re.findall(r"JoinState\.+(\S+)", t)
+print(" ".join(sorted("%016x:%s" % gj for gj in zip(g, j))))'
 }
 
 # join HOST [mcjoin options] GUID...: run mcjoin on HOST, answers in $SIM_DIR/j.out
@@ -240,23 +267,79 @@ NG=$(field mgid)
 NL=$(field mlid)
 case $NG in ff1?:a01b:*) ;; *) die "SA-assigned MGID $NG" ;; esac
 join H00030 --create -g "$NG" "$(guid_of H00030)" || die "second member's join failed"
-mft "$NL" "H00013,H00030"
+H50=$(guid_of H00050)
+H60=$(guid_of H00060)
+H70=$(guid_of H00070)
+join H00050 -j 4 -g "$NG" "$H50" || die "send-only non-member join failed"
+[ "$(field join_state)" = 0x4 ] || die "send-only non-member join: $(cat "$SIM_DIR/j.out")"
+join H00060 -j 2 -g "$NG" "$H60" && [ "$(field join_state)" = 0x2 ] || die "non-member join failed"
+join H00070 -j 2 -g "$NG" "$H70" || die "second non-member join failed"
+mft "$NL" "H00013,H00030,H00060,H00070" H00050
+for js in 2 4; do
+	join H00050 -j $js --create -g :: "$H50" && die "JoinState $js created a group"
+	grep -q "status 0x0200" "$SIM_DIR/j.out" || die "create with JoinState $js: $(cat "$SIM_DIR/j.out")"
+done
+join H00070 --leave -g "$NG" "$H70" && die "a non-member left with JoinState 0x1"
+grep -q "status 0x0200" "$SIM_DIR/j.out" || die "non-member's full leave: $(cat "$SIM_DIR/j.out")"
+msg "$NG: send-only non-member H00050 sends and receives nothing, non-members H00060 and H00070 receive; neither creates"
 join H00030 --leave -g "$NG" "$(guid_of H00030)" || die "leave failed"
-mft "$NL" "H00013"
+join H00050 -j 4 --leave -g "$NG" "$H50" || die "send-only non-member's leave failed"
+join H00070 -j 2 --leave -g "$NG" "$H70" || die "non-member's leave failed"
+[ "$(mcmr "$NG")" = "$(printf '%s:0x1\n%s:0x2\n' "$H13" "$H60" | sort | tr '\n' ' ' | sed 's/ $//')" ] ||
+	die "members of $NG after the leaves: $(mcmr "$NG")"
+mft "$NL" "H00013,H00060"
 join H00013 --leave -g "$NG" "$H13" || die "last leave failed"
 mft "$NL" ""
+[ -z "$(mcmr "$NG")" ] || die "$NG has members after its last full member left: $(mcmr "$NG")"
 wait "$sub" || { cat "$SIM_DIR/sub.out" >&2; die "subscriber did not get Reports 66 and 67"; }
 grep -q "report trap 66 gid $NG " "$SIM_DIR/sub.out" && grep -q "report trap 67 gid $NG " "$SIM_DIR/sub.out" ||
 	{ cat "$SIM_DIR/sub.out" >&2; die "not 66 and 67 for $NG"; }
 grep -q "8010" "$SIM_DIR/sub.out" && die "a non-member got a Report of a tenant group"
 sim_run_at H00005 saquery -g >"$SIM_DIR/g-gone.txt" 2>&1 || die "saquery -g after the leaves"
 grep -q "MGID\.*$NG\$" "$SIM_DIR/g-gone.txt" && die "the deleted group is still listed"
-msg "zero MGID -> $NG at $NL; leaves pruned it; Reports 66/67 to H00005, none for the tenant group"
+msg "zero MGID -> $NG at $NL; leaves pruned it, the last full one took non-member H00060 along; Reports 66/67 to H00005, none for the tenant group"
 
 # --- a leave from the broadcast group prunes the branch
 join H00072 --leave -g $BC "$(guid_of H00072)" || die "H00072's leave failed"
 mft 0xc000 "$(echo "$ALL" | sed 's/,H00072//')"
 msg "H00072 left the broadcast group: its branch is pruned"
+
+# --- MLID reuse; a member's host link goes down
+H25=$(guid_of H00025)
+H66=$(guid_of H00066)
+join H00025 --create -g :: "$H25" || die "a new group's create failed"
+RG=$(field mgid)
+[ "$(field mlid)" = "$NL" ] || die "new group $RG got MLID $(field mlid), not $NL that $NG freed"
+join H00066 -g "$RG" "$H66" || die "join to $RG failed"
+mft "$NL" "H00025,H00066"
+msg "the next group ($RG) took the freed MLID $NL; its MFTs reach H00025 and H00066 only"
+join H00066 --create -g :: "$H66" || die "H00066's own group: create failed"
+OG=$(field mgid)
+OL=$(field mlid)
+T=60 sim_run_at H00005 "$AGENT" -t 40 subscribe 67 1 >"$SIM_DIR/sub2.out" 2>&1 &
+sub=$!
+i=0
+until grep -q subscribed "$SIM_DIR/sub2.out" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 150 ] && { cat "$SIM_DIR/sub2.out" >&2; die "second subscriber did not subscribe"; }
+	sleep 0.1
+done
+n=$(grep -c "port .* is down or gone" "$LOG")
+sim_cmd 'Unlink "H00066"'
+i=0
+until [ "$(grep -c "port .* is down or gone" "$LOG")" -gt "$n" ]; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && die "H00066's link going down was not noticed"
+	sleep 0.1
+done
+mft_read
+mft_judge "$NL" "H00025"
+mft_judge 0xc000 "$(echo "$ALL" | sed 's/,H00066//;s/,H00072//')"
+mft_judge "$OL" ""
+[ "$(mcmr "$RG")" = "$H25:0x1" ] || die "members of $RG after H00066 went down: $(mcmr "$RG")"
+wait "$sub" || { cat "$SIM_DIR/sub2.out" >&2; die "no Report 67 for $OG"; }
+grep -q "report trap 67 gid $OG " "$SIM_DIR/sub2.out" || { cat "$SIM_DIR/sub2.out" >&2; die "not 67 for $OG"; }
+msg "H00066's link went down: it left $RG and the broadcast group, both trees pruned; $OG at $OL died with Report 67"
 
 # --- hosts that share no partition get no path
 cat >"$SIM_DIR/partitions.conf" <<EOF

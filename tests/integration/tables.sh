@@ -7,6 +7,10 @@
 #   - every host's P_KeyTable (smpquery pkeys) holds exactly its partitions,
 #     the default one at index 0; the switch port facing a limited tenant
 #     member holds that host's table;
+#   - with part_enforce both (the default), every switch port facing a CA
+#     was sent PartitionEnforcementInbound/Outbound, no inter-switch port
+#     either bit (judged from ibsim's packet trace by enfcheck.py: ibsim
+#     does not keep the bits, so smpquery portinfo reads them as 0);
 #   - a second sweep reads and writes no P_Key block;
 #   - a reload that drops the storage partition and adds one keeps every
 #     surviving P_Key at its index (the new one takes the freed index);
@@ -16,7 +20,9 @@
 #     own port still gets the full default P_Key;
 #   - a reload that turns QoS on (4 data VLs, switch ports with their own
 #     low-priority table) programs SL2VL and VLArbitration tables as
-#     smpquery sl2vl/vlarb read them back, and a second sweep writes none.
+#     smpquery sl2vl/vlarb read them back, and a second sweep writes none;
+#   - a new daemon with part_enforce off sends no PortInfo Set with an
+#     enforcement bit.
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibswitches
 
@@ -30,6 +36,7 @@ SOCK=$SIM_DIR/ibsmd.sock
 CONF=$SIM_DIR/ibsmd.conf
 PARTS=$SIM_DIR/partitions.conf
 
+ENFCHECK="python3 $top_srcdir/tests/integration/enfcheck.py"
 ctl() { timeout 30 "$CTL" -s "$SOCK" "$@"; }
 jget() { python3 -c "import json,sys; r=json.load(sys.stdin)['result']; print($1)"; }
 die() { tail -n 30 "$SIM_DIR/ibsmd.log" >&2; fail "$*"; }
@@ -67,6 +74,8 @@ partitions_file "$PARTS"
 log_level info
 light_sweep_interval 0
 EOF
+# The first sweep's SMPs, for enfcheck.py (Verbose 3: ibsim dumps each MAD).
+sim_cmd "Verbose 3"
 sim_bg sh -c 'exec "$0" -c "$1" 2>"$2"' "$IBSMD" "$CONF" "$SIM_DIR/ibsmd.log"
 DAEMON=$SIM_BG_PID
 
@@ -80,6 +89,7 @@ wait_sweeps() {
 	done
 }
 wait_sweeps 1
+sim_cmd "Verbose 0"
 
 # L0002 port 1 faces H00005, a limited tenant member.
 L2=$(sim_run ibswitches | sed -n 's/.*"L0002" .* lid \([0-9]*\) .*/\1/p')
@@ -91,6 +101,13 @@ WANT='0:0xffff 1:0x0020'; expect_pkeys H00003
 WANT='0:0xffff 1:0x0010 2:0x0020'; expect_pkeys H00005
 WANT='0:0xffff 1:0x0010 2:0x0020'; expect_pkeys H00001 "$L2" 1
 msg "P_Key tables as the partitions file says"
+
+sim_run ibnetdiscover >"$SIM_DIR/disc.txt" || die "ibnetdiscover failed"
+cp "$SIM_LOG" "$SIM_DIR/trace1.txt"
+$ENFCHECK --topo "$SIM_DIR/disc.txt" --trace "$SIM_DIR/trace1.txt" --expect both \
+	>"$SIM_DIR/enf1.out" || { cat "$SIM_DIR/enf1.out" >&2; die "enforcement bits (both)"; }
+pe=$(sim_run smpquery portinfo "$L2" 1 | sed -n 's/^PartEnforce\(Inb\|Outb\):\.*/\1 /p' | tr '\n' ' ')
+msg "part_enforce both: $(cat "$SIM_DIR/enf1.out") (smpquery reads back ${pe% }: ibsim keeps no bits)"
 
 ctl --json tables >"$SIM_DIR/t1.json" || die "tables failed"
 w1=$(jget 'r["partitions"]["blocks_written"]' <"$SIM_DIR/t1.json")
@@ -163,6 +180,25 @@ ctl --json tables >"$SIM_DIR/t4.json"
 q2=$(jget 'r["qos"]["tables_read"], r["qos"]["tables_written"]' <"$SIM_DIR/t4.json")
 [ "$q2" = "0 0" ] || die "second QoS sweep read/wrote tables: $q2"
 msg "QoS: $q1 tables written, SL2VL and VLArbitration as configured; the next sweep touched none"
+
+kill "$DAEMON"
+wait "$DAEMON" 2>/dev/null
+grep -q "ERROR: AddressSanitizer\|runtime error" "$SIM_DIR/ibsmd.log" && die "sanitizer report"
+
+# A new daemon with enforcement off: its first sweep sets no bit anywhere.
+echo "part_enforce off" >>"$CONF"
+mv "$SIM_DIR/ibsmd.log" "$SIM_DIR/ibsmd-1.log"
+n=$(wc -l <"$SIM_LOG")
+sim_cmd "Verbose 3"
+sim_bg sh -c 'exec "$0" -c "$1" 2>"$2"' "$IBSMD" "$CONF" "$SIM_DIR/ibsmd.log"
+DAEMON=$SIM_BG_PID
+wait_sweeps 1
+sim_cmd "Verbose 0"
+tail -n +"$((n + 1))" "$SIM_LOG" >"$SIM_DIR/trace2.txt"
+grep -q "do_portinfo" "$SIM_DIR/trace2.txt" || die "no PortInfo in the second daemon's trace"
+$ENFCHECK --topo "$SIM_DIR/disc.txt" --trace "$SIM_DIR/trace2.txt" --expect off \
+	>"$SIM_DIR/enf2.out" || { cat "$SIM_DIR/enf2.out" >&2; die "enforcement bits (off)"; }
+msg "part_enforce off: $(cat "$SIM_DIR/enf2.out")"
 
 kill "$DAEMON"
 wait "$DAEMON" 2>/dev/null
