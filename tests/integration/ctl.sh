@@ -11,7 +11,7 @@
 # the right error codes and the connection stays usable; 60 clients at
 # once; the client limit; a client that pipelines requests and never reads
 # stalls (its requests are not read) without stalling the SM, and is
-# closed by the idle timeout; events
+# closed by the idle timeout while an idle subscriber is not; events
 # (sweeps, link down); reload by command and by SIGHUP, and a rejected
 # reload; subscribers that never read are dropped (32 MiB for all, 1 MiB
 # each); the man pages mention every command and error code the daemon
@@ -258,6 +258,15 @@ def status_ok():
     c.close()
     return ok
 
+# A subscriber that is sent nothing meanwhile outlives the timeout.
+sub = socket.socket(socket.AF_UNIX)
+sub.connect(path)
+sf = sub.makefile("rwb")
+sf.readline()
+sf.write(b'{"id":"sub","cmd":"subscribe"}\n'); sf.flush()
+assert json.loads(sf.readline())["id"] == "sub"
+t_sub = time.time()
+
 s = socket.socket(socket.AF_UNIX)
 s.connect(path)
 s.setblocking(False)
@@ -281,7 +290,19 @@ took = time.time() - t0
 assert sent < 4 << 20, "the daemon read %d bytes of requests" % sent
 assert 4 <= took <= 12, "closed after %.1f s, idle timeout is 5 s" % took
 assert status_ok()
-print("non-reading client: %d request bytes taken, closed after %.1f s" % (sent, took))
+time.sleep(max(0, t_sub + 7 - time.time()))
+sub.setblocking(False)
+try:
+    got = sub.recv(4096)
+except BlockingIOError:
+    got = None
+assert got is None, "subscriber idle for 7 s (timeout 5 s) got %r" % got[:200]
+sub.setblocking(True)
+sf.write(b'{"id":"late","cmd":"status"}\n'); sf.flush()
+assert json.loads(sf.readline())["id"] == "late"
+sub.close()
+print("non-reading client: %d request bytes taken, closed after %.1f s; "
+      "a subscriber idle for 7 s kept" % (sent, took))
 EOF
 grep -q 'idle, closed' "$SIM_DIR/ibsmd.log" || die "no idle close logged"
 
