@@ -7,11 +7,12 @@
 # nobody and more uids, through tests/integration/ctl_abuse.py):
 #  1. flood: 30 connections each that pipeline "nodes" and never read.
 #     Asserts: peak RSS within 64 MiB of the idle RSS, and back to what
-#     it was before the flood once the clients are gone, an admin's "status"
-#     round trip below 10 ms (p90), heavy sweeps not slowed by more than
-#     10 % (+2 ms of noise; against windows before and after without
-#     abuse; a round that misses it is run once more), the daemon not
-#     busy and alive, at most max_clients_per_uid connections per user.
+#     it was before the flood once the clients are gone, an admin's
+#     "status" round trip below 10 ms (p90) and 50 ms (p99), heavy sweeps
+#     not slowed by more than 10 % (+2 ms of noise; against windows before
+#     and after without abuse; a round that misses it is run once more),
+#     the daemon not busy and alive, at most max_clients_per_uid
+#     connections per user.
 #  2. lockout: 64 idle connections from four users. Root's status and
 #     sweep still work, a fifth user is refused (busy), 1000 refusals log
 #     only a few lines, and the idle timeout closes the idle ones.
@@ -218,9 +219,19 @@ msg "RSS: idle $IDLE_KB kB, $BASE_KB kB before the flood, $AFTER_KB kB after it"
 	die "admin status failed under the flood: $(cat "$SIM_DIR/abuse.probe")"
 # Was 0.9-2.9 s. Measured (ASan, machine loaded by other builds): median
 # 0.13-0.22 ms, p90 0.25-0.9 ms, single outliers up to 10-50 ms with or
-# without the flood (the machine); so the bound is asserted on the p90.
+# without the flood (the machine); so the 10 ms are asserted on the p90.
 [ "$(jf "$SIM_DIR/abuse.probe" 'r["rtt_p90_ms"] < 10')" = True ] ||
 	die "admin status p90 not below 10 ms under the flood: $(cat "$SIM_DIR/abuse.probe")"
+# The p99 (about the 3rd slowest of 280) is a status that came while a
+# heavy sweep held the loop (11-14 ms under ASan, the sweeper runs one
+# every 0.2 s), plus the machine: measured (ASan, 4 runs, load 0.8-1.6)
+# 1.6, 8.4, 8.7, 9.6 ms under the flood and 1.9-21 ms in the windows
+# without it; plain build 3.1-7.2 ms under it, up to 20 ms without. 10 ms
+# does not hold with margin, so the bound is 50 ms: the tail stays the
+# sweep's and the machine's, not seconds as it was. (It fails when one
+# status in 20 takes 60 ms under the flood, where the p90 does not.)
+[ "$(jf "$SIM_DIR/abuse.probe" 'r["rtt_p99_ms"] < 50')" = True ] ||
+	die "admin status p99 not below 50 ms under the flood: $(cat "$SIM_DIR/abuse.probe")"
 # Heavy sweeps (about 60 per window) under the flood against those of the
 # windows before and after it, pooled: within 10 %, plus 2 ms. The 2 ms
 # are noise: windows without any abuse differed by up to 2.7 ms (25 %) in
