@@ -12,8 +12,8 @@
  * rate-limited (CTL_LOG_INTERVAL) like every other warning a client can
  * provoke. Once a second a tick closes connections idle for
  * client_idle_timeout (not subscribed, not waiting for a sweep, nothing
- * read or taken) and, after a burst of queued output, gives freed memory
- * back to the system (malloc_trim: glibc keeps it otherwise).
+ * read or taken) and, after a burst of queued output or of freed memory,
+ * gives it back to the system (malloc_trim: glibc keeps it otherwise).
  *
  * Access comes from SO_PEERCRED/SO_PEERGROUPS at accept time; the command
  * table marks what needs admin rights.
@@ -169,28 +169,50 @@ static void close_idle(struct ctl *ctl, uint64_t now)
 	}
 }
 
-/* glibc keeps freed memory in the heap for reuse; after a burst of
- * queued output it is given back once the queues are nearly empty. The
- * shared view goes too once no stream reads it (the next request takes a
- * new one). */
-static void trim(struct ctl *ctl)
+/* Bytes free in glibc's heap (0 where that cannot be known). */
+static size_t heap_free(void)
 {
-	size_t total = 0;
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+	return mallinfo2().fordblks;
+#else
+	return 0;
+#endif
+}
+
+/* glibc keeps freed memory in the heap for reuse: what a burst of
+ * clients took stays resident after they are gone unless it is given
+ * back. That is done once the queues are nearly empty, after a burst of
+ * queued output, or when the heap's free bytes have grown by
+ * CTL_TRIM_AFTER over their lowest since the last trim (sampled every
+ * tick): a flood that backpressure kept from queueing anything still
+ * leaves its input buffers and requests behind. At most once per
+ * CTL_TRIM_INTERVAL, so that sweeps freeing and taking back a fabric's
+ * worth do not trim every second. The shared view goes too once no
+ * stream reads it (the next request takes a new one). */
+static void trim(struct ctl *ctl, uint64_t now)
+{
+	size_t total = 0, free_now = heap_free();
 
 	if (ctl->view && ctl_view_alone(ctl->view)) {
 		ctl_view_unref(ctl->view);
 		ctl->view = NULL;
 	}
-	if (ctl->queued_peak < CTL_TRIM_AFTER)
+	if (free_now < ctl->heap_free_low)
+		ctl->heap_free_low = free_now;
+	if (ctl->queued_peak < CTL_TRIM_AFTER && free_now < ctl->heap_free_low + CTL_TRIM_AFTER)
+		return;
+	if (ctl->trimmed_ms && now - ctl->trimmed_ms < CTL_TRIM_INTERVAL * 1000u)
 		return;
 	for (struct ctl_client *cl = ctl->clients; cl; cl = cl->next)
 		total += cl->dead ? 0 : ctl_client_queued(cl);
 	if (total > CTL_TRIM_AFTER / 16)
 		return;
 	ctl->queued_peak = 0;
+	ctl->trimmed_ms = now;
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif
+	ctl->heap_free_low = heap_free();
 }
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)
@@ -201,7 +223,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 
 	close_idle(ctl, now);
 	ctl_budget_check(ctl);
-	trim(ctl);
+	trim(ctl, now);
 	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++)
 		if (now - logs[i]->since_ms >= CTL_LOG_INTERVAL * 1000u)
 			ratelog_flush(logs[i], logs[i] == &ctl->idles ? LOG_LVL_INFO : LOG_LVL_WARNING);
@@ -738,6 +760,7 @@ static void observer_setup(struct ctl *ctl)
 	if (!ctl->ev_reap || !ctl->ev_budget || !ctl->ev_tick)
 		fatalx("cannot create the control server's events");
 	event_add(ctl->ev_tick, &second);
+	ctl->heap_free_low = heap_free();
 	ctl->refusals.what = "refused connections";
 	ctl->drops.what = "dropped clients";
 	ctl->idles.what = "idle clients closed";

@@ -29,8 +29,10 @@ struct evconnlistener;
 				       * loop turn, then the others' turn */
 #define CTL_MAX_WAITS 64              /* "sweep wait" requests parked per client */
 #define CTL_LOG_INTERVAL 10           /* s between two lines of one rate-limited warning */
-#define CTL_TRIM_AFTER (1u << 20)     /* queued bytes after which memory is given
-				       * back to the system once the queues empty */
+#define CTL_TRIM_AFTER (1u << 20)     /* queued bytes, or bytes freed, after which
+				       * memory is given back to the system once
+				       * the queues empty */
+#define CTL_TRIM_INTERVAL 5           /* s at least between two such trims */
 
 /* A warning that a client can provoke at will: logged at most once per
  * CTL_LOG_INTERVAL, with a count of the ones left out. */
@@ -78,6 +80,8 @@ struct ctl {
 	struct ctl_ratelog refusals, drops, idles;
 	size_t queued_peak;             /* most bytes queued since the last trim */
 	size_t queued_since;            /* bytes queued since the last count */
+	size_t heap_free_low;           /* fewest free heap bytes seen since the last trim */
+	uint64_t trimmed_ms;            /* when the last trim was */
 };
 
 enum ctl_ret {

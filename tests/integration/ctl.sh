@@ -11,11 +11,12 @@
 # the right error codes and the connection stays usable; 60 clients at
 # once; the client limit; a client that pipelines requests and never reads
 # stalls (its requests are not read) without stalling the SM, and is
-# closed by the idle timeout; events
+# closed by the idle timeout while an idle subscriber is not; events
 # (sweeps, link down); reload by command and by SIGHUP, and a rejected
 # reload; subscribers that never read are dropped (32 MiB for all, 1 MiB
-# each); the man pages mention every command and error code the daemon
-# reports.
+# each); past the 32 MiB the clients with most unread go, and those with
+# less and a client that reads stay; the man pages mention every
+# command and error code the daemon reports.
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools setpriv
 command -v setpriv >/dev/null || skip "setpriv missing"
@@ -258,6 +259,15 @@ def status_ok():
     c.close()
     return ok
 
+# A subscriber that is sent nothing meanwhile outlives the timeout.
+sub = socket.socket(socket.AF_UNIX)
+sub.connect(path)
+sf = sub.makefile("rwb")
+sf.readline()
+sf.write(b'{"id":"sub","cmd":"subscribe"}\n'); sf.flush()
+assert json.loads(sf.readline())["id"] == "sub"
+t_sub = time.time()
+
 s = socket.socket(socket.AF_UNIX)
 s.connect(path)
 s.setblocking(False)
@@ -281,7 +291,19 @@ took = time.time() - t0
 assert sent < 4 << 20, "the daemon read %d bytes of requests" % sent
 assert 4 <= took <= 12, "closed after %.1f s, idle timeout is 5 s" % took
 assert status_ok()
-print("non-reading client: %d request bytes taken, closed after %.1f s" % (sent, took))
+time.sleep(max(0, t_sub + 7 - time.time()))
+sub.setblocking(False)
+try:
+    got = sub.recv(4096)
+except BlockingIOError:
+    got = None
+assert got is None, "subscriber idle for 7 s (timeout 5 s) got %r" % got[:200]
+sub.setblocking(True)
+sf.write(b'{"id":"late","cmd":"status"}\n'); sf.flush()
+assert json.loads(sf.readline())["id"] == "late"
+sub.close()
+print("non-reading client: %d request bytes taken, closed after %.1f s; "
+      "a subscriber idle for 7 s kept" % (sent, took))
 EOF
 grep -q 'idle, closed' "$SIM_DIR/ibsmd.log" || die "no idle close logged"
 
@@ -377,6 +399,77 @@ print("subscribers that never read: 40 dropped after 9000 reloads (%.1f s)" % (t
 EOF
 grep -q 'queued for all clients (limit 33554432)' "$SIM_DIR/ibsmd.log" ||
 	die "no client dropped for the 32 MiB of all clients: $(grep -i dropped "$SIM_DIR/ibsmd.log")"
+
+# ---- the slowest goes first ----
+# Past 32 MiB unread for all clients, the client with the most unread
+# goes, not just any: 64 clients that never read an "sa query PR" reply
+# (630 KB, about 570 KB of it unsent each: 35 MiB together), 10 that never
+# read a "sa query PIR" reply (144 KB) and, newest, one that reads its
+# PIR replies as they come. Some of the 64 are dropped; the 10, the
+# reader and the rest of the 64 get their whole replies. The idle timeout
+# is off meanwhile, so that only the cap closes anything.
+sed -i 's/^client_idle_timeout .*/client_idle_timeout 0/' "$CONF"
+ctl reload >/dev/null || die "reload client_idle_timeout 0"
+python3 - "$SOCK" <<'EOF' || die "the slowest client is not the one dropped"
+import json, socket, sys, threading, time
+path = sys.argv[1]
+PR = b'{"id":"pr","cmd":"sa","args":{"what":"query","attr":"PR"}}\n'
+PIR = b'{"id":"pir","cmd":"sa","args":{"what":"query","attr":"PIR"}}\n'
+
+def conn():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    f = s.makefile("rwb")
+    assert "hello" in json.loads(f.readline())
+    return s, f
+
+heavy = [conn() for _ in range(64)]
+light = [conn() for _ in range(10)]
+reader = conn()
+done, replies, failed = False, [], []
+
+def read_all():
+    s, f = reader
+    s.settimeout(20)
+    try:
+        while not done:
+            f.write(PIR); f.flush()
+            replies.append(json.loads(f.readline())["result"]["count"])
+    except (OSError, ValueError) as e:
+        failed.append(repr(e)[:200])
+
+t = threading.Thread(target=read_all)
+t.start()
+for s, f in light:
+    s.sendall(PIR)
+for s, f in heavy:
+    s.sendall(PR)
+time.sleep(1)
+n0, end = len(replies), time.time() + 20
+while len(replies) < n0 + 5 and not failed and time.time() < end:
+    time.sleep(0.1)
+done = True
+t.join()
+assert not failed and len(replies) >= n0 + 5, "the reader: %s" % (failed or "stalled")
+
+def whole(s, f):
+    """The reply's count, or None when the daemon closed before its end."""
+    s.settimeout(10)
+    line = f.readline()
+    return json.loads(line)["result"]["count"] if line.endswith(b"\n") else None
+
+pr = [whole(s, f) for s, f in heavy]
+pir = [whole(s, f) for s, f in light]
+dropped = pr.count(None)
+assert 0 < dropped < 64, "%d of 64 PR clients dropped" % dropped
+assert len(set(c for c in pr if c)) == 1, pr
+assert None not in pir and len(set(pir)) == 1, "PIR clients dropped: %s" % pir
+assert set(replies) == set(pir), (replies, pir)
+for s, f in heavy + light + [reader]:
+    s.close()
+print("slowest first: %d of 64 clients with most unread dropped; 10 with less and "
+      "a reader (%d replies) kept" % (dropped, len(replies)))
+EOF
 
 # ---- documentation covers what the daemon reports ----
 ctl --json commands >"$SIM_DIR/cmds"

@@ -6,11 +6,13 @@
 # "ports" while sweeps run). Then users without admin rights (setpriv as
 # nobody and more uids, through tests/integration/ctl_abuse.py):
 #  1. flood: 30 connections each that pipeline "nodes" and never read.
-#     Asserts: peak RSS within 64 MiB of the idle RSS, an admin's "status"
-#     round trip below 10 ms (p90), heavy sweeps not slowed by more than
-#     10 % (+2 ms of noise; against windows before and after without
-#     abuse; a round that misses it is run once more), the daemon not
-#     busy and alive, at most max_clients_per_uid connections per user.
+#     Asserts: peak RSS within 64 MiB of the idle RSS, and back to what
+#     it was before the flood once the clients are gone, an admin's
+#     "status" round trip below 10 ms (p90) and 50 ms (p99), heavy sweeps
+#     not slowed by more than 10 % (+2 ms of noise; against windows before
+#     and after without abuse; a round that misses it is run once more),
+#     the daemon not busy and alive, at most max_clients_per_uid
+#     connections per user.
 #  2. lockout: 64 idle connections from four users. Root's status and
 #     sweep still work, a fifth user is refused (busy), 1000 refusals log
 #     only a few lines, and the idle timeout closes the idle ones.
@@ -177,6 +179,7 @@ flood_round() {
 	done
 	kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died under the flood"
 	measure 12 "$SIM_DIR/after"
+	AFTER_KB=$(awk '/^VmRSS/ { print $2 }' "/proc/$PID/status")
 }
 
 sleep 2    # the first light sweeps and the flapping under way
@@ -193,6 +196,19 @@ done
 # RSS right after start, of which about 10 MiB come with the sweeps alone
 # (ASan's shadow and quarantine); the plain build: 0.9 MiB (ctl-bench.sh).
 [ $((HWM_KB - IDLE_KB)) -lt 65536 ] || die "peak RSS $HWM_KB kB, idle $IDLE_KB kB: more than 64 MiB"
+# Memory goes back after the burst (was 696 MB kept): the RSS at the end
+# of the window after the flood (clients gone for 12 s) against the most
+# of the window before it, with the same sweeps and flapping. Plain
+# build: +0.0-0.1 MiB, and +0.9-1.0 MiB when malloc_trim waited for 1 MiB
+# of queued output, which backpressure never lets this flood queue (idle
+# RSS 5 MiB, 7 MiB at the peak); bound 512 KiB. ASan's allocator keeps
+# what it freed (malloc_trim is glibc's) and its quarantine holds up to
+# its 8 MiB: +2.9-3.0 MiB (peak +10 MiB); bound 8 MiB + 2 MiB.
+BASE_KB=$(jf "$SIM_DIR/base.probe" 'r["rss_max_kb"]')
+if ldd "$IBSMD" | grep -q libasan; then KEPT_MAX=10240; else KEPT_MAX=512; fi
+msg "RSS: idle $IDLE_KB kB, $BASE_KB kB before the flood, $AFTER_KB kB after it"
+[ $((AFTER_KB - BASE_KB)) -le $KEPT_MAX ] ||
+	die "RSS $AFTER_KB kB after the flood, $BASE_KB kB before it: more than $KEPT_MAX kB kept"
 # Blocked clients cost nothing: a busy loop (libevent re-running the read
 # callback of a client whose input waits) once took 45-99 % of a core.
 # Measured (ASan): 4-6 % of a core without the flood, 4-8 % with it.
@@ -203,9 +219,19 @@ done
 	die "admin status failed under the flood: $(cat "$SIM_DIR/abuse.probe")"
 # Was 0.9-2.9 s. Measured (ASan, machine loaded by other builds): median
 # 0.13-0.22 ms, p90 0.25-0.9 ms, single outliers up to 10-50 ms with or
-# without the flood (the machine); so the bound is asserted on the p90.
+# without the flood (the machine); so the 10 ms are asserted on the p90.
 [ "$(jf "$SIM_DIR/abuse.probe" 'r["rtt_p90_ms"] < 10')" = True ] ||
 	die "admin status p90 not below 10 ms under the flood: $(cat "$SIM_DIR/abuse.probe")"
+# The p99 (about the 3rd slowest of 280) is a status that came while a
+# heavy sweep held the loop (11-14 ms under ASan, the sweeper runs one
+# every 0.2 s), plus the machine: measured (ASan, 4 runs, load 0.8-1.6)
+# 1.6, 8.4, 8.7, 9.6 ms under the flood and 1.9-21 ms in the windows
+# without it; plain build 3.1-20 ms under it, up to 20 ms without. 10 ms
+# does not hold with margin, so the bound is 50 ms: the tail stays the
+# sweep's and the machine's, not seconds as it was. (It fails when one
+# status in 20 takes 60 ms under the flood, where the p90 does not.)
+[ "$(jf "$SIM_DIR/abuse.probe" 'r["rtt_p99_ms"] < 50')" = True ] ||
+	die "admin status p99 not below 50 ms under the flood: $(cat "$SIM_DIR/abuse.probe")"
 # Heavy sweeps (about 60 per window) under the flood against those of the
 # windows before and after it, pooled: within 10 %, plus 2 ms. The 2 ms
 # are noise: windows without any abuse differed by up to 2.7 ms (25 %) in
