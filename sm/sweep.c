@@ -40,28 +40,6 @@ double ts_diff_ms(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
-void sm_phase_begin(struct sm *sm, void (*done)(struct sm *))
-{
-	sm->phase_done = done;
-	sm->pending = 1;
-}
-
-void sm_phase_put(struct sm *sm)
-{
-	void (*fn)(struct sm *) = sm->phase_done;
-
-	if (--sm->pending)
-		return;
-	sm->phase_done = NULL;
-	if (fn)
-		fn(sm);
-}
-
-void sm_phase_end(struct sm *sm)
-{
-	sm_phase_put(sm);
-}
-
 int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg)
 {
 	if (mad_engine_submit(sm->eng, r, cb, arg) < 0) {

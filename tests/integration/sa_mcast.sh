@@ -131,6 +131,19 @@ join() {
 	T=30 sim_run_at "$h" "$JOIN" -v "$@" >"$SIM_DIR/j.out" 2>&1
 }
 field() { sed -n "s/.* $1 \([^ ]*\).*/\1/p" "$SIM_DIR/j.out" | head -n 1; }
+# subscribe_at HOST TRAPS N OUT: a subscriber at HOST that waits for N
+# Reports of TRAPS (sa_agent), in the background (pid in $sub), once it
+# says it is subscribed.
+subscribe_at() {
+	T=60 sim_run_at "$1" "$AGENT" -t 40 subscribe "$2" "$3" >"$4" 2>&1 &
+	sub=$!
+	i=0
+	until grep -q subscribed "$4" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 150 ] && { cat "$4" >&2; die "subscriber at $1 did not subscribe"; }
+		sleep 0.1
+	done
+}
 
 BC=ff12:401b:ffff::ffff:ffff
 TBC=ff12:401b:8010::ffff:ffff
@@ -252,14 +265,7 @@ grep -q "PathRecord dump" "$SIM_DIR/pr3.txt" &&
 msg "PathRecords: SL 3 in the tenant, SL 0 in the default partition, none across"
 
 # --- Reports 66/67 go to subscribers in the group's partition only
-T=60 sim_run_at H00005 "$AGENT" -t 40 subscribe 66,67 2 >"$SIM_DIR/sub.out" 2>&1 &
-sub=$!
-i=0
-until grep -q subscribed "$SIM_DIR/sub.out" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 150 ] && { cat "$SIM_DIR/sub.out" >&2; die "subscriber did not subscribe"; }
-	sleep 0.1
-done
+subscribe_at H00005 66,67 2 "$SIM_DIR/sub.out"
 join H00002 -p 0x8010 -s 3 --create -g ff12:601b:8010::77 "$T1" || die "tenant group create failed"
 H13=$(guid_of H00013)
 join H00013 --create -g :: "$H13" || { cat "$SIM_DIR/j.out" >&2; die "zero-MGID create failed"; }
@@ -316,14 +322,7 @@ msg "the next group ($RG) took the freed MLID $NL; its MFTs reach H00025 and H00
 join H00066 --create -g :: "$H66" || die "H00066's own group: create failed"
 OG=$(field mgid)
 OL=$(field mlid)
-T=60 sim_run_at H00005 "$AGENT" -t 40 subscribe 67 1 >"$SIM_DIR/sub2.out" 2>&1 &
-sub=$!
-i=0
-until grep -q subscribed "$SIM_DIR/sub2.out" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 150 ] && { cat "$SIM_DIR/sub2.out" >&2; die "second subscriber did not subscribe"; }
-	sleep 0.1
-done
+subscribe_at H00005 67 1 "$SIM_DIR/sub2.out"
 n=$(grep -c "port .* is down or gone" "$LOG")
 sim_cmd 'Unlink "H00066"'
 i=0

@@ -77,28 +77,6 @@ uint64_t sm_now_ms(void)
 	return fx.ft.now;
 }
 
-void sm_phase_begin(struct sm *sm, void (*done)(struct sm *))
-{
-	sm->phase_done = done;
-	sm->pending = 1;
-}
-
-void sm_phase_put(struct sm *sm)
-{
-	void (*fn)(struct sm *) = sm->phase_done;
-
-	if (--sm->pending)
-		return;
-	sm->phase_done = NULL;
-	if (fn)
-		fn(sm);
-}
-
-void sm_phase_end(struct sm *sm)
-{
-	sm_phase_put(sm);
-}
-
 int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg)
 {
 	if (mad_engine_submit(sm->eng, r, cb, arg) < 0)
