@@ -97,11 +97,11 @@ enum ctl_access {
 	X(sms, CTL_RO, "", \
 	  "the SMs of the subnet: us (state, priority) and every other SM we know") \
 	X(handover, CTL_ADMIN, "", \
-	  "as master: hand over to the best standby SM") \
+	  "as master: hand over to the best standby SM (after a sweep that is running)") \
 	X(sweep, CTL_ADMIN, "!wait", \
 	  "start a heavy sweep; with wait, reply when it is done") \
 	X(reroute, CTL_ADMIN, "!wait", \
-	  "recompute routes on the current fabric and reprogram changed LFT blocks") \
+	  "as master: recompute routes on the current fabric and reprogram changed LFT blocks") \
 	X(reload, CTL_ADMIN, "", \
 	  "re-read the configuration file and apply what can be applied") \
 	X(loglevel, CTL_ADMIN, "?level", \
@@ -112,7 +112,7 @@ enum ctl_access {
 	  "this table: names, access, arguments, help") \
 	X(sa, CTL_RO, "?what ?attr ?*", \
 	  "Subnet Administration: counters per attribute; with \"query ATTR [FIELD=VALUE...]\" " \
-	  "its records (whole tables, from the SA's own code)") \
+	  "its records (whole tables, from the SA's own code; 4096 a reply without admin rights)") \
 	X(mcast, CTL_RO, "?group", \
 	  "multicast groups (MGID, MLID, members, tree); one group by MGID or MLID in detail") \
 	X(mcast_join, CTL_ADMIN, "group ports ?state ?pkey", \
