@@ -98,7 +98,6 @@ struct sm {
 	uint64_t handed_to;             /* the SM we handed over to last */
 	bool handing_over;              /* our HANDOVER Set is in flight: no writes */
 	bool handover_wanted;           /* an operator's handover, after the sweep */
-	uint64_t sets_refused;          /* Sets the engine's gate refused (bugs) */
 	struct event *ev_poll;
 	unsigned rescan_pending;        /* SMInfo queries of a rescan */
 	bool takeover;                  /* this sweep takes over from another SM */

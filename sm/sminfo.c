@@ -395,18 +395,21 @@ int sm_handover(struct sm *sm, char *err, size_t errlen)
 bool sm_set_gate(void *arg, uint8_t mgmt_class, uint16_t attr_id)
 {
 	struct sm *sm = arg;
+	struct mad_stats st;
+	uint64_t n;
 
 	/* SMInfo Sets are the SMs' control packets (IBA 14.4.2): HANDOVER as
 	 * master, ACKNOWLEDGE on taking over; the rules are in this file */
 	if (attr_id == SMP_ATTR_SM_INFO || sm_may_write(sm))
 		return true;
-	sm->sets_refused++;
-	/* a bug of ours: say so, but not thousands of times */
-	if ((sm->sets_refused & (sm->sets_refused - 1)) == 0)
+	/* a bug of ours: say so, but not thousands of times (the engine
+	 * counts this refusal once we return) */
+	mad_engine_get_stats(sm->eng, &st);
+	n = st.sets_refused + 1;
+	if ((n & (n - 1)) == 0)
 		log_msg(LOG_LVL_ERR, "BUG: SMP Set of attribute 0x%04x (class 0x%02x) refused: we are "
 			"%s%s, not a writing master (%" PRIu64 " refused so far)", attr_id, mgmt_class,
-			sm_state_name((int)sm->state), sm->handing_over ? " handing over" : "",
-			sm->sets_refused);
+			sm_state_name((int)sm->state), sm->handing_over ? " handing over" : "", n);
 	return false;
 }
 
