@@ -202,6 +202,59 @@ struct sm_port *fabric_find_port(const struct sm_fabric *f, uint64_t port_guid)
 	return NULL;
 }
 
+static int port_cmp(const void *a, const void *b)
+{
+	const struct sm_port *x = *(struct sm_port *const *)a, *y = *(struct sm_port *const *)b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->node->idx != y->node->idx)
+		return x->node->idx < y->node->idx ? -1 : 1;
+	return (int)x->num - (int)y->num;
+}
+
+void fabric_port_index_build(const struct sm_fabric *f, struct fabric_port_index *ix)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		n += (size_t)f->nodes[i]->ni.num_ports + 1;
+	ix->p = xcalloc(n ? n : 1, sizeof(*ix->p));
+	ix->n = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct sm_node *nd = f->nodes[i];
+
+		for (unsigned p = 0; p <= nd->ni.num_ports; p++)
+			if (nd->ports[p].guid)
+				ix->p[ix->n++] = &nd->ports[p];
+	}
+	qsort(ix->p, ix->n, sizeof(*ix->p), port_cmp);
+}
+
+void fabric_port_index_free(struct fabric_port_index *ix)
+{
+	free(ix->p);
+	ix->p = NULL;
+	ix->n = 0;
+}
+
+const struct sm_port *fabric_port_index_find(const struct fabric_port_index *ix, uint64_t guid)
+{
+	size_t lo = 0, hi = ix->n;
+
+	if (!guid)
+		return NULL;
+	while (lo < hi) {   /* the first entry >= guid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->p[mid]->guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && ix->p[lo]->guid == guid ? ix->p[lo] : NULL;
+}
+
 static bool port_up(const struct sm_port *p)
 {
 	return p->have_pi && p->pi.port_state > TOPO_PORT_DOWN && !p->held;

@@ -135,6 +135,18 @@ static inline bool node_usable(const struct sm_node *n)
 /* Port whose GUID is guid (CA ports, switch port 0), or NULL. */
 struct sm_port *fabric_find_port(const struct sm_fabric *f, uint64_t port_guid);
 
+/* The fabric's ports by GUID, for many lookups while the fabric does not
+ * change (fabric_find_port scans every port: once per member, a 648-host
+ * join storm's multicast batch took ms). Sorted by GUID, then in fabric
+ * order, so the port found for a duplicated GUID is fabric_find_port's. */
+struct fabric_port_index {
+	struct sm_port **p;
+	size_t n;
+};
+void fabric_port_index_build(const struct sm_fabric *f, struct fabric_port_index *ix);
+const struct sm_port *fabric_port_index_find(const struct fabric_port_index *ix, uint64_t guid);
+void fabric_port_index_free(struct fabric_port_index *ix);
+
 /* An immutable copy for routing. Ports count as linked only when both ends
  * are not Down. LIDs come from sm_port.lid. */
 struct topo *fabric_to_topo(const struct sm_fabric *f);

@@ -376,73 +376,10 @@ struct batch_groups {
 	size_t ng, nm;
 };
 
-/* The fabric's ports by GUID, for looking members up: built once per
- * batch or sweep phase (fabric_find_port scans every port of the fabric,
- * which once per member made a 648-host join storm's batch take ms).
- * Sorted by GUID, then in fabric order, so the first of a duplicated
- * GUID is the one fabric_find_port would find. */
-struct port_index {
-	struct sm_port **p;
-	size_t n;
-};
-
-static int port_cmp(const void *a, const void *b)
-{
-	const struct sm_port *x = *(struct sm_port *const *)a, *y = *(struct sm_port *const *)b;
-
-	if (x->guid != y->guid)
-		return x->guid < y->guid ? -1 : 1;
-	if (x->node->idx != y->node->idx)
-		return x->node->idx < y->node->idx ? -1 : 1;
-	return (int)x->num - (int)y->num;
-}
-
-static void port_index_build(const struct sm_fabric *f, struct port_index *ix)
-{
-	size_t n = 0;
-
-	for (uint32_t i = 0; i < f->nnodes; i++)
-		n += (size_t)f->nodes[i]->ni.num_ports + 1;
-	ix->p = xcalloc(n ? n : 1, sizeof(*ix->p));
-	ix->n = 0;
-	for (uint32_t i = 0; i < f->nnodes; i++) {
-		struct sm_node *nd = f->nodes[i];
-
-		for (unsigned p = 0; p <= nd->ni.num_ports; p++)
-			if (nd->ports[p].guid)
-				ix->p[ix->n++] = &nd->ports[p];
-	}
-	qsort(ix->p, ix->n, sizeof(*ix->p), port_cmp);
-}
-
-static void port_index_free(struct port_index *ix)
-{
-	free(ix->p);
-	ix->p = NULL;
-	ix->n = 0;
-}
-
-static const struct sm_port *port_index_find(const struct port_index *ix, uint64_t guid)
-{
-	size_t lo = 0, hi = ix->n;
-
-	if (!guid)
-		return NULL;
-	while (lo < hi) {   /* the first entry >= guid */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->p[mid]->guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->n && ix->p[lo]->guid == guid ? ix->p[lo] : NULL;
-}
-
 /* A member port in the fabric as (node, port), or false. */
-static bool member_at(const struct port_index *ix, uint64_t guid, struct mcast_member *out)
+static bool member_at(const struct fabric_port_index *ix, uint64_t guid, struct mcast_member *out)
 {
-	const struct sm_port *p = port_index_find(ix, guid);
+	const struct sm_port *p = fabric_port_index_find(ix, guid);
 
 	if (!p)
 		return false;
@@ -451,7 +388,7 @@ static bool member_at(const struct port_index *ix, uint64_t guid, struct mcast_m
 	return true;
 }
 
-static void collect_groups(const struct sm *sm, const struct port_index *ix,
+static void collect_groups(const struct sm *sm, const struct fabric_port_index *ix,
 			   struct batch_groups *bg)
 {
 	const struct mcdb *db = sm->mcast->db;
@@ -504,7 +441,7 @@ static void clear_bit(struct mcast_mft *m, uint16_t mlid, uint8_t port)
 
 /* Send-only members send into the tree but receive nothing: the bit of
  * their switch port goes. */
-static void send_only(const struct sm *sm, const struct port_index *ix, const struct topo *t,
+static void send_only(const struct sm *sm, const struct fabric_port_index *ix, const struct topo *t,
 		      struct mcast_result *res)
 {
 	const struct mcdb *db = sm->mcast->db;
@@ -546,18 +483,18 @@ static bool compute(struct sm *sm)
 	struct mcast_opts o = { .mlid_top = mcdb_mlid_top(mc->db), .prev = mc->have_res ? &mc->res : NULL };
 	struct mcast_result res;
 	struct batch_groups bg;
-	struct port_index ix;
+	struct fabric_port_index ix;
 	struct timespec t0, t1;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	port_index_build(sm->fabric, &ix);
+	fabric_port_index_build(sm->fabric, &ix);
 	collect_groups(sm, &ix, &bg);
 	memset(&res, 0, sizeof(res));
 	rc = mcast_compute(t, &sm->routes, bg.g, bg.ng, &o, &res);
 	if (rc == 0)
 		send_only(sm, &ix, t, &res);
-	port_index_free(&ix);
+	fabric_port_index_free(&ix);
 	fabric_topo_free(t);
 	free(bg.g);
 	free(bg.m);
@@ -735,9 +672,9 @@ static void changed(struct sm *sm)
 
 /* A member whose port went down or away leaves its groups. A port that
  * did not answer this sweep (stale) is kept as last seen. */
-static bool member_gone(const struct sm *sm, const struct port_index *ix, uint64_t guid)
+static bool member_gone(const struct sm *sm, const struct fabric_port_index *ix, uint64_t guid)
 {
-	const struct sm_port *p = port_index_find(ix, guid);
+	const struct sm_port *p = fabric_port_index_find(ix, guid);
 	bool own = p && p->node == sm->fabric->sm_node && p->num == sm->fabric->sm_port_num;
 
 	if (!p)
@@ -750,11 +687,11 @@ static bool member_gone(const struct sm *sm, const struct port_index *ix, uint64
 static void drop_members(struct sm *sm)
 {
 	const struct mcdb *db = sm->mcast->db;
-	struct port_index ix;
+	struct fabric_port_index ix;
 	uint64_t *gone = NULL;
 	size_t n = 0, cap = 0;
 
-	port_index_build(sm->fabric, &ix);
+	fabric_port_index_build(sm->fabric, &ix);
 	for (size_t i = 0; i < mcdb_count(db); i++) {
 		const struct mc_group *g = mcdb_at(db, i);
 
@@ -766,7 +703,7 @@ static void drop_members(struct sm *sm)
 			gone[n++] = g->members[k].guid;
 		}
 	}
-	port_index_free(&ix);
+	fabric_port_index_free(&ix);
 	for (size_t i = 0; i < n; i++)
 		if (mcdb_remove_port(sm->mcast->db, gone[i])) {
 			sm->mcast->last.dropped++;
