@@ -48,8 +48,7 @@ static uint64_t last_request_ms;
 /* Requests waiting for the sweep to end (or for their turn). */
 struct held {
 	struct held *next;
-	uint64_t t;
-	uint64_t t_us;          /* receipt, for the SA's latency counters */
+	uint64_t t_us;          /* receipt (CLOCK_MONOTONIC): hold age, SA latency */
 	struct mad_addr from;
 	size_t len;
 	uint8_t msg[];
@@ -190,8 +189,8 @@ static void hold_release(struct sm *sm)
 {
 	struct timeval ms = { 0, 1000 };
 
-	while (hold.head && (!sweep_limited(sm) || sm_now_ms() - hold.head->t >= HOLD_MS ||
-			     take_token(sm))) {
+	while (hold.head && (!sweep_limited(sm) ||
+			     sa_now_us() - hold.head->t_us >= HOLD_MS * 1000u || take_token(sm))) {
 		struct held *h = hold.head;
 
 		if (!(hold.head = h->next))
@@ -210,7 +209,6 @@ static void hold_push(const uint8_t *msg, size_t len, const struct mad_addr *fro
 	struct held *h = xmalloc(sizeof(*h) + len);
 
 	h->next = NULL;
-	h->t = sm_now_ms();
 	h->t_us = t_us;
 	h->from = *from;
 	h->len = len;
