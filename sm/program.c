@@ -241,12 +241,22 @@ static void route_opts_from_conf(const struct sm *sm, struct route_opts *o)
 	o->nroots = sm->conf.root_guids.n;
 }
 
+static bool memchr_not(const uint8_t *p, uint8_t c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != c)
+			return true;
+	return false;
+}
+
 /* What the switches hold now, as route tables in topo order (copies: the
  * routing worker must not share memory with the loop); a switch whose
- * blocks we do not all know counts as holding nothing. */
-static void tables_held(const struct sm *sm, uint16_t top, struct route_tables *prev)
+ * blocks we do not all know, or that forwards nothing, counts as holding
+ * nothing. Returns how many switches hold something. */
+static uint32_t tables_held(const struct sm *sm, uint16_t top, struct route_tables *prev)
 {
 	unsigned blocks = blocks_for(top);
+	uint32_t held = 0;
 
 	memset(prev, 0, sizeof(*prev));
 	prev->nnodes = sm->fabric->nnodes;
@@ -258,11 +268,13 @@ static void tables_held(const struct sm *sm, uint16_t top, struct route_tables *
 
 		for (unsigned b = 0; known && b < blocks; b++)
 			known = n->lft_known[b] == LFT_KNOWN;
-		if (known) {
+		if (known && memchr_not(n->lft, LFT_NO_PORT, (size_t)top + 1)) {
 			prev->lft[i].ports = xmalloc((size_t)top + 1);
 			memcpy(prev->lft[i].ports, n->lft, (size_t)top + 1);
+			held++;
 		}
 	}
+	return held;
 }
 
 static void remember_links(struct sm *sm, struct linkset *cur, enum linkset_change ch)
@@ -322,7 +334,9 @@ static void routes_computed(struct sm *sm, struct route_result *res)
 
 /* Links only lost since the held tables were computed (or nothing changed):
  * repair them with minimal change; otherwise route afresh. Either way on
- * the routing worker (routejob.c). */
+ * the routing worker (routejob.c). Switches that hold nothing (a fabric
+ * that was power-cycled under a restarted daemon) leave nothing to keep:
+ * a repair would re-pick every entry one by one, so route afresh. */
 static void routes_ready(struct sm *sm)
 {
 	struct topo *t = fabric_to_topo(sm->fabric);
@@ -339,8 +353,11 @@ static void routes_ready(struct sm *sm)
 		 sm->takeover;
 	sm_routes_drop(sm);
 	route_opts_from_conf(sm, &o);
-	if (repair)
-		tables_held(sm, max_lid(sm->fabric), &prev);
+	if (repair && !tables_held(sm, max_lid(sm->fabric), &prev)) {
+		log_info("routing: the switches hold no tables, routing afresh");
+		route_tables_free(&prev);
+		repair = false;
+	}
 	route_job_start(sm, t, &o, repair ? &prev : NULL, routes_computed);
 }
 
