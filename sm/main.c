@@ -40,6 +40,7 @@
 #include "sm/sminfo.h"
 #include "sm/snap.h"
 #include "sm/tables.h"
+#include "sm/worker.h"
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
 #define PUMP_WAIT_MS 1
@@ -244,7 +245,8 @@ static void on_engine_timer(evutil_socket_t fd, short what, void *arg)
  * answers inside umad2sim's poll (it wakes on arrival): a flood of control
  * clients, served between two pumps, then slows a sweep by a few per cent.
  * When idle, only look, and let libevent sleep up to PUMP_WAIT_MS, so a
- * control request is answered at once. */
+ * control request is answered at once. A worker's result (the routes the
+ * bring-up waits for) sends us back to libevent at once too. */
 static void on_pump(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
@@ -262,7 +264,7 @@ static void on_pump(evutil_socket_t fd, short what, void *arg)
 		if (poll(&p, 1, busy ? PUMP_WAIT_MS : 0) > 0)
 			mad_engine_on_readable(sm->eng);
 		mad_engine_on_timer(sm->eng);
-	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until);
+	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until && !worker_results_waiting());
 	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) && !sa_glue_busy(sm) ? &idle : &now);
 }
 
