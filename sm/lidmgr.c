@@ -170,5 +170,5 @@ void sm_lids_phase(struct sm *sm)
 	assign(sm, lp, n);
 	sm->sm_lid = own_lid(sm);
 	free(lp);
-	sm_portcfg_phase(sm);
+	sm_program_phase(sm, true);
 }

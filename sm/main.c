@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "sa/glue.h"
+#include "sm/activate.h"
 #include "sm/ar.h"
 #include "sm/atomic.h"
 #include "ctl/ctl.h"
@@ -440,6 +441,8 @@ static void teardown(struct sm *sm)
 		mad_engine_free(sm->eng);
 	sa_glue_detach(sm);   /* after the engine: it completes the SA's SMPs */
 	sm_tables_free(sm);   /* after the engine: its cancellations use it */
+	sm_act_free(sm);      /* the same */
+	sm_program_free(sm);
 	if (sm->tp.close)
 		sm->tp.close(sm->tp.ctx);
 	for (int i = 0; i < 3; i++)

@@ -24,6 +24,11 @@ void sm_phase_put(struct sm *sm)
 		fn(sm);
 }
 
+void sm_phase_hold(struct sm *sm)
+{
+	sm->pending++;
+}
+
 void sm_phase_end(struct sm *sm)
 {
 	sm_phase_put(sm);

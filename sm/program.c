@@ -1,14 +1,24 @@
 /*
  * DOC: routing and switch programming as a diff.
  *
+ * The bring-up phase (sm_program_phase) runs everything that can go at
+ * once after the LIDs: PortInfo Sets (portcfg.c), P_Key tables (pkey.c),
+ * LFT read-back and routing, then the LFT writes; links go ACTIVE as
+ * their switches are done (activate.h). One phase, so the wire stays
+ * busy while routing runs on its worker and across what used to be
+ * phase boundaries.
+ *
  * Routes come from routing/ on an immutable topo snapshot. What a switch
  * holds is learned, not assumed: on the first sweep that sees a switch we
  * read back its LFT blocks up to its LinearFDBTop (a switch whose top is 0
  * holds nothing worth reading), later sweeps carry that knowledge over.
- * Then only 64-entry blocks that differ are written (IBA 14.2.5.10), block
- * by block across all switches so consecutive SMPs hit different switches,
- * and SwitchInfo.LinearFDBTop only where it differs (read-modify-write,
- * PortStateChange written as 0, which leaves it alone).
+ * Then only 64-entry blocks that differ are written (IBA 14.2.5.10), and
+ * SwitchInfo.LinearFDBTop only where it differs (read-modify-write,
+ * PortStateChange written as 0, which leaves it alone), after the blocks:
+ * an entry becomes live only holding our route. Switches are written a
+ * few at a time (twice as many as the window needs to stay full with
+ * smp_per_dest each), so that each is done early and its links can go
+ * ACTIVE while the others are still being written.
  */
 #include "config.h"
 
@@ -16,13 +26,28 @@
 #include <string.h>
 
 #include "routing/repair.h"
+#include "sm/activate.h"
 #include "sm/ar.h"
+#include "sm/pkey.h"
 #include "sm/linkset.h"
 #include "sm/routejob.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 #include "sm/tables.h"
+
+/* The bring-up phase's own state. */
+struct sm_prog {
+	unsigned reads;        /* LFT read-back in flight, +1 until all are sent */
+	uint32_t *order;       /* switches to write, fabric order */
+	uint32_t n, next;
+	unsigned open, max_open;   /* switches being written now, and the cap */
+	unsigned *left;        /* per node: its Sets in flight */
+	bool *top_sent;        /* per node: its blocks are in, its top is next */
+	bool *bad;             /* per node: a block failed or is unknown */
+};
+
+static void routes_ready(struct sm *sm);
 
 struct lft_ctx {
 	struct sm *sm;
@@ -66,6 +91,8 @@ static void lft_get_done(void *arg, int err, const struct smp *resp)
 			   (unsigned long long)c->n->guid, c->block, err);
 	}
 	free(c);
+	if (!--sm->prog->reads)
+		routes_ready(sm);
 	sm_phase_put(sm);
 }
 
@@ -81,6 +108,8 @@ static void lft_get(struct sm *sm, struct sm_node *n, uint16_t block)
 	sm->st.lft_blocks_read++;
 	if (sm_submit(sm, &r, lft_get_done, c) < 0)
 		free(c);
+	else
+		sm->prog->reads++;
 }
 
 static void read_back(struct sm *sm, unsigned need_blocks, bool reread)
@@ -118,6 +147,8 @@ void sm_lft_desired(const struct sm *sm, const struct sm_node *n, unsigned b, ui
 	}
 }
 
+static void switch_sets_put(struct sm *sm, struct sm_node *n);
+
 static void lft_set_done(void *arg, int err, const struct smp *resp)
 {
 	struct lft_ctx *c = arg;
@@ -127,13 +158,26 @@ static void lft_set_done(void *arg, int err, const struct smp *resp)
 		memcpy(c->n->lft + (size_t)c->block * 64, c->data, 64);
 		c->n->lft_known[c->block] = LFT_KNOWN;
 	} else {
+		sm->prog->bad[c->n->idx] = true;
 		sm->sweep_clean = false;
 		sm->st.errors++;
 		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\": LFT block %u Set failed (%d)",
 			   (unsigned long long)c->n->guid, c->n->desc, c->block, err);
 	}
+	switch_sets_put(sm, c->n);
 	free(c);
 	sm_phase_put(sm);
+}
+
+static void switch_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb,
+			  struct lft_ctx *c)
+{
+	if (sm_submit(sm, r, cb, c) < 0) {
+		sm->prog->bad[c->n->idx] = true;
+		free(c);
+		return;
+	}
+	sm->prog->left[c->n->idx]++;
 }
 
 static void lft_set(struct sm *sm, struct sm_node *n, uint16_t block, const uint8_t *data)
@@ -148,8 +192,7 @@ static void lft_set(struct sm *sm, struct sm_node *n, uint16_t block, const uint
 	sm_dr_req(sm, n, MAD_METHOD_SET, SMP_ATTR_LFT, block, &r);
 	memcpy(r.data, data, 64);
 	sm->st.lft_blocks_written++;
-	if (sm_submit(sm, &r, lft_set_done, c) < 0)
-		free(c);
+	switch_submit(sm, &r, lft_set_done, c);
 }
 
 static bool block_current(const struct sm_node *n, unsigned b, const uint8_t *want)
@@ -163,21 +206,6 @@ static bool block_unknown(const struct sm_node *n, unsigned b)
 	return b < n->lft_blocks && n->lft_known[b] == LFT_READ_FAILED;
 }
 
-static void write_block_all(struct sm *sm, unsigned b)
-{
-	uint8_t want[64];
-
-	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
-		struct sm_node *n = sm->fabric->nodes[i];
-
-		if (!node_is_switch(n) || !n->have_si || !node_usable(n) || sm_ar_owns_lft(sm, n))
-			continue;   /* AR-enabled switches: sm/ar.c writes their tables */
-		sm_lft_desired(sm, n, b, want);
-		if (!block_current(n, b, want) && !block_unknown(n, b))
-			lft_set(sm, n, (uint16_t)b, want);
-	}
-}
-
 static void si_set_done(void *arg, int err, const struct smp *resp)
 {
 	struct lft_ctx *c = arg;
@@ -186,11 +214,13 @@ static void si_set_done(void *arg, int err, const struct smp *resp)
 	if (err == MAD_OK)
 		smp_switch_info_decode(resp->data, sizeof(resp->data), &c->n->si);
 	else {
+		sm->prog->bad[c->n->idx] = true;
 		sm->sweep_clean = false;
 		sm->st.errors++;
 		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\": SwitchInfo Set failed (%d)",
 			   (unsigned long long)c->n->guid, c->n->desc, err);
 	}
+	switch_sets_put(sm, c->n);
 	free(c);
 	sm_phase_put(sm);
 }
@@ -208,29 +238,105 @@ static void set_top(struct sm *sm, struct sm_node *n, uint16_t top)
 	sm_dr_req(sm, n, MAD_METHOD_SET, SMP_ATTR_SWITCH_INFO, 0, &r);
 	smp_switch_info_encode(&si, r.data, sizeof(r.data));
 	sm->st.switchinfo_sets++;
-	if (sm_submit(sm, &r, si_set_done, c) < 0)
-		free(c);
+	switch_submit(sm, &r, si_set_done, c);
 }
 
-static void write_phase_done(struct sm *sm)
+/* --- switches written a few at a time ---------------------------------------- */
+
+void sm_program_free(struct sm *sm)
 {
-	sm_tables_phase(sm);   /* P_Keys, QoS, MFTs (tables.c), then adaptive routing */
+	struct sm_prog *P = sm->prog;
+
+	if (!P)
+		return;
+	free(P->order);
+	free(P->left);
+	free(P->top_sent);
+	free(P->bad);
+	free(P);
+	sm->prog = NULL;
+}
+
+static void prog_new(struct sm *sm)
+{
+	uint32_t n = sm->fabric->nnodes ? sm->fabric->nnodes : 1;
+
+	sm_program_free(sm);
+	sm->prog = xcalloc(1, sizeof(*sm->prog));
+	sm->prog->order = xcalloc(n, sizeof(*sm->prog->order));
+	sm->prog->left = xcalloc(n, sizeof(*sm->prog->left));
+	sm->prog->top_sent = xcalloc(n, sizeof(*sm->prog->top_sent));
+	sm->prog->bad = xcalloc(n, sizeof(*sm->prog->bad));
+}
+
+static void open_more(struct sm *sm);
+
+/* Its blocks are in: then its LinearFDBTop, so that entries go live
+ * holding our routes; then its links may go ACTIVE. */
+static void switch_step(struct sm *sm, struct sm_node *n)
+{
+	struct sm_prog *P = sm->prog;
+
+	if (!P->top_sent[n->idx]) {
+		P->top_sent[n->idx] = true;
+		if (n->si.lin_top != sm->routes.top)
+			set_top(sm, n, sm->routes.top);
+		if (P->left[n->idx])
+			return;
+	}
+	P->open--;
+	sm_act_release_switch(sm, n, !P->bad[n->idx] && !sm_ar_owns_lft(sm, n));
+	open_more(sm);
+}
+
+static void switch_sets_put(struct sm *sm, struct sm_node *n)
+{
+	if (!--sm->prog->left[n->idx])
+		switch_step(sm, n);
+}
+
+/* Every block of n that differs from its routes; AR-enabled switches
+ * only get their top here (sm/ar.c writes their tables). */
+static void open_switch(struct sm *sm, struct sm_node *n)
+{
+	unsigned blocks = blocks_for(sm->routes.top);
+	struct sm_prog *P = sm->prog;
+	uint8_t want[64];
+
+	P->open++;
+	for (unsigned b = 0; b < blocks && !sm_ar_owns_lft(sm, n); b++) {
+		sm_lft_desired(sm, n, b, want);
+		if (block_unknown(n, b))
+			P->bad[n->idx] = true;
+		else if (!block_current(n, b, want))
+			lft_set(sm, n, (uint16_t)b, want);
+	}
+	if (!P->left[n->idx])
+		switch_step(sm, n);
+}
+
+static void open_more(struct sm *sm)
+{
+	struct sm_prog *P = sm->prog;
+
+	while (P->open < P->max_open && P->next < P->n)
+		open_switch(sm, sm->fabric->nodes[P->order[P->next++]]);
 }
 
 static void write_tables(struct sm *sm)
 {
-	unsigned blocks = blocks_for(sm->routes.top);
+	struct sm_prog *P = sm->prog;
+	unsigned window = sm->conf.smp_window, per_dest = sm->conf.smp_per_dest;
 
-	sm_phase_begin(sm, write_phase_done);
+	P->n = 0;
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
 
-		if (node_is_switch(n) && n->have_si && node_usable(n) && n->si.lin_top != sm->routes.top)
-			set_top(sm, n, sm->routes.top);
+		if (node_is_switch(n) && n->have_si && node_usable(n))
+			P->order[P->n++] = i;
 	}
-	for (unsigned b = 0; b < blocks; b++)
-		write_block_all(sm, b);
-	sm_phase_end(sm);
+	P->max_open = 2 * (window / (per_dest ? per_dest : 1)) + 1;
+	open_more(sm);
 }
 
 static void route_opts_from_conf(const struct sm *sm, struct route_opts *o)
@@ -306,6 +412,8 @@ static uint16_t max_lid(const struct sm_fabric *f)
 	return (uint16_t)(top > TOPO_MAX_UCAST_LID ? TOPO_MAX_UCAST_LID : top);
 }
 
+/* The routes are in (or routing failed): the hold routes_start took on
+ * the phase goes once the writes are out. */
 static void routes_computed(struct sm *sm, struct route_result *res)
 {
 	struct linkset cur = sm->pending_links;
@@ -323,13 +431,14 @@ static void routes_computed(struct sm *sm, struct route_result *res)
 		linkset_free(&cur);
 		log_warnx("routing failed: %s", sm->routes.why);
 		sm->sweep_clean = false;
-		sm_sweep_finished(sm);
+		sm_phase_put(sm);
 		return;
 	}
 	remember_links(sm, &cur, sm->pending_change);
 	log_info("routing: engine %s, %u LIDs: %s", sm->routes.engine, sm->routes.top,
 		 sm->routes.why);
 	write_tables(sm);
+	sm_phase_put(sm);
 }
 
 /* Links only lost since the held tables were computed (or nothing changed):
@@ -362,14 +471,41 @@ static void routes_ready(struct sm *sm)
 }
 
 /* Learn what the switches hold before routing: a restarted daemon then
- * repairs or keeps those tables exactly as the running one would have. */
-void sm_route_phase(struct sm *sm)
+ * repairs or keeps those tables exactly as the running one would have.
+ * Holds the running phase until the routes are in and written. */
+static void routes_start(struct sm *sm)
 {
 	bool reread = sm->reread_lfts && !sm->st.reroute;
 
 	if (reread)
 		sm->reread_lfts = false;
-	sm_phase_begin(sm, routes_ready);
+	sm_phase_hold(sm);
+	sm->prog->reads = 1;
 	read_back(sm, blocks_for(max_lid(sm->fabric)), reread);
+	if (!--sm->prog->reads)
+		routes_ready(sm);
+}
+
+static void program_done(struct sm *sm)
+{
+	sm_program_free(sm);
+	sm_pkey_log(sm);
+	if (!sm->have_routes) {
+		sm_act_free(sm);
+		sm_sweep_finished(sm);
+		return;
+	}
+	sm_tables_phase(sm);   /* QoS, MFTs (tables.c), then adaptive routing */
+}
+
+void sm_program_phase(struct sm *sm, bool with_ports)
+{
+	prog_new(sm);
+	sm_act_begin(sm, !sm->conf.qos);
+	sm_phase_begin(sm, program_done);
+	if (with_ports)
+		sm_portcfg_submit(sm);
+	sm_pkey_prepare(sm);
+	routes_start(sm);
 	sm_phase_end(sm);
 }
