@@ -1,28 +1,55 @@
 #!/usr/bin/env python3
-"""DOC: count the SMPs that changed something, from ibsim's packet trace.
+"""DOC: what SMPs did to the fabric, from ibsim's packet trace.
 
 With `Verbose 3` on its console ibsim prints every MAD it processes as a
-hex dump after a "--- packet ---" line. This tool reads such a log (or a
-slice of it) and counts the Set SMPs (method 0x02, classes 0x01 and 0x81)
-per attribute: whoever sent them, SM or not, so it judges every SM alike.
+hex dump after a "--- packet ---" line, and where it arrived ("packet
+(attr 0x15 mod 0x3) reached host L0003 port 3"). This tool reads such a
+log (or a slice of it) and judges what the Set SMPs (method 0x02, classes
+0x01 and 0x81) did, whoever sent them, SM or not, so it judges every SM
+alike.
 
 Usage: simtrace.py FILE [--from-line N]
-Prints "lft=L portinfo=P switchinfo=S other=O" (Sets of LinearForwarding-
-Table, PortInfo, SwitchInfo, and any other attribute).
+  Prints "lft=L portinfo=P switchinfo=S other=O" (Sets of LinearForwarding-
+  Table, PortInfo, SwitchInfo, and any other attribute).
+
+Usage: simtrace.py FILE --order NETFILE [--from-line N]
+  Checks the order of a bring-up: no port is Set ARMED or ACTIVE before
+  every LFT block Set and SwitchInfo Set that the trace shows for the
+  switch it is on, or for the switch at the other end of its link, has
+  been processed (ibsim processes one MAD at a time, so trace order is the
+  order the switches saw). Prints "tables=T state=S overlapped=O violations=V"
+  where overlapped counts state Sets that came before the last LFT or
+  SwitchInfo Set of the whole trace (work of one phase done while another
+  still ran), then each violation; exits 1 on any violation.
 """
 import argparse
+import re
 import sys
 
 NAMES = {0x19: 'lft', 0x15: 'portinfo', 0x12: 'switchinfo'}
+REACHED = re.compile(r'packet \(attr 0x([0-9a-f]+) mod 0x([0-9a-f]+)\) reached host (.*) port (\d+)$')
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('file')
-    ap.add_argument('--from-line', type=int, default=0)
-    a = ap.parse_args()
+def packets(lines):
+    """(class, method, attr, modifier, mad bytes, target node, port it arrived on) per MAD."""
+    pending = None
+    for i, l in enumerate(lines):
+        if l.strip() == '--- packet ---' and i + 16 < len(lines):
+            try:
+                mad = bytes.fromhex(''.join(''.join(lines[i + 1 + k].split()) for k in range(16)))
+            except ValueError:
+                mad = None
+            pending = mad if mad and len(mad) == 256 else None
+            continue
+        m = REACHED.search(l)
+        if m and pending is not None:
+            yield (pending[1], pending[3], int(m.group(1), 16), int(m.group(2), 16), pending,
+                   m.group(3), int(m.group(4)))
+            pending = None
+
+
+def count(lines):
     counts = {'lft': 0, 'portinfo': 0, 'switchinfo': 0, 'other': 0}
-    lines = open(a.file, errors='replace').read().splitlines()[a.from_line:]
     for i, l in enumerate(lines):
         if l.strip() != '--- packet ---' or i + 2 >= len(lines):
             continue
@@ -37,6 +64,69 @@ def main():
         if mclass in (0x01, 0x81) and method == 0x02:
             counts[NAMES.get(attr, 'other')] += 1
     print(' '.join('%s=%d' % kv for kv in counts.items()))
+    return 0
+
+
+def read_net(path):
+    """Switch names and links (node, port) -> (node, port) of a net file."""
+    switches, peer, cur = set(), {}, None
+    for l in open(path):
+        m = re.match(r'^(Switch|Hca|Ca)\s+\d+\s+"([^"]+)"', l)
+        if m:
+            cur = m.group(2)
+            if m.group(1) == 'Switch':
+                switches.add(cur)
+            continue
+        m = re.match(r'^\s*\[(\d+)\]\s+"([^"]+)"\[(\d+)\]', l)
+        if m and cur:
+            peer[(cur, int(m.group(1)))] = (m.group(2), int(m.group(3)))
+    return switches, peer
+
+
+def order(lines, netfile):
+    switches, peer = read_net(netfile)
+    table_sets = []     # (index, switch) of every LFT and SwitchInfo Set
+    state_sets = []     # (index, node, port, state)
+    for idx, (mclass, method, attr, mod, mad, node, port) in enumerate(packets(lines)):
+        if mclass not in (0x01, 0x81) or method != 0x02:
+            continue
+        if attr in (0x19, 0x12):
+            table_sets.append((idx, node))
+        elif attr == 0x15:
+            state = mad[64 + 32] & 0x0F
+            num = mod & 0xFF if node in switches else port
+            if state in (3, 4):
+                state_sets.append((idx, node, num, state))
+    last = {}
+    for idx, node in table_sets:
+        last[node] = idx
+    end = max(last.values()) if last else -1
+    bad = []
+    for idx, node, num, state in state_sets:
+        ends = [node]
+        if (node, num) in peer:
+            ends.append(peer[(node, num)][0])
+        for sw in ends:
+            if sw in switches and last.get(sw, -1) > idx:
+                bad.append('%s port %d set %s before the last table Set of %s'
+                           % (node, num, 'ARMED' if state == 3 else 'ACTIVE', sw))
+    print('tables=%d state=%d overlapped=%d violations=%d' % (
+        len(table_sets), len(state_sets), sum(1 for s in state_sets if s[0] < end), len(bad)))
+    for b in bad[:20]:
+        print(b)
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('file')
+    ap.add_argument('--from-line', type=int, default=0)
+    ap.add_argument('--order', metavar='NETFILE')
+    a = ap.parse_args()
+    lines = open(a.file, errors='replace').read().splitlines()[a.from_line:]
+    if a.order:
+        return order(lines, a.order)
+    return count(lines)
 
 
 if __name__ == '__main__':
