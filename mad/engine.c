@@ -1077,6 +1077,10 @@ void mad_engine_on_readable(struct mad_engine *e)
 			break;
 		handle_mad(e, e->rxbuf, (size_t)n > MAD_RECV_MAX ? MAD_RECV_MAX : (size_t)n,
 			   status, &from);
+		/* Refill the slot at once: waiting for the end of the batch
+		 * would let the wire drain while we read (tens of answers wait
+		 * each time the loop wakes). */
+		pump(e);
 	}
 	pump(e);
 }
