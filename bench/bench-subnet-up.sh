@@ -7,18 +7,21 @@
 #
 # Each of RUNS rounds (default 3) runs, each on a freshly started
 # simulator so that none profits from another's programming or from a warm
-# simulator: flood-once.sh (the bed's SMP rate), opensm-once.sh,
-# ibsmd-once.sh, and with -b the same for the ibsmd binary BASE_IBSMD
-# (column "base": a before/after comparison in one run); with -r also
-# ibsmd-once.sh --restart for each ibsmd (a restart with the state files
-# on a power-cycled fabric: columns "restart", "base-restart").
-# Prints every run, then the median of each metric and:
+# simulator: opensm-once.sh, ibsmd-once.sh, and with -b the same for the
+# ibsmd binary BASE_IBSMD (column "base": a before/after comparison in one
+# run); with -r also ibsmd-once.sh --restart for each ibsmd (a restart
+# with the state files on a power-cycled fabric: columns "restart",
+# "base-restart"). Every ibsmd run is flanked by two floods of bench/smp-
+# flood (FLOOD_SMPS, default 200000) on its own simulator: the bed's SMP
+# rate at the time of that run (flood_rate), so that the ratio holds up
+# while the load of a shared machine comes and goes. Prints every run,
+# then the median of each metric and:
 #
 #   limit_ms   the bring-up's minimum SMPs (smps_min, see ibsmd-once.sh)
-#              at the flood rate of the same round: how long the bed
-#              needs for them at best
-#   ratio      up_ms / limit_ms of the same round (median over rounds);
-#              every SMP ibsmd sends beyond the minimum counts against it
+#              at the run's flood rate: how long the bed needs for them at
+#              best (median over runs)
+#   ratio      up_ms / limit_ms of each run (median over runs); every SMP
+#              ibsmd sends beyond the minimum counts against it
 #   opensm/X   OpenSM's up_ms over X's (above 1: X is faster)
 #
 # If there is no ibsmd binary yet, only OpenSM is measured. See the
@@ -44,6 +47,8 @@ while getopts n:g:b:r opt; do
 done
 shift $((OPTIND - 1))
 
+: "${FLOOD_SMPS:=200000}"
+export FLOOD_SMPS
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-bench.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
@@ -76,7 +81,6 @@ have_ibsmd=1
 i=0
 while [ "$i" -lt "$runs" ]; do
 	i=$((i + 1))
-	once flood-once.sh || echo "flood run $i failed or skipped" >&2
 	once opensm-once.sh || exit 1
 	[ "$have_ibsmd" = 1 ] || continue
 	once ibsmd-once.sh
@@ -101,20 +105,22 @@ done
 # shellcheck source=bench/median.sh
 . "$here/median.sh"
 
-# ratio SM: median over rounds of up_ms / (smps_min / flood rate).
-ratio() {
-	awk -v sm="$1" '
+# per SM WHAT: median over SM's runs of limit_ms (the run's smps_min at
+# its flood_rate) or of ratio (up_ms over that).
+per() {
+	awk -v sm="$1" -v what="$2" '
 	function get(k,   i, kv) { for (i = 2; i <= NF; i++) { split($i, kv, "=");
 		if (kv[1] == k) return kv[2] } return "" }
-	$1 == "flood" { rate[get("round")] = get("rate") }
-	$1 == sm { up[get("round")] = get("up_ms"); min[get("round")] = get("smps_min") }
+	$1 == sm && get("flood_rate") > 0 && get("smps_min") > 0 && get("up_ms") ~ /^[0-9.]+$/ {
+		lim = get("smps_min") / get("flood_rate") * 1000
+		v[n++] = what == "ratio" ? get("up_ms") / lim : lim
+	}
 	END {
-		for (r in up) if (rate[r] > 0 && min[r] > 0 && up[r] ~ /^[0-9.]+$/)
-			v[n++] = up[r] / (min[r] / rate[r] * 1000)
-		if (!n) { print "NA"; exit }
+		if (!n) { print "-"; exit }
 		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
 			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		printf "%.2f\n", n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+		m = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+		printf (what == "ratio" ? "%.2f\n" : "%.0f\n"), m
 	}' "$work/runs"
 }
 
@@ -122,23 +128,16 @@ echo "fabric: $label; runs: $runs (medians); load average at start: $load"
 printf '%-12s' metric
 for sm in $sms; do printf ' %12s' "$sm"; done
 echo
-for m in up_ms wall_ms cpu_ms discover_ms smps_sent smps_xmit smps_min rss_kb; do
+for m in up_ms wall_ms cpu_ms discover_ms smps_sent smps_xmit smps_min rss_kb flood_rate; do
 	printf '%-12s' "$m"
 	for sm in $sms; do printf ' %12s' "$(median "$sm" "$m")"; done
 	echo
 done
-rate=$(median flood rate)
-printf '%-12s %12s\n' "flood SMP/s" "$rate"
-printf '%-12s' limit_ms
-for sm in $sms; do
-	awk -v m="$(median "$sm" smps_min)" -v r="$rate" 'BEGIN {
-		if (m !~ /^[0-9.]+$/ || r !~ /^[0-9.]+$/ || r == 0) printf " %12s", "-"
-		else printf " %12.0f", m / r * 1000 }'
+for w in limit_ms ratio; do
+	printf '%-12s' "$w"
+	for sm in $sms; do printf ' %12s' "$([ "$sm" = opensm ] && echo - || per "$sm" "$w")"; done
+	echo
 done
-echo
-printf '%-12s' ratio
-for sm in $sms; do printf ' %12s' "$([ "$sm" = opensm ] && echo - || ratio "$sm")"; done
-echo
 printf '%-12s' opensm/X
 o=$(median opensm up_ms)
 for sm in $sms; do

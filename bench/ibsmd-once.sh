@@ -15,6 +15,11 @@
 # printed is that second run's. $IBSMD_LABEL replaces the first word
 # ("ibsmd"), so that two builds can be told apart in one run.
 #
+# With $FLOOD_SMPS (a count) bench/smp-flood runs on the same simulator
+# just before and just after the measured run (its Gets change nothing),
+# and flood_rate=R is added: the mean of the two rates, the bed's SMP rate
+# at the time of the run (see flood-once.sh).
+#
 # wall_ms      launch to exit, as in opensm-once.sh
 # cpu_ms       ibsmd's user+sys CPU time, as in opensm-once.sh
 # up_ms        the daemon's own elapsed_ms (start of sweep to subnet up)
@@ -73,6 +78,15 @@ set -- --once --state-dir "$SIM_DIR_STATE" "$@"
 timer=
 [ -x /usr/bin/time ] && timer="/usr/bin/time -o $SIM_DIR_RSS -f %M"
 
+# flood: smp-flood on the running simulator, its rate appended to $rates.
+rates=
+flood() {
+	[ -n "${FLOOD_SMPS:-}" ] || return 0
+	_f=$(T=${T:-600} sim_run_at "$sm_node" "${SMP_FLOOD:-$top_builddir/bench/smp-flood}" \
+		-n "$FLOOD_SMPS") || fail "smp-flood failed: $_f"
+	rates="$rates $(printf '%s\n' "$_f" | tr ' ' '\n' | sed -n 's/^rate=//p')"
+}
+
 # run_once: ibsmd --once on the running simulator, its summary in $summary.
 run_once() {
 	sim_cmd "PerformanceSet \"$sm_node\"[1] PortCounters.PortXmitPkts=0"
@@ -88,12 +102,13 @@ run_once() {
 }
 
 sim_start "$netfile"
-run_once "$@"
 if [ "$restart" = 1 ]; then
+	run_once "$@"
 	sim_stop
 	sim_start "$netfile"
-	run_once "$@"
 fi
+flood
+run_once "$@"
 read -r wall cpu <"$SIM_DIR/times"
 field() {
 	printf '%s\n' "$summary" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
@@ -102,11 +117,15 @@ field() {
 xmit=$(sim_run_at "$sm_node" perfquery 2>/dev/null |
 	sed -n 's/^PortXmitPkts:\.*\([0-9]*\)$/\1/p')
 lids=$(sim_run ibnetdiscover 2>/dev/null | ibnet_norm --lids | grep -c '^LID .* [1-9][0-9]*$')
+flood
 rss=NA
 [ -n "$timer" ] && rss=$(tail -n 1 "$SIM_DIR_RSS")
 # Integer milliseconds, like opensm-once.sh.
 up=$(field elapsed_ms | sed 's/\..*//')
 disc=$(field discovery_ms | sed 's/\..*//')
-echo "${IBSMD_LABEL:-ibsmd} wall_ms=$wall cpu_ms=$cpu up_ms=${up:-NA} discover_ms=${disc:-NA}" \
-	"smps_sent=$(field smps_sent) smps_min=$(field smps_min) smps_xmit=${xmit:-NA}" \
-	"lids=$lids rss_kb=$rss"
+line="${IBSMD_LABEL:-ibsmd} wall_ms=$wall cpu_ms=$cpu up_ms=${up:-NA} discover_ms=${disc:-NA}"
+line="$line smps_sent=$(field smps_sent) smps_min=$(field smps_min) smps_xmit=${xmit:-NA}"
+line="$line lids=$lids rss_kb=$rss"
+# shellcheck disable=SC2086
+[ -n "$rates" ] && line="$line flood_rate=$(echo $rates | awk '{ printf "%.0f", ($1 + $2) / 2 }')"
+echo "$line"

@@ -12,7 +12,8 @@
  *
  *   smp-flood [-w WINDOW] [-d PER_DEST] [-n COUNT] [-a ATTR] [-s]
  *
- * -a queries attribute ATTR instead of NodeInfo (0x15: PortInfo); -s sends
+ * -a queries attribute ATTR instead of NodeInfo (0x15: PortInfo; 0x19, an
+ * LFT block, and 0x12, SwitchInfo, go to switches only); -s sends
  * PortInfo Sets that change nothing instead (each node's port as read in
  * discovery, with the "no change" encodings): the rate of Sets.
  *
@@ -68,12 +69,21 @@ static void got(void *arg, int err, const struct smp *resp)
 		fl->failed++;
 }
 
+/* LinearForwardingTable and SwitchInfo go to switches only. */
+static bool answers(const struct flood *fl, const struct sm_node *n)
+{
+	return node_is_switch(n) || (fl->attr != SMP_ATTR_LFT && fl->attr != SMP_ATTR_SWITCH_INFO);
+}
+
 static void submit_one(struct flood *fl)
 {
-	const struct sm_node *n = fl->f->nodes[fl->next];
+	const struct sm_node *n;
 	struct mad_req r;
 
-	fl->next = (fl->next + 1) % fl->f->nnodes;
+	do {
+		n = fl->f->nodes[fl->next];
+		fl->next = (fl->next + 1) % fl->f->nnodes;
+	} while (!answers(fl, n));
 	memset(&r, 0, sizeof(r));
 	r.mgmt_class = MAD_CLASS_SMI_DR;
 	r.method = MAD_METHOD_GET;
