@@ -8,7 +8,9 @@
  * Then only 64-entry blocks that differ are written (IBA 14.2.5.10), block
  * by block across all switches so consecutive SMPs hit different switches,
  * and SwitchInfo.LinearFDBTop only where it differs (read-modify-write,
- * PortStateChange written as 0, which leaves it alone).
+ * PortStateChange written as 0, which leaves it alone). An operator's sweep
+ * reads every block again: one that differs from what we knew is drift,
+ * written back to our routes (drift.h).
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 
 #include "routing/repair.h"
 #include "sm/ar.h"
+#include "sm/drift.h"
 #include "sm/linkset.h"
 #include "sm/routejob.h"
 #include "sm/log.h"
@@ -54,8 +57,12 @@ static void lft_get_done(void *arg, int err, const struct smp *resp)
 	struct smp_lft_block b;
 
 	if (err == MAD_OK && smp_lft_block_decode(resp->data, sizeof(resp->data), &b) == 0) {
-		memcpy(c->n->lft + (size_t)c->block * 64, b.port, 64);
-		c->n->lft_known[c->block] = LFT_KNOWN;
+		uint8_t *held = c->n->lft + (size_t)c->block * 64;
+		uint8_t was = c->n->lft_known[c->block];
+		bool drift = was == LFT_DRIFTED || (was == LFT_KNOWN && memcmp(held, b.port, 64));
+
+		memcpy(held, b.port, 64);
+		c->n->lft_known[c->block] = drift ? LFT_DRIFTED : LFT_KNOWN;
 	} else {
 		/* Not knowing what the block holds, we leave it alone this sweep:
 		 * a lossy sweep must not write what a clean one would not. */
@@ -92,7 +99,7 @@ static void read_back(struct sm *sm, unsigned need_blocks, bool reread)
 		if (!node_is_switch(n) || !n->have_si || !node_usable(n))
 			continue;
 		lft_reserve(n, need_blocks);
-		if (reread)   /* an operator's sweep trusts nothing it wrote */
+		if (reread && sm->takeover)   /* what we knew may be another SM's since */
 			memset(n->lft_known, LFT_UNKNOWN, n->lft_blocks);
 		if (n->si.lin_top == 0) {
 			/* A reset switch holds nothing, whatever we wrote before. */
@@ -101,8 +108,9 @@ static void read_back(struct sm *sm, unsigned need_blocks, bool reread)
 			continue;
 		}
 		have = blocks_for(n->si.lin_top);
+		/* an operator's sweep trusts nothing it wrote */
 		for (unsigned b = 0; b < have && b < need_blocks; b++)
-			if (n->lft_known[b] != LFT_KNOWN)
+			if (reread || !lft_block_known(n->lft_known[b]))
 				lft_get(sm, n, (uint16_t)b);
 	}
 }
@@ -154,7 +162,7 @@ static void lft_set(struct sm *sm, struct sm_node *n, uint16_t block, const uint
 
 static bool block_current(const struct sm_node *n, unsigned b, const uint8_t *want)
 {
-	return b < n->lft_blocks && n->lft_known[b] == LFT_KNOWN &&
+	return b < n->lft_blocks && lft_block_known(n->lft_known[b]) &&
 	       memcmp(n->lft + (size_t)b * 64, want, 64) == 0;
 }
 
@@ -173,6 +181,8 @@ static void write_block_all(struct sm *sm, unsigned b)
 		if (!node_is_switch(n) || !n->have_si || !node_usable(n) || sm_ar_owns_lft(sm, n))
 			continue;   /* AR-enabled switches: sm/ar.c writes their tables */
 		sm_lft_desired(sm, n, b, want);
+		if (b < n->lft_blocks && n->lft_known[b] == LFT_DRIFTED)
+			drift_written(sm, n, b, want);
 		if (!block_current(n, b, want) && !block_unknown(n, b))
 			lft_set(sm, n, (uint16_t)b, want);
 	}
@@ -230,6 +240,7 @@ static void write_tables(struct sm *sm)
 	}
 	for (unsigned b = 0; b < blocks; b++)
 		write_block_all(sm, b);
+	drift_summary(sm);
 	sm_phase_end(sm);
 }
 
@@ -257,7 +268,7 @@ static void tables_held(const struct sm *sm, uint16_t top, struct route_tables *
 		bool known = node_is_switch(n) && n->lft && n->lft_blocks >= blocks;
 
 		for (unsigned b = 0; known && b < blocks; b++)
-			known = n->lft_known[b] == LFT_KNOWN;
+			known = lft_block_known(n->lft_known[b]);
 		if (known) {
 			prev->lft[i].ports = xmalloc((size_t)top + 1);
 			memcpy(prev->lft[i].ports, n->lft, (size_t)top + 1);
@@ -321,8 +332,9 @@ static void routes_computed(struct sm *sm, struct route_result *res)
 }
 
 /* Links only lost since the held tables were computed (or nothing changed):
- * repair them with minimal change; otherwise route afresh. Either way on
- * the routing worker (routejob.c). */
+ * repair them with minimal change, from our own routes where we have them
+ * (drift.h); otherwise route afresh. Either way on the routing worker
+ * (routejob.c). */
 static void routes_ready(struct sm *sm)
 {
 	struct topo *t = fabric_to_topo(sm->fabric);
@@ -337,10 +349,14 @@ static void routes_ready(struct sm *sm)
 	 * the last master's history (its link set) is not ours */
 	repair = sm->pending_change == LINKS_SAME || sm->pending_change == LINKS_LOST_ONLY ||
 		 sm->takeover;
+	if (repair && drift_own_routes(sm, max_lid(sm->fabric), &prev)) {
+		log_info("routing: repairing our own routes");
+	} else if (repair) {
+		log_info("routing: repairing the routes the switches hold");
+		tables_held(sm, max_lid(sm->fabric), &prev);
+	}
 	sm_routes_drop(sm);
 	route_opts_from_conf(sm, &o);
-	if (repair)
-		tables_held(sm, max_lid(sm->fabric), &prev);
 	route_job_start(sm, t, &o, repair ? &prev : NULL, routes_computed);
 }
 
