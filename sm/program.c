@@ -205,13 +205,23 @@ static void si_set_done(void *arg, int err, const struct smp *resp)
 	sm_phase_put(sm);
 }
 
-static void set_top(struct sm *sm, struct sm_node *n, uint16_t top)
+/* SwitchInfo fields we program: LinearFDBTop, and LifeTimeValue (IBA
+ * 14.2.5.4: how long a packet may live in the switch, 4.096 us * 2^value;
+ * the SA's PathRecord PacketLifeTime is derived from it). */
+static bool si_current(const struct sm *sm, const struct sm_node *n)
+{
+	return n->si.lin_top == sm->routes.top &&
+	       n->si.life_time_value == sm->conf.packet_life_time;
+}
+
+static void si_set(struct sm *sm, struct sm_node *n)
 {
 	struct lft_ctx *c = xcalloc(1, sizeof(*c));
 	struct smp_switch_info si = n->si;
 	struct mad_req r;
 
-	si.lin_top = top;
+	si.lin_top = sm->routes.top;
+	si.life_time_value = (uint8_t)sm->conf.packet_life_time;
 	si.port_state_change = 0;
 	c->sm = sm;
 	c->n = n;
@@ -235,8 +245,8 @@ static void write_tables(struct sm *sm)
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
 
-		if (node_is_switch(n) && n->have_si && node_usable(n) && n->si.lin_top != sm->routes.top)
-			set_top(sm, n, sm->routes.top);
+		if (node_is_switch(n) && n->have_si && node_usable(n) && !si_current(sm, n))
+			si_set(sm, n);
 	}
 	for (unsigned b = 0; b < blocks; b++)
 		write_block_all(sm, b);
