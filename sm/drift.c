@@ -1,5 +1,5 @@
 /*
- * DOC: LFT drift and our own routes as the reference (see drift.h).
+ * DOC: LFT drift, and the routes a repair starts from (see drift.h).
  */
 #include "config.h"
 
@@ -44,12 +44,27 @@ static uint8_t *own_lft(const struct sm *sm, const struct sm_snap *s, uint64_t g
 	return out;
 }
 
-bool drift_own_routes(const struct sm *sm, uint16_t top, struct route_tables *prev)
+/* What switch n holds now, top + 1 entries, or NULL when we do not know
+ * all of its blocks (it then counts as holding nothing). */
+static uint8_t *held_lft(const struct sm_node *n, uint16_t top)
+{
+	unsigned blocks = top / 64u + 1;
+	bool known = n->lft && n->lft_blocks >= blocks;
+	uint8_t *out;
+
+	for (unsigned b = 0; known && b < blocks; b++)
+		known = lft_block_known(n->lft_known[b]);
+	if (!known)
+		return NULL;
+	out = xmalloc((size_t)top + 1);
+	memcpy(out, n->lft, (size_t)top + 1);
+	return out;
+}
+
+bool drift_prev_routes(const struct sm *sm, uint16_t top, struct route_tables *prev)
 {
 	const struct sm_snap *s = routes_snap(sm);
 
-	if (!s)
-		return false;
 	memset(prev, 0, sizeof(*prev));
 	prev->nnodes = sm->fabric->nnodes;
 	prev->top = top;
@@ -58,9 +73,9 @@ bool drift_own_routes(const struct sm *sm, uint16_t top, struct route_tables *pr
 		const struct sm_node *n = sm->fabric->nodes[i];
 
 		if (node_is_switch(n))
-			prev->lft[i].ports = own_lft(sm, s, n->guid, top);
+			prev->lft[i].ports = s ? own_lft(sm, s, n->guid, top) : held_lft(n, top);
 	}
-	return true;
+	return s != NULL;
 }
 
 unsigned lft_differing(const uint8_t *a, const uint8_t *b)

@@ -10,7 +10,7 @@
  * Routing after a sweep that lost links, or changed none, repairs the
  * previous routes with minimal change (routing/repair.h). The previous
  * routes are our own whenever we have them for the link set the switches
- * were programmed with (drift_own_routes), so a switch's changed content
+ * were programmed with (drift_prev_routes), so a switch's changed content
  * never seeds the repair and is simply written back. Only when we have no
  * routes of our own does what the switches hold seed the repair: a
  * takeover from another SM, and a restart with the links file (we do not
@@ -35,12 +35,14 @@ bool lft_block_known(uint8_t state);
 unsigned lft_differing(const uint8_t *a, const uint8_t *b);
 
 /*
- * Our routes as previous tables for route_repair: in the node order of
- * sm->fabric (by node GUID), top entries, LIDs above our top missing.
- * False (prev untouched) when we have no routes of our own: none yet,
- * routing failed, or this sweep takes over from another SM.
+ * The previous tables for route_repair, in the node order of sm->fabric,
+ * top + 1 entries each (copies: the routing worker shares no memory with
+ * the loop). Our own routes (matched by node GUID, LIDs above our top
+ * missing): true. Without routes of our own (none yet, routing failed,
+ * this sweep takes over from another SM) what the switches hold, a switch
+ * whose blocks we do not all know holding nothing: false.
  */
-bool drift_own_routes(const struct sm *sm, uint16_t top, struct route_tables *prev);
+bool drift_prev_routes(const struct sm *sm, uint16_t top, struct route_tables *prev);
 
 /* Block b of n was read back this sweep other than we knew it, and want is
  * what our routes put there: counts and logs the entries it gets back

@@ -7,10 +7,10 @@
  * holds nothing worth reading), later sweeps carry that knowledge over.
  * Then only 64-entry blocks that differ are written (IBA 14.2.5.10), block
  * by block across all switches so consecutive SMPs hit different switches,
- * and SwitchInfo.LinearFDBTop only where it differs (read-modify-write,
- * PortStateChange written as 0, which leaves it alone). An operator's sweep
- * reads every block again: one that differs from what we knew is drift,
- * written back to our routes (drift.h).
+ * and SwitchInfo LinearFDBTop and LifeTimeValue only where they differ
+ * (read-modify-write, PortStateChange written as 0, which leaves it
+ * alone). An operator's sweep reads every block again: one that differs
+ * from what we knew is drift, written back to our routes (drift.h).
  */
 #include "config.h"
 
@@ -262,30 +262,6 @@ static void route_opts_from_conf(const struct sm *sm, struct route_opts *o)
 	o->nroots = sm->conf.root_guids.n;
 }
 
-/* What the switches hold now, as route tables in topo order (copies: the
- * routing worker must not share memory with the loop); a switch whose
- * blocks we do not all know counts as holding nothing. */
-static void tables_held(const struct sm *sm, uint16_t top, struct route_tables *prev)
-{
-	unsigned blocks = blocks_for(top);
-
-	memset(prev, 0, sizeof(*prev));
-	prev->nnodes = sm->fabric->nnodes;
-	prev->top = top;
-	prev->lft = xcalloc(prev->nnodes, sizeof(*prev->lft));
-	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
-		const struct sm_node *n = sm->fabric->nodes[i];
-		bool known = node_is_switch(n) && n->lft && n->lft_blocks >= blocks;
-
-		for (unsigned b = 0; known && b < blocks; b++)
-			known = lft_block_known(n->lft_known[b]);
-		if (known) {
-			prev->lft[i].ports = xmalloc((size_t)top + 1);
-			memcpy(prev->lft[i].ports, n->lft, (size_t)top + 1);
-		}
-	}
-}
-
 static void remember_links(struct sm *sm, struct linkset *cur, enum linkset_change ch)
 {
 	char err[256];
@@ -359,12 +335,9 @@ static void routes_ready(struct sm *sm)
 	 * the last master's history (its link set) is not ours */
 	repair = sm->pending_change == LINKS_SAME || sm->pending_change == LINKS_LOST_ONLY ||
 		 sm->takeover;
-	if (repair && drift_own_routes(sm, max_lid(sm->fabric), &prev)) {
-		log_info("routing: repairing our own routes");
-	} else if (repair) {
-		log_info("routing: repairing the routes the switches hold");
-		tables_held(sm, max_lid(sm->fabric), &prev);
-	}
+	if (repair)
+		log_info("routing: repairing %s", drift_prev_routes(sm, max_lid(sm->fabric), &prev) ?
+			 "our own routes" : "the routes the switches hold");
 	sm_routes_drop(sm);
 	route_opts_from_conf(sm, &o);
 	route_job_start(sm, t, &o, repair ? &prev : NULL, routes_computed);
