@@ -193,9 +193,13 @@ static void si_set_done(void *arg, int err, const struct smp *resp)
 	struct lft_ctx *c = arg;
 	struct sm *sm = c->sm;
 
-	if (err == MAD_OK)
+	if (err == MAD_OK) {
 		smp_switch_info_decode(resp->data, sizeof(resp->data), &c->n->si);
-	else {
+		if (c->n->si.life_time_value != sm->conf.packet_life_time)
+			log_fabric(LOG_LVL_WARNING, "%016llx \"%s\": SwitchInfo LifeTimeValue %u "
+				   "not taken (holds %u)", (unsigned long long)c->n->guid,
+				   c->n->desc, sm->conf.packet_life_time, c->n->si.life_time_value);
+	} else {
 		sm->sweep_clean = false;
 		sm->st.errors++;
 		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\": SwitchInfo Set failed (%d)",
