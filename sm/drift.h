@@ -12,11 +12,14 @@
  * routes are our own whenever we have them for the link set the switches
  * were programmed with (drift_prev_routes), so a switch's changed content
  * never seeds the repair and is simply written back. Only when we have no
- * routes of our own does what the switches hold seed the repair: a
- * takeover from another SM, and a restart with the links file (we do not
+ * routes of our own does what the switches hold seed the repair: on a
+ * takeover from another SM, on a restart with the links file (we do not
  * keep LFTs on disk, so the tables the switches hold are then the best
  * knowledge of the routes we computed before; a change made while no SM
- * ran is taken as ours). Without the links file a restart routes afresh.
+ * ran is taken as ours), and on a restart without it (no link history: the
+ * switches' tables are the only record of the routes in use). When no
+ * switch holds any table either (a new or power-cycled fabric) there is
+ * nothing to keep and the routes are computed afresh (program.c).
  */
 #ifndef IBSM_SM_DRIFT_H
 #define IBSM_SM_DRIFT_H

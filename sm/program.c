@@ -321,6 +321,30 @@ static void routes_computed(struct sm *sm, struct route_result *res)
 	write_tables(sm);
 }
 
+static bool any_table(const struct route_tables *rt)
+{
+	for (uint32_t i = 0; i < rt->nnodes; i++)
+		if (rt->lft[i].ports)
+			return true;
+	return false;
+}
+
+/* The tables a repair starts from: our own routes, else what the switches
+ * hold (drift.h). When neither exists (a power-cycled fabric) there is
+ * nothing to keep: false, and the caller routes afresh. */
+static bool repair_from(const struct sm *sm, struct route_tables *prev)
+{
+	bool own = drift_prev_routes(sm, max_lid(sm->fabric), prev);
+
+	if (!own && !any_table(prev)) {
+		route_tables_free(prev);
+		log_info("routing: no switch holds routes, routing afresh");
+		return false;
+	}
+	log_info("routing: repairing %s", own ? "our own routes" : "the routes the switches hold");
+	return true;
+}
+
 /* Links only lost since the held tables were computed (or nothing changed):
  * repair them with minimal change, from our own routes where we have them
  * (drift.h); otherwise route afresh. Either way on the routing worker
@@ -336,12 +360,12 @@ static void routes_ready(struct sm *sm)
 	linkset_from_topo(&sm->pending_links, t);
 	sm->pending_change = linkset_compare(&sm->routed_links, &sm->pending_links);
 	/* a takeover keeps what the switches hold wherever it still works:
-	 * the last master's history (its link set) is not ours */
+	 * the last master's history (its link set) is not ours; so does a
+	 * restart that lost the links file (no history at all) */
 	repair = sm->pending_change == LINKS_SAME || sm->pending_change == LINKS_LOST_ONLY ||
-		 sm->takeover;
+		 sm->pending_change == LINKS_UNKNOWN || sm->takeover;
 	if (repair)
-		log_info("routing: repairing %s", drift_prev_routes(sm, max_lid(sm->fabric), &prev) ?
-			 "our own routes" : "the routes the switches hold");
+		repair = repair_from(sm, &prev);
 	sm_routes_drop(sm);
 	route_opts_from_conf(sm, &o);
 	route_job_start(sm, t, &o, repair ? &prev : NULL, routes_computed);
