@@ -133,8 +133,11 @@ static const struct conf_opt opts[] = {
 	     "PortInfo:SubnetTimeOut, encoded as 4.096 us * 2^value "
 	     "(18: about 1 s)."),
 	UINT(packet_life_time, 0, 19, "18", NULL, true,
-	     "SwitchInfo:LifeTimeValue, encoded as 4.096 us * 2^value "
-	     "(18: about 1 s)."),
+	     "SwitchInfo:LifeTimeValue written to every switch where it "
+	     "differs: how long a packet may stay in a switch, encoded as "
+	     "4.096 us * 2^value (18: about 1 s). The SA's PathRecord "
+	     "PacketLifeTime is the largest value on the path plus log2 of "
+	     "its switches. A reload that changes it sweeps."),
 	UINT(max_op_vls, 1, 5, "5", NULL, false,
 	     "Upper bound for PortInfo:OperVLs, IBA encoding: 1 = VL0, "
 	     "2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14. Changing OperVLs "

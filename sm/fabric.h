@@ -23,6 +23,8 @@ enum lft_block_state {
 	LFT_UNKNOWN = 0,      /* never read nor written */
 	LFT_KNOWN = 1,        /* lft holds what the switch holds */
 	LFT_READ_FAILED = 2,  /* this sweep's read failed: leave it alone */
+	LFT_DRIFTED = 3,      /* lft holds what the switch holds, read back other
+				 than we knew it: changed behind our back */
 };
 
 struct sm_port {

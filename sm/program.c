@@ -13,12 +13,14 @@
  * read back its LFT blocks up to its LinearFDBTop (a switch whose top is 0
  * holds nothing worth reading), later sweeps carry that knowledge over.
  * Then only 64-entry blocks that differ are written (IBA 14.2.5.10), and
- * SwitchInfo.LinearFDBTop only where it differs (read-modify-write,
- * PortStateChange written as 0, which leaves it alone), after the blocks:
- * an entry becomes live only holding our route. Switches are written a
- * few at a time (twice as many as the window needs to stay full with
- * smp_per_dest each), so that each is done early and its links can go
- * ACTIVE while the others are still being written.
+ * SwitchInfo LinearFDBTop and LifeTimeValue only where they differ
+ * (read-modify-write, PortStateChange written as 0, which leaves it
+ * alone), after the blocks: an entry becomes live only holding our route.
+ * Switches are written a few at a time (twice as many as the window needs
+ * to stay full with smp_per_dest each), so that each is done early and
+ * its links can go ACTIVE while the others are still being written. An
+ * operator's sweep reads every block again: one that differs from what we
+ * knew is drift, written back to our routes (drift.h).
  */
 #include "config.h"
 
@@ -28,6 +30,7 @@
 #include "routing/repair.h"
 #include "sm/activate.h"
 #include "sm/ar.h"
+#include "sm/drift.h"
 #include "sm/pkey.h"
 #include "sm/linkset.h"
 #include "sm/routejob.h"
@@ -79,8 +82,12 @@ static void lft_get_done(void *arg, int err, const struct smp *resp)
 	struct smp_lft_block b;
 
 	if (err == MAD_OK && smp_lft_block_decode(resp->data, sizeof(resp->data), &b) == 0) {
-		memcpy(c->n->lft + (size_t)c->block * 64, b.port, 64);
-		c->n->lft_known[c->block] = LFT_KNOWN;
+		uint8_t *held = c->n->lft + (size_t)c->block * 64;
+		uint8_t was = c->n->lft_known[c->block];
+		bool drift = was == LFT_DRIFTED || (was == LFT_KNOWN && memcmp(held, b.port, 64));
+
+		memcpy(held, b.port, 64);
+		c->n->lft_known[c->block] = drift ? LFT_DRIFTED : LFT_KNOWN;
 	} else {
 		/* Not knowing what the block holds, we leave it alone this sweep:
 		 * a lossy sweep must not write what a clean one would not. */
@@ -121,7 +128,7 @@ static void read_back(struct sm *sm, unsigned need_blocks, bool reread)
 		if (!node_is_switch(n) || !n->have_si || !node_usable(n))
 			continue;
 		lft_reserve(n, need_blocks);
-		if (reread)   /* an operator's sweep trusts nothing it wrote */
+		if (reread && sm->takeover)   /* what we knew may be another SM's since */
 			memset(n->lft_known, LFT_UNKNOWN, n->lft_blocks);
 		if (n->si.lin_top == 0) {
 			/* A reset switch holds nothing, whatever we wrote before. */
@@ -130,8 +137,9 @@ static void read_back(struct sm *sm, unsigned need_blocks, bool reread)
 			continue;
 		}
 		have = blocks_for(n->si.lin_top);
+		/* an operator's sweep trusts nothing it wrote */
 		for (unsigned b = 0; b < have && b < need_blocks; b++)
-			if (n->lft_known[b] != LFT_KNOWN)
+			if (reread || !lft_block_known(n->lft_known[b]))
 				lft_get(sm, n, (uint16_t)b);
 	}
 }
@@ -197,7 +205,7 @@ static void lft_set(struct sm *sm, struct sm_node *n, uint16_t block, const uint
 
 static bool block_current(const struct sm_node *n, unsigned b, const uint8_t *want)
 {
-	return b < n->lft_blocks && n->lft_known[b] == LFT_KNOWN &&
+	return b < n->lft_blocks && lft_block_known(n->lft_known[b]) &&
 	       memcmp(n->lft + (size_t)b * 64, want, 64) == 0;
 }
 
@@ -211,9 +219,13 @@ static void si_set_done(void *arg, int err, const struct smp *resp)
 	struct lft_ctx *c = arg;
 	struct sm *sm = c->sm;
 
-	if (err == MAD_OK)
+	if (err == MAD_OK) {
 		smp_switch_info_decode(resp->data, sizeof(resp->data), &c->n->si);
-	else {
+		if (c->n->si.life_time_value != sm->conf.packet_life_time)
+			log_fabric(LOG_LVL_WARNING, "%016llx \"%s\": SwitchInfo LifeTimeValue %u "
+				   "not taken (holds %u)", (unsigned long long)c->n->guid,
+				   c->n->desc, sm->conf.packet_life_time, c->n->si.life_time_value);
+	} else {
 		sm->prog->bad[c->n->idx] = true;
 		sm->sweep_clean = false;
 		sm->st.errors++;
@@ -225,13 +237,23 @@ static void si_set_done(void *arg, int err, const struct smp *resp)
 	sm_phase_put(sm);
 }
 
-static void set_top(struct sm *sm, struct sm_node *n, uint16_t top)
+/* SwitchInfo fields we program: LinearFDBTop, and LifeTimeValue (IBA
+ * 14.2.5.4: how long a packet may live in the switch, 4.096 us * 2^value;
+ * the SA's PathRecord PacketLifeTime is derived from it). */
+static bool si_current(const struct sm *sm, const struct sm_node *n)
+{
+	return n->si.lin_top == sm->routes.top &&
+	       n->si.life_time_value == sm->conf.packet_life_time;
+}
+
+static void si_set(struct sm *sm, struct sm_node *n)
 {
 	struct lft_ctx *c = xcalloc(1, sizeof(*c));
 	struct smp_switch_info si = n->si;
 	struct mad_req r;
 
-	si.lin_top = top;
+	si.lin_top = sm->routes.top;
+	si.life_time_value = (uint8_t)sm->conf.packet_life_time;
 	si.port_state_change = 0;
 	c->sm = sm;
 	c->n = n;
@@ -271,16 +293,16 @@ static void prog_new(struct sm *sm)
 
 static void open_more(struct sm *sm);
 
-/* Its blocks are in: then its LinearFDBTop, so that entries go live
- * holding our routes; then its links may go ACTIVE. */
+/* Its blocks are in: then its SwitchInfo (LinearFDBTop), so that entries
+ * go live holding our routes; then its links may go ACTIVE. */
 static void switch_step(struct sm *sm, struct sm_node *n)
 {
 	struct sm_prog *P = sm->prog;
 
 	if (!P->top_sent[n->idx]) {
 		P->top_sent[n->idx] = true;
-		if (n->si.lin_top != sm->routes.top)
-			set_top(sm, n, sm->routes.top);
+		if (!si_current(sm, n))
+			si_set(sm, n);
 		if (P->left[n->idx])
 			return;
 	}
@@ -306,6 +328,8 @@ static void open_switch(struct sm *sm, struct sm_node *n)
 	P->open++;
 	for (unsigned b = 0; b < blocks && !sm_ar_owns_lft(sm, n); b++) {
 		sm_lft_desired(sm, n, b, want);
+		if (b < n->lft_blocks && n->lft_known[b] == LFT_DRIFTED)
+			drift_written(sm, n, b, want);
 		if (block_unknown(n, b))
 			P->bad[n->idx] = true;
 		else if (!block_current(n, b, want))
@@ -345,42 +369,6 @@ static void route_opts_from_conf(const struct sm *sm, struct route_opts *o)
 	o->engine = conf_enum_name(conf_opt_find("routing_engine"), sm->conf.routing_engine);
 	o->root_guids = sm->conf.root_guids.v;
 	o->nroots = sm->conf.root_guids.n;
-}
-
-static bool memchr_not(const uint8_t *p, uint8_t c, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != c)
-			return true;
-	return false;
-}
-
-/* What the switches hold now, as route tables in topo order (copies: the
- * routing worker must not share memory with the loop); a switch whose
- * blocks we do not all know, or that forwards nothing, counts as holding
- * nothing. Returns how many switches hold something. */
-static uint32_t tables_held(const struct sm *sm, uint16_t top, struct route_tables *prev)
-{
-	unsigned blocks = blocks_for(top);
-	uint32_t held = 0;
-
-	memset(prev, 0, sizeof(*prev));
-	prev->nnodes = sm->fabric->nnodes;
-	prev->top = top;
-	prev->lft = xcalloc(prev->nnodes, sizeof(*prev->lft));
-	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
-		const struct sm_node *n = sm->fabric->nodes[i];
-		bool known = node_is_switch(n) && n->lft && n->lft_blocks >= blocks;
-
-		for (unsigned b = 0; known && b < blocks; b++)
-			known = n->lft_known[b] == LFT_KNOWN;
-		if (known && memchr_not(n->lft, LFT_NO_PORT, (size_t)top + 1)) {
-			prev->lft[i].ports = xmalloc((size_t)top + 1);
-			memcpy(prev->lft[i].ports, n->lft, (size_t)top + 1);
-			held++;
-		}
-	}
-	return held;
 }
 
 static void remember_links(struct sm *sm, struct linkset *cur, enum linkset_change ch)
@@ -441,11 +429,34 @@ static void routes_computed(struct sm *sm, struct route_result *res)
 	sm_phase_put(sm);
 }
 
+static bool any_table(const struct route_tables *rt)
+{
+	for (uint32_t i = 0; i < rt->nnodes; i++)
+		if (rt->lft[i].ports)
+			return true;
+	return false;
+}
+
+/* The tables a repair starts from: our own routes, else what the switches
+ * hold (drift.h). When neither exists (a power-cycled fabric) there is
+ * nothing to keep: false, and the caller routes afresh. */
+static bool repair_from(const struct sm *sm, struct route_tables *prev)
+{
+	bool own = drift_prev_routes(sm, max_lid(sm->fabric), prev);
+
+	if (!own && !any_table(prev)) {
+		route_tables_free(prev);
+		log_info("routing: no switch holds routes, routing afresh");
+		return false;
+	}
+	log_info("routing: repairing %s", own ? "our own routes" : "the routes the switches hold");
+	return true;
+}
+
 /* Links only lost since the held tables were computed (or nothing changed):
- * repair them with minimal change; otherwise route afresh. Either way on
- * the routing worker (routejob.c). Switches that hold nothing (a fabric
- * that was power-cycled under a restarted daemon) leave nothing to keep:
- * a repair would re-pick every entry one by one, so route afresh. */
+ * repair them with minimal change, from our own routes where we have them
+ * (drift.h); otherwise route afresh. Either way on the routing worker
+ * (routejob.c). */
 static void routes_ready(struct sm *sm)
 {
 	struct topo *t = fabric_to_topo(sm->fabric);
@@ -457,16 +468,14 @@ static void routes_ready(struct sm *sm)
 	linkset_from_topo(&sm->pending_links, t);
 	sm->pending_change = linkset_compare(&sm->routed_links, &sm->pending_links);
 	/* a takeover keeps what the switches hold wherever it still works:
-	 * the last master's history (its link set) is not ours */
+	 * the last master's history (its link set) is not ours; so does a
+	 * restart that lost the links file (no history at all) */
 	repair = sm->pending_change == LINKS_SAME || sm->pending_change == LINKS_LOST_ONLY ||
-		 sm->takeover;
+		 sm->pending_change == LINKS_UNKNOWN || sm->takeover;
+	if (repair)
+		repair = repair_from(sm, &prev);
 	sm_routes_drop(sm);
 	route_opts_from_conf(sm, &o);
-	if (repair && !tables_held(sm, max_lid(sm->fabric), &prev)) {
-		log_info("routing: the switches hold no tables, routing afresh");
-		route_tables_free(&prev);
-		repair = false;
-	}
 	route_job_start(sm, t, &o, repair ? &prev : NULL, routes_computed);
 }
 
@@ -490,6 +499,7 @@ static void program_done(struct sm *sm)
 {
 	sm_program_free(sm);
 	sm_pkey_log(sm);
+	drift_summary(sm);
 	if (!sm->have_routes) {
 		sm_act_free(sm);
 		sm_sweep_finished(sm);

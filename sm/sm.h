@@ -85,6 +85,8 @@ struct sweep_stats {
 	struct timespec t_start, t_discovered, t_routed, t_done;
 	uint32_t ports_active;
 	uint64_t entries_changed;   /* LFT entries a repair changed */
+	uint64_t lft_drift_blocks;  /* blocks read back changed, written back */
+	uint64_t lft_drift_entries; /* ... and their entries */
 	bool reroute;               /* a reroute without rediscovery */
 };
 

@@ -131,11 +131,12 @@ int sm_tables_reload_check(struct sm *sm, const struct sm_conf *nw, char *err, s
 	return 0;
 }
 
-/* Options whose change needs the tables reprogrammed. */
+/* Options whose change needs the tables (or SwitchInfo) reprogrammed. */
 static bool tables_option(const char *name)
 {
 	return !strncmp(name, "qos", 3) || !strcmp(name, "part_enforce") ||
-	       !strcmp(name, "allow_both_pkeys") || !strcmp(name, "partitions_file");
+	       !strcmp(name, "allow_both_pkeys") || !strcmp(name, "partitions_file") ||
+	       !strcmp(name, "packet_life_time");
 }
 
 static bool options_changed(json_object *result)

@@ -99,7 +99,8 @@ enum ctl_access {
 	X(handover, CTL_ADMIN, "", \
 	  "as master: hand over to the best standby SM (after a sweep that is running)") \
 	X(sweep, CTL_ADMIN, "!wait", \
-	  "start a heavy sweep; with wait, reply when it is done") \
+	  "start a heavy sweep that reads every LFT block back and writes changed ones " \
+	  "back to our routes; with wait, reply when it is done") \
 	X(reroute, CTL_ADMIN, "!wait", \
 	  "as master: recompute routes on the current fabric and reprogram changed LFT blocks") \
 	X(reload, CTL_ADMIN, "", \

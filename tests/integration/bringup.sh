@@ -82,7 +82,7 @@ sim_stop
 sim_start "$net"
 bringup restart
 order restart >/dev/null
-grep -q 'the switches hold no tables, routing afresh' "$SIM_DIR/restart.err" ||
+grep -q 'no switch holds routes, routing afresh' "$SIM_DIR/restart.err" ||
 	fail "restart: no fresh routing on empty switches"
 ! grep -q 'route repair:' "$SIM_DIR/restart.err" ||
 	fail "restart: repaired routes on switches that hold nothing"
