@@ -77,6 +77,8 @@ void sm_act_begin(struct sm *sm, bool pipelined)
 		nports += (size_t)f->nodes[i]->ni.num_ports + 1;
 	}
 	a->busy = xcalloc(nports ? nports : 1, sizeof(*a->busy));
+	for (size_t i = 0; i < nports; i++)
+		a->busy[i] = 1;   /* until sm_act_prepared() */
 	a->step = xcalloc(nports ? nports : 1, 1);
 	a->sw_busy = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*a->sw_busy));
 	for (uint32_t i = 0; i < f->nnodes; i++)
@@ -186,6 +188,15 @@ void sm_act_release_port(struct sm *sm, struct sm_port *p)
 	if (!a || --a->busy[slot(a, p)])
 		return;
 	try_link(sm, p);
+}
+
+void sm_act_prepared(struct sm *sm)
+{
+	const struct sm_fabric *f = sm->fabric;
+
+	for (uint32_t i = 0; sm->act && i < f->nnodes; i++)
+		for (unsigned k = 0; k <= f->nodes[i]->ni.num_ports; k++)
+			sm_act_release_port(sm, &f->nodes[i]->ports[k]);
 }
 
 void sm_act_hold_switch(struct sm *sm, const struct sm_node *n)

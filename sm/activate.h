@@ -36,8 +36,11 @@ struct sm_node;
 struct sm_port;
 
 /* A new bring-up phase on sm->fabric: every gate closed; every switch
- * held once until its LFT is written (program.c releases it). */
+ * held once until its LFT is written (program.c releases it), every port
+ * until the Sets and Gets it waits for are known (sm_act_prepared). */
 void sm_act_begin(struct sm *sm, bool pipelined);
+/* Every hold of this phase's ports is taken: their own hold goes. */
+void sm_act_prepared(struct sm *sm);
 /* A Set or Get port p's activation waits for, and its completion. */
 void sm_act_hold_port(struct sm *sm, const struct sm_port *p);
 void sm_act_release_port(struct sm *sm, struct sm_port *p);

@@ -2,7 +2,8 @@
  * DOC: the LID phase of a heavy sweep: one claim per LID-holding port of
  * the fabric (switch port 0, CA ports; nodes carried over from the last
  * sweep included, with what they held), decided by the allocator
- * (lidalloc.h), written back to the state file.
+ * (lidalloc.h), written back to the state file (sm_lids_save) before the
+ * first PortInfo Set gives one out.
  *
  * CA ports get 2^lmc LIDs, aligned; switches one LID on port 0 (base SP0).
  */
@@ -127,7 +128,6 @@ static void assign(struct sm *sm, struct lid_port *lp, size_t n)
 {
 	struct lid_claim *c = xcalloc(n ? n : 1, sizeof(*c));
 	struct lid_alloc_stats st;
-	char err[256];
 
 	if (sm->takeover)
 		adopt_held(sm, lp, n);
@@ -141,6 +141,12 @@ static void assign(struct sm *sm, struct lid_port *lp, size_t n)
 		lp[i].p->lid = c[i].lid;
 	log_stats(&st);
 	free(c);
+}
+
+void sm_lids_save(struct sm *sm)
+{
+	char err[256];
+
 	if (lid_db_save(&sm->lids, err, sizeof(err)) < 0) {
 		log_warnx("cannot save LID state: %s", err);
 		sm->sweep_clean = false;

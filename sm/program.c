@@ -508,14 +508,19 @@ static void program_done(struct sm *sm)
 	sm_tables_phase(sm);   /* QoS, MFTs (tables.c), then adaptive routing */
 }
 
+/* Routing first: it is the longest step, and on its worker it computes
+ * while the loop saves the LIDs and puts the rest on the wire. */
 void sm_program_phase(struct sm *sm, bool with_ports)
 {
 	prog_new(sm);
 	sm_act_begin(sm, !sm->conf.qos);
 	sm_phase_begin(sm, program_done);
-	if (with_ports)
-		sm_portcfg_submit(sm);
-	sm_pkey_prepare(sm);
 	routes_start(sm);
+	if (with_ports) {
+		sm_lids_save(sm);
+		sm_portcfg_submit(sm);
+	}
+	sm_pkey_prepare(sm);
+	sm_act_prepared(sm);
 	sm_phase_end(sm);
 }

@@ -225,6 +225,9 @@ void sm_retry_later(struct sm *sm);
 void sm_event(struct sm *sm, const char *type, const struct sm_port *p);
 /* Pipeline stages, in order (each in its own file). */
 void sm_lids_phase(struct sm *sm);       /* lidmgr.c */
+/* The LIDs just assigned into the state file (lidmgr.c): before any
+ * PortInfo Set gives one out. */
+void sm_lids_save(struct sm *sm);
 /* The bring-up: PortInfo, P_Keys, routing, LFTs and the links that may
  * go ACTIVE meanwhile (program.c); with_ports false for a reroute. */
 void sm_program_phase(struct sm *sm, bool with_ports);
