@@ -18,12 +18,14 @@
 #include "sm/log.h"
 #include "sm/sm.h"
 
-/* Where a port's link walk stands. */
+/* Where a port's link walk stands; both ends move together but for
+ * ARMING, which is per end. */
 enum act_step {
 	ACT_TODO = 0,      /* not walked yet */
-	ACT_WALKED,        /* walked; no Set of this end in flight */
-	ACT_ARMING,        /* its ARMED Set is in flight */
-	ACT_FAILED,        /* its ARMED Set failed: the link stops there */
+	ACT_ARMING,        /* this end's ARMED Set is in flight */
+	ACT_ARMED,         /* this end is ARMED (or was past INIT already) */
+	ACT_FAILED,        /* this end's ARMED Set failed: the link stops */
+	ACT_DONE,          /* ACTIVE Sets sent */
 };
 
 /* A switch that is never released: its links wait for the end walk. */
@@ -35,7 +37,9 @@ struct sm_act {
 	uint16_t *busy;        /* per port */
 	uint8_t *step;         /* per port, enum act_step */
 	unsigned *sw_busy;     /* per node; only switches are held */
-	bool pipelined;
+	bool pipelined;        /* links may go ACTIVE before the end walk */
+	bool routed;           /* the routes are computed (sm_act_routed) */
+	bool all_open;         /* the end walk: every gate open */
 };
 
 static struct sm_act *act_of(const struct sm *sm)
@@ -102,43 +106,25 @@ static bool sw_ready(const struct sm_act *a, const struct sm_node *n)
 	return a->sw_busy[n->idx] == 0;
 }
 
-static bool gates_open(const struct sm_act *a, const struct sm_port *p, const struct sm_port *q)
+/* The ports' own gates: their PortInfo and P_Key table are in. */
+static bool ports_ready(const struct sm_act *a, const struct sm_port *p, const struct sm_port *q)
 {
-	return a->pipelined && !a->busy[slot(a, p)] && !a->busy[slot(a, q)] &&
-	       sw_ready(a, p->node) && sw_ready(a, q->node);
+	return a->all_open || (!a->busy[slot(a, p)] && !a->busy[slot(a, q)]);
 }
 
-static void armed(struct sm *sm, struct sm_port *p, bool ok);
-
-/* Ends in `from` go to `to`; `then` runs on each answer. */
-static unsigned step_ends(struct sm *sm, struct sm_port *p, struct sm_port *q, uint8_t from,
-			  uint8_t to, void (*then)(struct sm *, struct sm_port *, bool))
+/* The routes' gate: both switches hold their whole LFT. */
+static bool routes_ready(const struct sm_act *a, const struct sm_port *p, const struct sm_port *q)
 {
-	struct sm_act *a = act_of(sm);
-	struct sm_port *end[2] = { p, q };
-	unsigned sent = 0;
-
-	for (int i = 0; i < 2; i++) {
-		if (end[i]->pi.port_state != from)
-			continue;
-		if (then)
-			a->step[slot(a, end[i])] = ACT_ARMING;
-		sm_port_state_set(sm, end[i], to, then);
-		sent++;
-	}
-	return sent;
+	return a->all_open ||
+	       (a->pipelined && a->routed && sw_ready(a, p->node) && sw_ready(a, q->node));
 }
 
-/* Both ends answered their ARMED Sets (or needed none): ACTIVE. */
-static void activate_link(struct sm *sm, struct sm_port *p)
+static bool active(const struct sm_port *p)
 {
-	struct sm_act *a = act_of(sm);
-	struct sm_port *q = p->peer;
-
-	if (a->step[slot(a, p)] == ACT_FAILED || a->step[slot(a, q)] == ACT_FAILED)
-		return;
-	step_ends(sm, p, q, TOPO_PORT_ARMED, TOPO_PORT_ACTIVE, NULL);
+	return p->pi.port_state == TOPO_PORT_ACTIVE;
 }
+
+static void advance(struct sm *sm, struct sm_port *p);
 
 static void armed(struct sm *sm, struct sm_port *p, bool ok)
 {
@@ -146,31 +132,58 @@ static void armed(struct sm *sm, struct sm_port *p, bool ok)
 
 	if (!a)
 		return;
-	a->step[slot(a, p)] = ok ? ACT_WALKED : ACT_FAILED;
-	if (a->step[slot(a, p->peer)] != ACT_ARMING)
-		activate_link(sm, p);
+	a->step[slot(a, p)] = ok ? ACT_ARMED : ACT_FAILED;
+	advance(sm, p);
 }
 
-static void walk_link(struct sm *sm, struct sm_port *p)
+/* ARMED Sets to the ends in INIT. */
+static void arm(struct sm *sm, struct sm_port *p, struct sm_port *q)
+{
+	struct sm_act *a = act_of(sm);
+	struct sm_port *end[2] = { p, q };
+
+	a->step[slot(a, p)] = a->step[slot(a, q)] = ACT_ARMED;
+	for (int i = 0; i < 2; i++)
+		if (end[i]->pi.port_state == TOPO_PORT_INIT) {
+			a->step[slot(a, end[i])] = ACT_ARMING;
+			sm_port_state_set(sm, end[i], TOPO_PORT_ARMED, armed);
+		}
+}
+
+/* ACTIVE Sets to the ends in ARMED. */
+static void activate(struct sm *sm, struct sm_port *p, struct sm_port *q)
+{
+	struct sm_act *a = act_of(sm);
+	struct sm_port *end[2] = { p, q };
+
+	a->step[slot(a, p)] = a->step[slot(a, q)] = ACT_DONE;
+	for (int i = 0; i < 2; i++)
+		if (end[i]->pi.port_state == TOPO_PORT_ARMED)
+			sm_port_state_set(sm, end[i], TOPO_PORT_ACTIVE, NULL);
+}
+
+/* Takes p's link as far as its gates allow. An end in ARMED carries no
+ * data until the other end is ACTIVE (a data packet from it would turn
+ * it ACTIVE): so a link arms on its ports' own gates, unless an end is
+ * ACTIVE already, and goes ACTIVE on the routes' gate (activate.h). */
+static void advance(struct sm *sm, struct sm_port *p)
 {
 	struct sm_act *a = act_of(sm);
 	struct sm_port *q = p->peer;
+	uint8_t sp, sq;
 
-	a->step[slot(a, p)] = ACT_WALKED;
-	a->step[slot(a, q)] = ACT_WALKED;
-	if (!step_ends(sm, p, q, TOPO_PORT_INIT, TOPO_PORT_ARMED, armed))
-		activate_link(sm, p);
-}
-
-/* Walks p's link if it is due and its gates are open. */
-static void try_link(struct sm *sm, struct sm_port *p)
-{
-	struct sm_act *a = act_of(sm);
-
-	if (!a || a->step[slot(a, p)] != ACT_TODO || !sm_act_will_walk(p) ||
-	    !gates_open(a, p, p->peer))
+	if (!a || !sm_act_will_walk(p))
 		return;
-	walk_link(sm, p);
+	sp = a->step[slot(a, p)];
+	sq = a->step[slot(a, q)];
+	if (sp == ACT_TODO) {
+		if (ports_ready(a, p, q) && (!(active(p) || active(q)) || routes_ready(a, p, q)))
+			arm(sm, p, q);
+		sp = a->step[slot(a, p)];
+		sq = a->step[slot(a, q)];
+	}
+	if (sp == ACT_ARMED && sq == ACT_ARMED && routes_ready(a, p, q))
+		activate(sm, p, q);
 }
 
 void sm_act_hold_port(struct sm *sm, const struct sm_port *p)
@@ -187,7 +200,7 @@ void sm_act_release_port(struct sm *sm, struct sm_port *p)
 
 	if (!a || --a->busy[slot(a, p)])
 		return;
-	try_link(sm, p);
+	advance(sm, p);
 }
 
 void sm_act_prepared(struct sm *sm)
@@ -197,6 +210,12 @@ void sm_act_prepared(struct sm *sm)
 	for (uint32_t i = 0; sm->act && i < f->nnodes; i++)
 		for (unsigned k = 0; k <= f->nodes[i]->ni.num_ports; k++)
 			sm_act_release_port(sm, &f->nodes[i]->ports[k]);
+}
+
+void sm_act_routed(struct sm *sm)
+{
+	if (sm->act)
+		sm->act->routed = true;
 }
 
 void sm_act_hold_switch(struct sm *sm, const struct sm_node *n)
@@ -218,7 +237,7 @@ void sm_act_release_switch(struct sm *sm, const struct sm_node *n, bool ok)
 	if (a->sw_busy[n->idx] >= SW_NEVER || --a->sw_busy[n->idx])
 		return;
 	for (unsigned k = 1; k <= n->ni.num_ports; k++)
-		try_link(sm, &n->ports[k]);
+		advance(sm, &n->ports[k]);
 }
 
 /* --- the end walk ------------------------------------------------------------- */
@@ -246,21 +265,15 @@ static void active_done(struct sm *sm)
  * in the order every sweep used before links were pipelined. */
 void sm_activate_phase(struct sm *sm)
 {
-	struct sm_act *a;
-
 	if (!sm->act)
 		sm_act_begin(sm, false);
-	a = act_of(sm);
+	act_of(sm)->all_open = true;
 	sm_phase_begin(sm, active_done);
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];
 
-		for (unsigned k = 1; k <= n->ni.num_ports; k++) {
-			struct sm_port *p = &n->ports[k];
-
-			if (a->step[slot(a, p)] == ACT_TODO && sm_act_will_walk(p))
-				walk_link(sm, p);
-		}
+		for (unsigned k = 1; k <= n->ni.num_ports; k++)
+			advance(sm, &n->ports[k]);
 	}
 	sm_phase_end(sm);
 }

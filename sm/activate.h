@@ -1,14 +1,14 @@
 /*
  * DOC: links go ARMED and then ACTIVE one by one, each as soon as it is
- * safe, while the rest of the sweep is still writing tables.
+ * safe, while the rest of the sweep is still routing and writing tables.
  *
- * The rule. The ports of a link leave INIT only when
+ * The rule. A link's ports go ACTIVE only when
  *   - every switch at an end of the link holds our whole LFT: each block
  *     we write to it and then its LinearFDBTop acknowledged, and no block
  *     in its range unknown (a failed read leaves it as it was);
  *   - each port's own PortInfo Set (LID, MTU, VLs...) and P_Key table
  *     writes are acknowledged (partition enforcement bits ride on the
- *     state Set itself, see pkey.h).
+ *     state Sets themselves, see pkey.h).
  * Why that is "the routes toward it exist": a packet enters the fabric
  * at an ACTIVE CA port, whose switch holds our whole LFT by the rule; it
  * leaves a switch only through an ACTIVE port, whose link's other switch
@@ -16,15 +16,21 @@
  * forwards it by our routes, for every destination: wherever a packet
  * toward a port can be, the route toward that port exists. A packet
  * whose next link is not ACTIVE yet is dropped there, never misrouted
- * by a table half written. ARMED is held to the same rule because a
- * port in ARMED turns ACTIVE by itself when a data packet arrives.
+ * by a table half written.
  *
- * Pipelined this way (sm_act_begin with pipelined set) only without QoS:
- * with qos on, SL2VL and VLArbitration tables come first, so every link
- * waits for the end walk. Switches whose LFT sm/ar.c writes (adaptive
- * routing), or that could not be programmed cleanly, also wait for it:
- * sm_activate_phase(), after the table phases, walks every link that is
- * still to walk, as every sweep did before.
+ * ARMED comes earlier, on the ports' own gate alone: a port in ARMED
+ * sends no data, and turns ACTIVE by itself only when a data packet
+ * arrives, which only an ACTIVE port at the other end of its link can
+ * send. With both ends ARMED nothing crosses the link until our ACTIVE
+ * Set, so ports are armed while the routes are still being computed.
+ * A link with an end ACTIVE already waits for the whole rule to arm.
+ *
+ * ACTIVE is pipelined this way (sm_act_begin with pipelined set) only
+ * without QoS: with qos on, SL2VL and VLArbitration tables come first, so
+ * every link waits for the end walk. Switches whose LFT sm/ar.c writes
+ * (adaptive routing), or that could not be programmed cleanly, also wait
+ * for it: sm_activate_phase(), after the table phases, takes every link
+ * that is left, as every sweep did before.
  */
 #ifndef IBSM_SM_ACTIVATE_H
 #define IBSM_SM_ACTIVATE_H
@@ -44,6 +50,8 @@ void sm_act_prepared(struct sm *sm);
 /* A Set or Get port p's activation waits for, and its completion. */
 void sm_act_hold_port(struct sm *sm, const struct sm_port *p);
 void sm_act_release_port(struct sm *sm, struct sm_port *p);
+/* The routes are computed: links between CAs alone need nothing else. */
+void sm_act_routed(struct sm *sm);
 /* The same for switch n's LFT; ok false keeps its links for the end walk. */
 void sm_act_hold_switch(struct sm *sm, const struct sm_node *n);
 void sm_act_release_switch(struct sm *sm, const struct sm_node *n, bool ok);

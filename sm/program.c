@@ -425,6 +425,7 @@ static void routes_computed(struct sm *sm, struct route_result *res)
 	remember_links(sm, &cur, sm->pending_change);
 	log_info("routing: engine %s, %u LIDs: %s", sm->routes.engine, sm->routes.top,
 		 sm->routes.why);
+	sm_act_routed(sm);
 	write_tables(sm);
 	sm_phase_put(sm);
 }

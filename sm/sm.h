@@ -11,9 +11,10 @@
  * PortInfo Sets (LID, SM LID, MTU, VLs...), P_Key tables read and written
  * port by port, LFT blocks read back and routing on its worker, then the
  * differing blocks and LinearFDBTop switch by switch; each link goes
- * INIT->ARMED->ACTIVE as soon as its switches hold their whole LFT and its
- * ports their configuration (activate.h says why that is safe), so the
- * window stays full across what used to be phase boundaries.
+ * ARMED as soon as its ports hold their configuration, and ACTIVE as soon
+ * as its switches hold their whole LFT too (activate.h says why that is
+ * safe), so the window stays full across what used to be phase
+ * boundaries.
  *
  * Nothing blocks: the libevent loop keeps serving the umad fd and timers
  * between completions. A phase that fails for some node marks the sweep

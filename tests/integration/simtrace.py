@@ -13,14 +13,17 @@ Usage: simtrace.py FILE [--from-line N]
   Table, PortInfo, SwitchInfo, and any other attribute).
 
 Usage: simtrace.py FILE --order NETFILE [--from-line N]
-  Checks the order of a bring-up: no port is Set ARMED or ACTIVE before
-  every LFT block Set and SwitchInfo Set that the trace shows for the
-  switch it is on, or for the switch at the other end of its link, has
-  been processed (ibsim processes one MAD at a time, so trace order is the
-  order the switches saw). Prints "tables=T state=S overlapped=O violations=V"
-  where overlapped counts state Sets that came before the last LFT or
-  SwitchInfo Set of the whole trace (work of one phase done while another
-  still ran), then each violation; exits 1 on any violation.
+  Checks the order of a bring-up: no port is Set ACTIVE before every LFT
+  block Set and SwitchInfo Set that the trace shows for the switch it is
+  on, or for the switch at the other end of its link, has been processed
+  (ibsim processes one MAD at a time, so trace order is the order the
+  switches saw); nor Set ARMED before then while the other end of its link
+  is ACTIVE (a data packet from it would turn the port ACTIVE). Prints
+  "tables=T state=S armed_early=A active_overlapped=O violations=V": A
+  ARMED Sets before the first table Set (ports armed while routes were
+  computed), O ACTIVE Sets before the last table Set of the whole trace
+  (links up while other switches were still written); then each violation.
+  Exits 1 on any violation.
 """
 import argparse
 import re
@@ -100,18 +103,25 @@ def order(lines, netfile):
     last = {}
     for idx, node in table_sets:
         last[node] = idx
+    first = min(i for i, _ in table_sets) if table_sets else -1
     end = max(last.values()) if last else -1
+    state = {}          # (node, port) -> state the trace set it to
     bad = []
-    for idx, node, num, state in state_sets:
-        ends = [node]
-        if (node, num) in peer:
-            ends.append(peer[(node, num)][0])
-        for sw in ends:
-            if sw in switches and last.get(sw, -1) > idx:
-                bad.append('%s port %d set %s before the last table Set of %s'
-                           % (node, num, 'ARMED' if state == 3 else 'ACTIVE', sw))
-    print('tables=%d state=%d overlapped=%d violations=%d' % (
-        len(table_sets), len(state_sets), sum(1 for s in state_sets if s[0] < end), len(bad)))
+    for idx, node, num, st in state_sets:
+        other = peer.get((node, num))
+        early = [sw for sw in [node] + ([other[0]] if other else [])
+                 if sw in switches and last.get(sw, -1) > idx]
+        if early and st == 4:
+            bad.append('%s port %d set ACTIVE before the last table Set of %s'
+                       % (node, num, early[0]))
+        elif early and other and state.get(other) == 4:
+            bad.append('%s port %d set ARMED, its peer ACTIVE, before the last table Set of %s'
+                       % (node, num, early[0]))
+        state[(node, num)] = st
+    print('tables=%d state=%d armed_early=%d active_overlapped=%d violations=%d' % (
+        len(table_sets), len(state_sets),
+        sum(1 for s in state_sets if s[3] == 3 and s[0] < first),
+        sum(1 for s in state_sets if s[3] == 4 and s[0] < end), len(bad)))
     for b in bad[:20]:
         print(b)
     return 1 if bad else 0
