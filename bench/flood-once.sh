@@ -6,8 +6,9 @@
 # Starts ibsim on NETFILE and runs smp-flood at SIM_HOST (default: the
 # first node of the file), which discovers the fabric with ibsmd's own
 # discovery and then keeps ibsmd's window (smp_window, default 64) full of
-# directed-route NodeInfo Gets, round-robin over every node, through
-# ibsmd's MAD engine and the same umad2sim path. Prints one line:
+# directed-route NodeInfo Gets through ibsmd's MAD engine and the same
+# umad2sim path, to the nodes a bring-up's SMPs go to and as often (see
+# bench/smp_flood.c). Prints one line:
 #
 #   flood rate=R smps=N ms=T window=W
 #

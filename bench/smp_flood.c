@@ -6,11 +6,19 @@
  * umad2sim preload), it first discovers the fabric with ibsmd's own
  * discovery (sm/discover.c), then sends COUNT directed-route NodeInfo Gets
  * through ibsmd's MAD engine, at ibsmd's window and per-destination cap,
- * round-robin over every node found (so the hop counts are the fabric's),
  * keeping the engine's queue full so the window never drains. Only the
  * flood is timed: from its first submit to its last completion.
  *
- *   smp-flood [-w WINDOW] [-d PER_DEST] [-n COUNT] [-a ATTR] [-s]
+ * Where the Gets go matters (a switch three hops away answers faster than
+ * a host six hops away, and many destinations cost the engine more than
+ * a few): they go to the nodes a bring-up's minimum SMPs go to, as often
+ * (per switch its NodeInfo, NodeDescription, SwitchInfo, the PortInfo of
+ * every port, its LID's PortInfo Set, its LFT blocks, its SwitchInfo Set
+ * and two state Sets per linked port; per CA its NodeInfo,
+ * NodeDescription, and per port its PortInfo, LID Set and two state
+ * Sets), interleaved round-robin; -u sends to every node alike.
+ *
+ *   smp-flood [-w WINDOW] [-d PER_DEST] [-n COUNT] [-a ATTR] [-s] [-u]
  *
  * -a queries attribute ATTR instead of NodeInfo (0x15: PortInfo; 0x19, an
  * LFT block, and 0x12, SwitchInfo, go to switches only); -s sends
@@ -40,6 +48,9 @@ struct flood {
 	bool discovered;
 	uint64_t count, submitted, done, failed;
 	uint32_t next;               /* node to query next */
+	uint32_t *weight;            /* per node: its share of the Gets */
+	uint32_t pass, passes;       /* round-robin pass; weights go that high */
+	bool uniform;                /* -u: every node alike */
 	uint16_t attr;
 	bool set;                    /* PortInfo Sets that change nothing */
 };
@@ -75,15 +86,62 @@ static bool answers(const struct flood *fl, const struct sm_node *n)
 	return node_is_switch(n) || (fl->attr != SMP_ATTR_LFT && fl->attr != SMP_ATTR_SWITCH_INFO);
 }
 
+/* The SMPs a bring-up of f needs at n (see the DOC comment). */
+static uint32_t bringup_smps(const struct sm_fabric *f, const struct sm_node *n, uint32_t blocks)
+{
+	uint32_t w = 2, linked = 0, cports = 0;
+
+	for (unsigned p = 1; p <= n->ni.num_ports; p++) {
+		linked += n->ports[p].peer != NULL;
+		cports += n->ports[p].guid != 0;
+	}
+	if (node_is_switch(n))
+		return w + 1 + (n->ni.num_ports + 1u) + 1 + blocks + 1 + 2 * linked;
+	return w + 2 * cports + 2 * linked;
+}
+
+static void weigh(struct flood *fl)
+{
+	const struct sm_fabric *f = fl->f;
+	uint32_t lids = f->nswitches, blocks;
+
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (unsigned p = 1; !node_is_switch(f->nodes[i]) && p <= f->nodes[i]->ni.num_ports; p++)
+			lids += f->nodes[i]->ports[p].guid != 0;
+	blocks = lids / 64 + 1;
+	fl->weight = calloc(f->nnodes, sizeof(*fl->weight));
+	if (!fl->weight)
+		abort();
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		fl->weight[i] = fl->uniform ? 1 : bringup_smps(f, f->nodes[i], blocks);
+		if (!answers(fl, f->nodes[i]))
+			fl->weight[i] = 0;
+		if (fl->weight[i] > fl->passes)
+			fl->passes = fl->weight[i];
+	}
+}
+
+/* The next node of the round robin: pass k goes to the nodes weighing
+ * more than k. */
+static const struct sm_node *next_node(struct flood *fl)
+{
+	for (;;) {
+		uint32_t i = fl->next;
+
+		if (++fl->next == fl->f->nnodes) {
+			fl->next = 0;
+			fl->pass = (fl->pass + 1) % fl->passes;
+		}
+		if (fl->weight[i] > fl->pass)
+			return fl->f->nodes[i];
+	}
+}
+
 static void submit_one(struct flood *fl)
 {
-	const struct sm_node *n;
+	const struct sm_node *n = next_node(fl);
 	struct mad_req r;
 
-	do {
-		n = fl->f->nodes[fl->next];
-		fl->next = (fl->next + 1) % fl->f->nnodes;
-	} while (!answers(fl, n));
 	memset(&r, 0, sizeof(r));
 	r.mgmt_class = MAD_CLASS_SMI_DR;
 	r.method = MAD_METHOD_GET;
@@ -151,7 +209,7 @@ static int open_engine(struct flood *fl, unsigned window, unsigned per_dest)
 
 static void usage(void)
 {
-	fputs("usage: smp-flood [-w WINDOW] [-d PER_DEST] [-n COUNT] [-a ATTR] [-s]\n", stderr);
+	fputs("usage: smp-flood [-w WINDOW] [-d PER_DEST] [-n COUNT] [-a ATTR] [-s] [-u]\n", stderr);
 	exit(2);
 }
 
@@ -162,13 +220,15 @@ int main(int argc, char **argv)
 	double t0, t1, t2;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "w:d:n:a:s")) != -1) {
+	while ((ch = getopt(argc, argv, "w:d:n:a:su")) != -1) {
 		if (ch == 'w')
 			window = (unsigned)strtoul(optarg, NULL, 0);
 		else if (ch == 'd')
 			per_dest = (unsigned)strtoul(optarg, NULL, 0);
 		else if (ch == 's')
 			fl.set = true;
+		else if (ch == 'u')
+			fl.uniform = true;
 		else if (ch == 'a')
 			fl.attr = (uint16_t)strtoul(optarg, NULL, 0);
 		else if (ch == 'n')
@@ -191,6 +251,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t1 = now_ms();
+	weigh(&fl);
+	if (!fl.passes) {
+		fprintf(stderr, "smp-flood: no node answers attribute 0x%x\n", fl.attr);
+		return 1;
+	}
 	top_up(&fl, window);
 	while (fl.done < fl.count) {
 		pump(&fl);
@@ -201,6 +266,7 @@ int main(int argc, char **argv)
 	       "discover_ms=%.1f\n", (unsigned long long)fl.done, (unsigned long long)fl.failed,
 	       t2 - t1, (double)fl.done / ((t2 - t1) / 1e3), window, per_dest, fl.f->nnodes,
 	       t1 - t0);
+	free(fl.weight);
 	fabric_free(fl.f);
 	mad_engine_free(fl.eng);
 	fl.tp.close(fl.tp.ctx);
