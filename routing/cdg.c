@@ -25,18 +25,31 @@ static int has_bit(const uint8_t *bits, uint32_t c, uint8_t q)
 	return (bits[32u * c + (q >> 3)] >> (q & 7)) & 1;
 }
 
+/* Bits 64w .. 64w + 63 of an edge set (byte order independent). */
+static uint64_t word(const uint8_t *b, uint32_t w)
+{
+	uint64_t x = 0;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&x, b + 8 * w, 8);
+#else
+	for (uint32_t i = 8; i-- > 0;)
+		x = x << 8 | b[8 * w + i];
+#endif
+	return x;
+}
+
 /* The next port set in channel c's edges from q on; 256 if none. */
 static uint32_t next_q(const uint8_t *bits, uint32_t c, uint32_t q)
 {
 	const uint8_t *b = bits + 32u * c;
 
-	for (; q < 256; q++) {
-		if (!b[q >> 3]) {
-			q |= 7;
-			continue;
-		}
-		if (b[q >> 3] & (1u << (q & 7)))
-			return q;
+	for (uint32_t w = q / 64; w < 4; w++) {
+		uint64_t x = word(b, w);
+		if (w == q / 64)
+			x &= ~0ull << (q % 64);
+		if (x)
+			return 64 * w + (uint32_t)__builtin_ctzll(x);
 	}
 	return 256;
 }

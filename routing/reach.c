@@ -24,10 +24,11 @@
 
 #define RB 64        /* LIDs per block: one cache line of every LFT */
 #define WAITS 2      /* times a switch waits for a neighbour without a cycle */
-/* Channels the cycle searches may visit: a quarter of the table's cells,
- * at least this many (a fraction of a second), so that a big fabric with
- * many holes is not held up; past it the verification tells. */
-#define REACH_MIN_WORK (1u << 22)
+/* Channels the cycle searches may visit: a sixteenth of the table's cells,
+ * at least this many (some 0.05 s), so that a fabric with many holes is not
+ * held up; past it the entries are taken unchecked and the verification
+ * tells whether a credit loop came of it. */
+#define REACH_MIN_WORK (1u << 20)
 
 enum { R_INPROG = 1, R_REACH, R_NONE };
 
@@ -531,7 +532,7 @@ void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reac
 		any = f.hole[lid];
 	if (any) {
 		cdg_init(&f.d, g);
-		f.d.budget = (uint64_t)g->nsw * f.w.ltop / 4;
+		f.d.budget = (uint64_t)g->nsw * f.w.ltop / 16;
 		f.d.budget = f.d.budget < REACH_MIN_WORK ? REACH_MIN_WORK : f.d.budget;
 		f.w.cdg = f.d.bits;
 		each_lid(&f.w, NULL, note_cdg, NULL);
