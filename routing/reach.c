@@ -267,7 +267,7 @@ void reach_count(const struct rgraph *g, uint8_t *const *lft, uint32_t top,
 }
 
 struct cand {
-	uint64_t key;       /* hops of the neighbour, uses of the link, port */
+	uint64_t key;       /* see candidates(): smaller is better */
 	uint32_t y;
 	uint8_t p;
 };
@@ -516,6 +516,29 @@ static void note_cdg(struct rw *w, uint32_t lid, void *arg)
 	add_cdg(w, lid);
 }
 
+/*
+ * 1 if some switch has no entry (LFT_NO_PORT) for a LID of its part. The
+ * engines' entries otherwise lead somewhere, so on a fabric they route
+ * whole this one scan along the tables' rows, far cheaper than walking
+ * every LID across the switches, says there is nothing to fill. (Loops and
+ * dead ports are engine bugs the verifier counts, not holes to fill.)
+ */
+static int some_no_route(const struct rw *w)
+{
+	if (w->top < w->ltop)
+		return 1; /* LIDs past the tables' end: some switch has none */
+	for (uint32_t s = 0; s < w->g->nsw; s++) {
+		const uint8_t *row = w->lft[s], *p = row + 1, *end = row + w->top + 1;
+		while (p < end && (p = memchr(p, LFT_NO_PORT, (size_t)(end - p)))) {
+			uint32_t o = w->own[p - row];
+			if (o != RG_NONE && w->comp[o] == w->comp[s])
+				return 1;
+			p++;
+		}
+	}
+	return 0;
+}
+
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st)
 {
 	struct fill f;
@@ -527,7 +550,8 @@ void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reac
 	rw_init(&f.w, g, lft, top);
 	f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
 	f.swhole = rg_xcalloc(n, 1);
-	each_lid(&f.w, NULL, note_holes, &f);
+	if (some_no_route(&f.w))
+		each_lid(&f.w, NULL, note_holes, &f);
 	for (uint32_t lid = 1; lid <= top && !any; lid++)
 		any = f.hole[lid];
 	if (any) {
