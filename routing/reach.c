@@ -46,6 +46,7 @@ struct rw {
 	uint8_t *st;
 	uint32_t *stamp, cur, *nxt, *hops, *stack;
 	uint8_t *cdg;     /* 32 bytes per link id (cdg.h), the caller's */
+	uint8_t *lastq;   /* per link id: the last dependency set in cdg (0: none) */
 };
 
 static uint8_t at(const struct rw *w, uint32_t s, uint32_t lid)
@@ -156,6 +157,7 @@ static void rw_init(struct rw *w, const struct rgraph *g, uint8_t *const *lft, u
 	w->nxt = rg_xcalloc(n, sizeof(*w->nxt));
 	w->hops = rg_xcalloc(n, sizeof(*w->hops));
 	w->stack = rg_xcalloc(n, sizeof(*w->stack));
+	w->lastq = rg_xcalloc(g->nlinks ? g->nlinks : 1, 1);
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
 			w->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
@@ -175,6 +177,7 @@ static void rw_free(struct rw *w)
 	free(w->nxt);
 	free(w->hops);
 	free(w->stack);
+	free(w->lastq);
 }
 
 typedef void (*lid_fn)(struct rw *w, uint32_t lid, void *arg);
@@ -234,8 +237,14 @@ static void add_cdg(struct rw *w, uint32_t lid)
 		uint32_t t = w->st[s] == R_REACH && w->stamp[s] == w->cur ? w->nxt[s] : RG_NONE;
 		if (t == RG_NONE || w->nxt[t] == RG_NONE)
 			continue;
-		uint8_t q = at(w, t, lid);
-		cdg_bits(w, s, at(w, s, lid))[q >> 3] |= (uint8_t)(1u << (q & 7));
+		uint8_t p = at(w, s, lid), q = at(w, t, lid);
+		uint32_t id = g->sw[s].portbase + p;
+		/* consecutive LIDs mostly repeat a channel's dependency: the
+		 * small array of the last one spares a miss in the big one */
+		if (w->lastq[id] == q)
+			continue;
+		w->lastq[id] = q;
+		cdg_bits(w, s, p)[q >> 3] |= (uint8_t)(1u << (q & 7));
 	}
 }
 
