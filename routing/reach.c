@@ -295,6 +295,8 @@ struct fill {
 	uint8_t *hole;      /* per LID: some switch does not reach it */
 	uint8_t *swhole;    /* per switch: misses some CA LID */
 	struct cand *cands; /* a switch's ports to choose from */
+	uint32_t *astamp;   /* per switch: ahead[] is for the LID walked (w.cur) */
+	uint8_t *ahead;     /* holes_ahead() of the switch */
 };
 
 static void heap_push(struct fill *f, uint64_t k)
@@ -355,16 +357,21 @@ static void take_best(struct cand *c, uint32_t i, uint32_t n)
  * entries add dependencies that turn up again, so a way through none of
  * them cannot become part of a cycle later either.
  */
-static uint64_t holes_ahead(const struct fill *f, uint32_t y, uint32_t lid)
+static uint64_t holes_ahead(struct fill *f, uint32_t y, uint32_t lid)
 {
 	const struct rgraph *g = f->w.g;
-	uint64_t n = 0;
+	uint32_t n = 0, z = y;
 
-	for (uint32_t i = 0; i < g->nsw && y != f->w.own[lid]; i++) {
-		n += f->swhole[y];
-		y = f->w.peer[g->sw[y].portbase + at(&f->w, y, lid)];
+	/* memoised per LID: many switches ask about the same way */
+	for (uint32_t i = 0; i < g->nsw && z != f->w.own[lid] && f->astamp[z] != f->w.cur; i++) {
+		n += f->swhole[z];
+		z = f->w.peer[g->sw[z].portbase + at(&f->w, z, lid)];
 	}
-	return n > 0xFF ? 0xFF : n;
+	if (z != f->w.own[lid] && f->astamp[z] == f->w.cur)
+		n += f->ahead[z];
+	f->astamp[y] = f->w.cur;
+	f->ahead[y] = n > 0xFF ? 0xFF : (uint8_t)n;
+	return f->ahead[y];
 }
 
 /* 1 if x taking p towards y for lid adds a channel dependency. */
@@ -507,7 +514,9 @@ static void fill_lid(struct rw *w, uint32_t lid, void *arg)
 	}
 }
 
-static void note_holes(struct rw *w, uint32_t lid, void *arg)
+/* Pass 1 of a fill: which LIDs and switches have holes, and the channel
+ * dependencies of the routes that work. */
+static void note_lid(struct rw *w, uint32_t lid, void *arg)
 {
 	struct fill *f = arg;
 	uint32_t c = w->comp[w->own[lid]];
@@ -517,11 +526,6 @@ static void note_holes(struct rw *w, uint32_t lid, void *arg)
 			f->hole[lid] = 1;
 			f->swhole[s] |= w->last[lid] != 0;
 		}
-}
-
-static void note_cdg(struct rw *w, uint32_t lid, void *arg)
-{
-	(void)arg;
 	add_cdg(w, lid);
 }
 
@@ -548,44 +552,56 @@ static int some_no_route(const struct rw *w)
 	return 0;
 }
 
+/* Pass 2: every LID with a hole, filled. */
+static void fill_all(struct fill *f)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t n = g->nsw ? g->nsw : 1;
+
+	f->d.budget = (uint64_t)g->nsw * f->w.ltop / 16;
+	f->d.budget = f->d.budget < REACH_MIN_WORK ? REACH_MIN_WORK : f->d.budget;
+	f->heap = rg_xmalloc((size_t)n * (WAITS + 2) + g->nlinks, sizeof(*f->heap));
+	f->tent = rg_xmalloc(n, sizeof(*f->tent));
+	f->waits = rg_xcalloc(n, 1);
+	f->set = rg_xcalloc(n, 1);
+	f->use = rg_xcalloc(g->nlinks, sizeof(*f->use));
+	f->cands = rg_xmalloc(256, sizeof(*f->cands));
+	f->astamp = rg_xcalloc(n, sizeof(*f->astamp));
+	f->ahead = rg_xcalloc(n, 1);
+	each_lid(&f->w, f->hole, fill_lid, f);
+	free(f->astamp);
+	free(f->ahead);
+	f->st->unchecked = f->d.unchecked;
+	free(f->cands);
+	free(f->heap);
+	free(f->tent);
+	free(f->waits);
+	free(f->set);
+	free(f->use);
+}
+
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st)
 {
 	struct fill f;
-	uint32_t n = g->nsw ? g->nsw : 1, any = 0;
+	uint32_t any = 0;
 
 	memset(&f, 0, sizeof(f));
 	f.st = st;
 	st->filled = st->cyclic = st->unchecked = 0;
 	rw_init(&f.w, g, lft, top);
-	f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
-	f.swhole = rg_xcalloc(n, 1);
-	if (some_no_route(&f.w))
-		each_lid(&f.w, NULL, note_holes, &f);
-	for (uint32_t lid = 1; lid <= top && !any; lid++)
-		any = f.hole[lid];
-	if (any) {
+	if (some_no_route(&f.w)) {
+		f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
+		f.swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
 		cdg_init(&f.d, g);
-		f.d.budget = (uint64_t)g->nsw * f.w.ltop / 16;
-		f.d.budget = f.d.budget < REACH_MIN_WORK ? REACH_MIN_WORK : f.d.budget;
 		f.w.cdg = f.d.bits;
-		each_lid(&f.w, NULL, note_cdg, NULL);
-		f.heap = rg_xmalloc((size_t)n * (WAITS + 2) + g->nlinks, sizeof(*f.heap));
-		f.tent = rg_xmalloc(n, sizeof(*f.tent));
-		f.waits = rg_xcalloc(n, 1);
-		f.set = rg_xcalloc(n, 1);
-		f.use = rg_xcalloc(g->nlinks, sizeof(*f.use));
-		f.cands = rg_xmalloc(256, sizeof(*f.cands));
-		each_lid(&f.w, f.hole, fill_lid, &f);
-		free(f.cands);
-		free(f.heap);
-		free(f.tent);
-		free(f.waits);
-		free(f.set);
-		free(f.use);
-		st->unchecked = f.d.unchecked;
+		each_lid(&f.w, NULL, note_lid, &f);
+		for (uint32_t lid = 1; lid <= top && !any; lid++)
+			any = f.hole[lid];
+		if (any)
+			fill_all(&f);
 		cdg_free(&f.d);
+		free(f.hole);
+		free(f.swhole);
 	}
-	free(f.hole);
-	free(f.swhole);
 	rw_free(&f.w);
 }
