@@ -11,9 +11,11 @@
  * neighbour that already has one. The new entry adds at most one channel
  * dependency, (switch -> neighbour) -> (neighbour's next link); it closes a
  * cycle exactly when the CDG already leads from the second channel back to
- * the first, which a depth-first search answers. A switch whose every
- * neighbour so far closes a cycle waits a little for others to join;
- * after that it takes one anyway (a route beats none) and it is counted.
+ * the first, which cdg.c answers. A switch whose every neighbour so far
+ * closes a cycle waits a little for others to join; after that it takes
+ * one anyway (a route beats none) and it is counted. Before any of that,
+ * one scan of the tables' rows for a missing entry spares the walks on
+ * fabrics the engine routed whole.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +299,7 @@ struct fill {
 	struct cand *cands; /* a switch's ports to choose from */
 	uint32_t *astamp;   /* per switch: ahead[] is for the LID walked (w.cur) */
 	uint8_t *ahead;     /* holes_ahead() of the switch */
+	uint8_t *lastp;     /* per switch: the port it took last (same_again()) */
 };
 
 static void heap_push(struct fill *f, uint64_t k)
@@ -447,10 +450,32 @@ static int waiting_neighbour(const struct fill *f, uint32_t x)
 }
 
 /* Gives x its entry for lid, or queues it again to wait; 1 if it took one. */
+/*
+ * The port x took last time, if it is as good as any now: fewest hops and
+ * no new dependency (so no cycle either). A switch's holes come by the
+ * hundred, one for each LID behind a lost link, and mostly want the same
+ * way; weighing every port for each costs more than all the routing.
+ */
+static int same_again(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct cand *c)
+{
+	uint8_t p = f->lastp[x];
+	uint32_t y = p ? f->w.peer[f->w.g->sw[x].portbase + p] : RG_NONE;
+
+	if (y == RG_NONE || !f->set[y] || f->w.hops[y] + 1 != h || new_dep(f, x, p, y, lid))
+		return 0;
+	c[0] = (struct cand){ 0, y, p };
+	return 1;
+}
+
 static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct cand *c)
 {
 	const struct rgraph *g = f->w.g;
-	uint32_t n = candidates(f, x, lid, c), i = 0;
+	uint32_t n = 0, i = 0;
+
+	if (same_again(f, x, lid, h, c))
+		n = 1;
+	else
+		n = candidates(f, x, lid, c);
 
 	for (; i < n; i++) {
 		take_best(c, i, n);
@@ -472,6 +497,7 @@ static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct c
 	}
 	uint32_t y = c[i].y;
 	put(&f->w, x, lid, c[i].p);
+	f->lastp[x] = c[i].p;
 	f->use[g->sw[x].portbase + c[i].p]++;
 	if (f->w.last[lid] && y != f->w.own[lid])
 		cdg_add(&f->d, g->sw[x].portbase + c[i].p, at(&f->w, y, lid), forced);
@@ -568,9 +594,11 @@ static void fill_all(struct fill *f)
 	f->cands = rg_xmalloc(256, sizeof(*f->cands));
 	f->astamp = rg_xcalloc(n, sizeof(*f->astamp));
 	f->ahead = rg_xcalloc(n, 1);
+	f->lastp = rg_xcalloc(n, 1);
 	each_lid(&f->w, f->hole, fill_lid, f);
 	free(f->astamp);
 	free(f->ahead);
+	free(f->lastp);
 	f->st->unchecked = f->d.unchecked;
 	free(f->cands);
 	free(f->heap);
