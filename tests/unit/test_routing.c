@@ -23,29 +23,7 @@
 #include "routing/routing.h"
 #include "routing/verify.h"
 #include "test_routing_topo.h"
-
-static void fill(struct topo *t, uint8_t lmc)
-{
-	char err[128];
-
-	assert_int_equal(topo_fill_lids(t, lmc, err, sizeof(err)), 0);
-}
-
-static void route(const struct topo *t, const char *engine, struct route_tables *rt)
-{
-	struct route_opts o = { .engine = engine };
-
-	if (route_compute(t, &o, rt))
-		fail_msg("route_compute: %s", rt->why);
-}
-
-static void verify(const struct topo *t, const struct route_tables *rt, struct route_verify *v)
-{
-	char err[128];
-
-	if (route_verify(t, rt, v, err, sizeof(err)))
-		fail_msg("route_verify: %s", err);
-}
+#include "test_routing_util.h"
 
 static uint32_t node_by_guid(const struct topo *t, uint64_t guid)
 {
