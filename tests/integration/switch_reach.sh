@@ -11,9 +11,9 @@
 #     --switches) from every switch, every assigned LID is reached;
 #   - for switches that have to go down through another leaf to reach a
 #     host (simstate.py --detours), from that host: smpquery nodeinfo (a
-#     LID-routed SMP), ibroute (reads the switch's LFT with LID-routed
-#     SMPs), perfquery (a PMA query, its reply on a data VL) and ibtracert
-#     from the switch to the host all work.
+#     LID-routed SMP), ibroute and ibroute -M (read the switch's LFT and MFT
+#     with LID-routed SMPs), perfquery (a PMA query, its reply on a data VL)
+#     and ibtracert from the switch to the host all work.
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibtracert ibroute perfquery
 
@@ -67,6 +67,8 @@ judge() {
 			fail "$name: smpquery nodeinfo $sw (LID $swlid) from $host: no answer"
 		sim_run_at "$host" ibroute "$swlid" >"$SIM_DIR/route.txt" 2>&1 ||
 			fail "$name: ibroute $sw from $host: $(tail -n 1 "$SIM_DIR/route.txt")"
+		sim_run_at "$host" ibroute -M "$swlid" >"$SIM_DIR/route.txt" 2>&1 ||
+			fail "$name: ibroute -M $sw from $host: $(tail -n 1 "$SIM_DIR/route.txt")"
 		sim_run_at "$host" perfquery "$swlid" 1 >/dev/null 2>&1 ||
 			fail "$name: perfquery $sw from $host: no answer"
 		sim_run_at "$host" ibtracert "$swlid" "$hlid" >"$SIM_DIR/trace.txt" 2>&1 ||
