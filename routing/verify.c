@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/cdg.h"
 #include "routing/graph.h"
 #include "routing/pairbound.h"
+#include "routing/reach.h"
 #include "routing/verify.h"
 
 enum { ST_INPROG = 1, ST_REACH, ST_UNREACH, ST_DEAD, ST_LOOP };
@@ -165,63 +167,6 @@ static void add_a2a(struct vctx *x, const struct rg_host *d, uint32_t n)
 			x->a2a[g->sw[s].portbase + x->port[s]] += x->flow[s];
 			x->flow[x->nxt[s]] += x->flow[s];
 		}
-}
-
-/* Next used channel after (s, p) with out port >= q; 0 if none. */
-static uint32_t cdg_next(const struct vctx *x, uint32_t ch_sw, uint8_t ch_port, uint32_t q)
-{
-	const uint8_t *bits = x->cdg + 32u * (x->g->sw[ch_sw].portbase + ch_port);
-
-	for (; q < 256; q++)
-		if (bits[q >> 3] & (1u << (q & 7)))
-			return q;
-	return 256;
-}
-
-struct frame {
-	uint32_t sw;
-	uint8_t port;
-	uint16_t q;
-};
-
-/* Iterative DFS over channels (s, p); colour 1 = on stack, 2 = done. */
-static int cdg_cycle(struct vctx *x)
-{
-	const struct rgraph *g = x->g;
-	uint8_t *col = rg_xcalloc(g->nlinks, 1);
-	struct frame *stk = rg_xmalloc(g->nlinks + 1, sizeof(*stk));
-	int cyc = 0;
-
-	for (uint32_t s = 0; s < g->nsw && !cyc; s++)
-		for (uint32_t p = 1; p <= g->sw[s].nports && !cyc; p++) {
-			uint32_t id = g->sw[s].portbase + p;
-			if (col[id] || rg_port_peer_sw(g, s, (uint8_t)p) == RG_NONE)
-				continue;
-			uint32_t n = 0;
-			stk[n++] = (struct frame){ s, (uint8_t)p, 0 };
-			col[id] = 1;
-			while (n && !cyc) {
-				struct frame *f = &stk[n - 1];
-				uint32_t q = cdg_next(x, f->sw, f->port, f->q);
-				if (q == 256) {
-					col[g->sw[f->sw].portbase + f->port] = 2;
-					n--;
-					continue;
-				}
-				f->q = (uint16_t)(q + 1);
-				uint32_t t = rg_port_peer_sw(g, f->sw, f->port);
-				uint32_t tid = g->sw[t].portbase + q;
-				if (col[tid] == 1)
-					cyc = 1;
-				else if (!col[tid]) {
-					col[tid] = 1;
-					stk[n++] = (struct frame){ t, (uint8_t)q, 0 };
-				}
-			}
-		}
-	free(col);
-	free(stk);
-	return cyc;
 }
 
 /* Hops of the path from switch s to host d; adds to sload. */
@@ -459,6 +404,17 @@ static uint64_t count_dead_entries(const struct topo *t, const struct route_tabl
 	return n;
 }
 
+/* Switches send replies and traps too: every (switch, LID) pair counts. */
+static void switch_pairs(const struct vctx *x, struct route_verify *v)
+{
+	struct reach_stats st;
+
+	reach_count(x->g, x->lft, x->top, &st);
+	v->sw_pairs = st.pairs;
+	v->sw_unrouted = st.unrouted;
+	v->sw_cdg_cycle = st.cdg_cycle;
+}
+
 int route_verify(const struct topo *t, const struct route_tables *rt,
 		 struct route_verify *v, char *err, size_t errlen)
 {
@@ -478,8 +434,9 @@ int route_verify(const struct topo *t, const struct route_tables *rt,
 	v->dead_entries = count_dead_entries(t, rt);
 	all_pairs(&x, v);
 	a2a_bound(&x, v);
-	v->cdg_cycle = cdg_cycle(&x);
+	v->cdg_cycle = cdg_cyclic(&g, x.cdg);
 	shifts(&x, v);
+	switch_pairs(&x, v);
 	vctx_free(&x);
 	rg_free(&g);
 	return 0;
@@ -487,7 +444,8 @@ int route_verify(const struct topo *t, const struct route_tables *rt,
 
 int route_verify_ok(const struct route_verify *v)
 {
-	return !v->unreachable && !v->looping && !v->dead_port && !v->dead_entries && !v->cdg_cycle;
+	return !v->unreachable && !v->looping && !v->dead_port && !v->dead_entries &&
+	       !v->cdg_cycle && !v->sw_unrouted;
 }
 
 static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
@@ -498,6 +456,8 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 		"hosts %u, switches %u, pairs %llu\n"
 		"reachability: unreachable %llu, looping %llu, dead-port %llu, "
 		"entries to dead ports %llu\n"
+		"switches' own packets: (switch, LID) pairs %llu, without a route %llu; "
+		"credit loops with them: %s\n"
 		"path length: max hops %u, non-minimal pairs %llu, max stretch %u\n"
 		"credit loops (CDG, one VL): %s (%llu channels, %llu dependencies)\n"
 		"all-to-all: busiest link %llu (0x%016llx port %u), lower bound %llu (x%.3f)\n"
@@ -509,7 +469,9 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 		"on the others %d\n",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
-		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries, v->max_hops,
+		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries,
+		(unsigned long long)v->sw_pairs, (unsigned long long)v->sw_unrouted,
+		v->sw_cdg_cycle ? "CYCLE" : "none", v->max_hops,
 		(unsigned long long)v->nonminimal, v->max_stretch,
 		v->cdg_cycle ? "CYCLE" : "none", (unsigned long long)v->cdg_channels,
 		(unsigned long long)v->cdg_edges, (unsigned long long)v->a2a_max,
@@ -526,7 +488,8 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 {
 	return (size_t)snprintf(buf, len,
 		"{\"hosts\":%u,\"switches\":%u,\"pairs\":%llu,\"unreachable\":%llu,"
-		"\"looping\":%llu,\"dead_port\":%llu,\"dead_entries\":%llu,\"max_hops\":%u,\"nonminimal\":%llu,"
+		"\"looping\":%llu,\"dead_port\":%llu,\"dead_entries\":%llu,\"switch_pairs\":%llu,"
+		"\"switch_unrouted\":%llu,\"switch_cdg_cycle\":%s,\"max_hops\":%u,\"nonminimal\":%llu,"
 		"\"max_stretch\":%u,\"cdg_cycle\":%s,\"cdg_channels\":%llu,"
 		"\"cdg_edges\":%llu,\"a2a_max\":%llu,\"a2a_bound\":%llu,"
 		"\"a2a_max_link\":{\"guid\":\"0x%016llx\",\"port\":%u},\"shift_max\":%u,"
@@ -535,7 +498,9 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 		"\"shift_free_excess\":%d,\"shifts_tried\":%u,\"shifts_sampled\":%s,\"ok\":%s}",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
-		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries, v->max_hops,
+		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries,
+		(unsigned long long)v->sw_pairs, (unsigned long long)v->sw_unrouted,
+		v->sw_cdg_cycle ? "true" : "false", v->max_hops,
 		(unsigned long long)v->nonminimal, v->max_stretch,
 		v->cdg_cycle ? "true" : "false", (unsigned long long)v->cdg_channels,
 		(unsigned long long)v->cdg_edges, (unsigned long long)v->a2a_max,

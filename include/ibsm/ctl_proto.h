@@ -91,7 +91,8 @@ enum ctl_access {
 	X(path, CTL_RO, "src dst", \
 	  "hop-by-hop route from src to dst (GUID, LID or description; an MLID: the multicast tree)") \
 	X(routing, CTL_RO, "", \
-	  "routing engine, why it was chosen, verification (on a worker: repeat if pending)") \
+	  "routing engine, why it was chosen, verification of host pairs and of every switch " \
+	  "to every LID (on a worker: repeat if pending)") \
 	X(ar, CTL_RO, "what switch", \
 	  "adaptive routing of one switch (what: status or groups)") \
 	X(sms, CTL_RO, "", \

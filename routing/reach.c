@@ -1,0 +1,635 @@
+/*
+ * DOC: every switch reaches every LID (see reach.h).
+ *
+ * Per destination LID every switch's path is followed once, memoised, so a
+ * pass costs O(switches x LIDs). The LFTs are read 64 LIDs at a time into a
+ * block (one cache line of every switch's table), since walking one LID
+ * across all switches would otherwise miss the cache at every switch.
+ *
+ * Filling one LID grows the set of switches that reach it outwards, fewest
+ * hops first (a heap keyed by hops): a switch without a route takes a
+ * neighbour that already has one. The new entry adds at most one channel
+ * dependency, (switch -> neighbour) -> (neighbour's next link); it closes a
+ * cycle exactly when the CDG already leads from the second channel back to
+ * the first, which cdg.c answers. A switch whose every neighbour so far
+ * closes a cycle waits a little for others to join; after that it takes
+ * one anyway (a route beats none) and it is counted. Before any of that,
+ * one scan of the tables' rows for a missing entry spares the walks on
+ * fabrics the engine routed whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/cdg.h"
+#include "routing/reach.h"
+#include "routing/routing.h"
+
+#define RB 64        /* LIDs per block: one cache line of every LFT */
+#define WAITS 2      /* times a switch waits for a neighbour without a cycle */
+/* Channels the cycle searches may visit: a sixteenth of the table's cells,
+ * at least this many (some 0.05 s), so that a fabric with many holes is not
+ * held up; past it the entries are taken unchecked and the verification
+ * tells whether a credit loop came of it. */
+#define REACH_MIN_WORK (1u << 20)
+
+enum { R_INPROG = 1, R_REACH, R_NONE };
+
+struct rw {
+	const struct rgraph *g;
+	uint8_t *const *lft;
+	uint32_t top;     /* the tables' highest LID; LIDs above have no entry */
+	uint32_t ltop;    /* the highest LID assigned (g->top), or top if higher */
+	uint32_t *own;    /* per LID: switch it ends at, RG_NONE if unassigned */
+	uint8_t *last;    /* per LID: that switch's port for it (0: its own LID) */
+	uint32_t *comp;   /* per switch: its connected part */
+	uint32_t *peer;   /* per directed link id: peer switch or RG_NONE */
+	uint8_t *blk;     /* bn LIDs from b0 of every switch, RB apart */
+	uint32_t b0, bn;
+	uint8_t *st;
+	uint32_t *stamp, cur, *nxt, *hops, *stack;
+	uint8_t *cdg;     /* 32 bytes per link id (cdg.h), the caller's */
+	uint8_t *lastq;   /* per link id: the last dependency set in cdg (0: none) */
+};
+
+static uint8_t at(const struct rw *w, uint32_t s, uint32_t lid)
+{
+	uint32_t j = lid - w->b0;
+
+	if (j < w->bn)
+		return w->blk[(size_t)s * RB + j];
+	return lid <= w->top ? w->lft[s][lid] : LFT_NO_PORT;
+}
+
+/* One hop of switch s for lid: a final state, or 0 and *next. */
+static int step(const struct rw *w, uint32_t s, uint32_t lid, uint32_t *next)
+{
+	uint8_t p = at(w, s, lid);
+
+	if (s == w->own[lid] && p == w->last[lid])
+		return R_REACH;
+	if (p == 0 || p == LFT_NO_PORT || p > w->g->sw[s].nports)
+		return R_NONE;
+	*next = w->peer[w->g->sw[s].portbase + p];
+	return *next == RG_NONE ? R_NONE : 0;
+}
+
+/* Fate of switch s for lid, memoised for the current stamp. */
+static void resolve(struct rw *w, uint32_t s, uint32_t lid)
+{
+	uint32_t n = 0, cur = s;
+
+	while (w->stamp[cur] != w->cur) {
+		w->stamp[cur] = w->cur;
+		w->st[cur] = R_INPROG;
+		w->nxt[cur] = RG_NONE;
+		w->hops[cur] = 0;
+		uint32_t next = RG_NONE;
+		int r = step(w, cur, lid, &next);
+		if (r) {
+			w->st[cur] = (uint8_t)r;
+			break;
+		}
+		w->nxt[cur] = next;
+		w->stack[n++] = cur;
+		cur = next;
+	}
+	int fin = w->st[cur] == R_INPROG ? R_NONE : w->st[cur];
+	while (n--) {
+		uint32_t y = w->stack[n];
+		w->st[y] = (uint8_t)fin;
+		w->hops[y] = fin == R_REACH ? w->hops[w->nxt[y]] + 1 : 0;
+		if (fin != R_REACH)
+			w->nxt[y] = RG_NONE;
+	}
+}
+
+static void lid_owners(struct rw *w)
+{
+	const struct rgraph *g = w->g;
+
+	for (uint32_t lid = 0; lid <= w->ltop; lid++)
+		w->own[lid] = RG_NONE;
+	for (uint32_t s = 0; s < g->nsw; s++)
+		if (g->sw[s].lid) {
+			w->own[g->sw[s].lid] = s;
+			w->last[g->sw[s].lid] = 0;
+		}
+	for (uint32_t h = 0; h < g->nhosts; h++)
+		for (uint32_t i = 0; i < g->hosts[h].nlids; i++) {
+			uint32_t lid = g->hosts[h].lid + i;
+			w->own[lid] = g->hosts[h].sw;
+			w->last[lid] = g->hosts[h].swport;
+		}
+}
+
+static void parts(struct rw *w)
+{
+	const struct rgraph *g = w->g;
+	uint32_t *dist = rg_xmalloc(g->nsw, sizeof(*dist));
+
+	for (uint32_t s = 0; s < g->nsw; s++)
+		w->comp[s] = RG_NONE;
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		if (w->comp[s] != RG_NONE)
+			continue;
+		rg_bfs(g, &s, 1, dist, w->stack);
+		for (uint32_t t = 0; t < g->nsw; t++)
+			if (dist[t] != UINT32_MAX)
+				w->comp[t] = s;
+	}
+	free(dist);
+}
+
+static void rw_init(struct rw *w, const struct rgraph *g, uint8_t *const *lft, uint32_t top)
+{
+	uint32_t n = g->nsw ? g->nsw : 1;
+
+	memset(w, 0, sizeof(*w));
+	w->g = g;
+	w->lft = lft;
+	w->top = top;
+	w->ltop = g->top > top ? g->top : top;
+	w->own = rg_xmalloc(w->ltop + 1u, sizeof(*w->own));
+	w->last = rg_xcalloc(w->ltop + 1u, 1);
+	w->comp = rg_xmalloc(n, sizeof(*w->comp));
+	w->peer = rg_xmalloc(g->nlinks ? g->nlinks : 1, sizeof(*w->peer));
+	w->blk = rg_xmalloc((size_t)n * RB, 1);
+	w->st = rg_xcalloc(n, 1);
+	w->stamp = rg_xcalloc(n, sizeof(*w->stamp));
+	w->nxt = rg_xcalloc(n, sizeof(*w->nxt));
+	w->hops = rg_xcalloc(n, sizeof(*w->hops));
+	w->stack = rg_xcalloc(n, sizeof(*w->stack));
+	w->lastq = rg_xcalloc(g->nlinks ? g->nlinks : 1, 1);
+	for (uint32_t s = 0; s < g->nsw; s++)
+		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
+			w->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
+	lid_owners(w);
+	parts(w);
+}
+
+static void rw_free(struct rw *w)
+{
+	free(w->own);
+	free(w->last);
+	free(w->comp);
+	free(w->peer);
+	free(w->blk);
+	free(w->st);
+	free(w->stamp);
+	free(w->nxt);
+	free(w->hops);
+	free(w->stack);
+	free(w->lastq);
+}
+
+typedef void (*lid_fn)(struct rw *w, uint32_t lid, void *arg);
+
+/* Calls fn for every assigned LID (with want, those it flags), resolved
+ * for every switch of its part. */
+static void each_lid(struct rw *w, const uint8_t *want, lid_fn fn, void *arg)
+{
+	const struct rgraph *g = w->g;
+
+	for (uint32_t b0 = 1; b0 <= w->ltop; b0 += RB) {
+		uint32_t n = w->ltop + 1 - b0 < RB ? w->ltop + 1 - b0 : RB;
+		uint32_t have = b0 > w->top ? 0 : w->top + 1 - b0 < n ? w->top + 1 - b0 : n;
+		for (uint32_t s = 0; s < g->nsw; s++) {
+			memcpy(w->blk + (size_t)s * RB, w->lft[s] + b0, have);
+			memset(w->blk + (size_t)s * RB + have, LFT_NO_PORT, n - have);
+		}
+		w->b0 = b0;
+		w->bn = n;
+		for (uint32_t lid = b0; lid < b0 + n; lid++) {
+			uint32_t o = w->own[lid];
+			if (o == RG_NONE || (want && !want[lid]))
+				continue;
+			w->cur++;
+			for (uint32_t s = 0; s < g->nsw; s++)
+				if (w->comp[s] == w->comp[o])
+					resolve(w, s, lid);
+			fn(w, lid, arg);
+		}
+	}
+	w->bn = 0;
+}
+
+/* Writes an entry, in the table and in the block being walked. */
+static void put(struct rw *w, uint32_t s, uint32_t lid, uint8_t p)
+{
+	uint32_t j = lid - w->b0;
+
+	w->lft[s][lid] = p;
+	if (j < w->bn)
+		w->blk[(size_t)s * RB + j] = p;
+}
+
+static uint8_t *cdg_bits(const struct rw *w, uint32_t s, uint8_t p)
+{
+	return w->cdg + 32u * (w->g->sw[s].portbase + p);
+}
+
+/* Channel dependencies of every switch's path to CA LID lid. */
+static void add_cdg(struct rw *w, uint32_t lid)
+{
+	const struct rgraph *g = w->g;
+
+	if (!w->last[lid])
+		return;
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		uint32_t t = w->st[s] == R_REACH && w->stamp[s] == w->cur ? w->nxt[s] : RG_NONE;
+		if (t == RG_NONE || w->nxt[t] == RG_NONE)
+			continue;
+		uint8_t p = at(w, s, lid), q = at(w, t, lid);
+		uint32_t id = g->sw[s].portbase + p;
+		/* consecutive LIDs mostly repeat a channel's dependency: the
+		 * small array of the last one spares a miss in the big one */
+		if (w->lastq[id] == q)
+			continue;
+		w->lastq[id] = q;
+		cdg_bits(w, s, p)[q >> 3] |= (uint8_t)(1u << (q & 7));
+	}
+}
+
+static void count_lid(struct rw *w, uint32_t lid, void *arg)
+{
+	struct reach_stats *st = arg;
+	uint32_t c = w->comp[w->own[lid]];
+
+	for (uint32_t s = 0; s < w->g->nsw; s++)
+		if (w->comp[s] == c) {
+			st->pairs++;
+			st->unrouted += w->st[s] != R_REACH;
+		}
+	add_cdg(w, lid);
+}
+
+void reach_count(const struct rgraph *g, uint8_t *const *lft, uint32_t top,
+		 struct reach_stats *st)
+{
+	struct rw w;
+
+	st->pairs = st->unrouted = 0;
+	rw_init(&w, g, lft, top);
+	w.cdg = rg_xcalloc(g->nlinks ? g->nlinks : 1, 32);
+	each_lid(&w, NULL, count_lid, st);
+	st->cdg_cycle = cdg_cyclic(g, w.cdg);
+	free(w.cdg);
+	rw_free(&w);
+}
+
+struct cand {
+	uint64_t key;       /* see candidates(): smaller is better */
+	uint32_t y;
+	uint8_t p;
+};
+
+/* State of reach_fill(): the walker, the heap and the cycle search. */
+struct fill {
+	struct rw w;
+	struct reach_stats *st;
+	uint64_t *heap;     /* (hops << 32) | switch */
+	uint32_t nheap;
+	uint32_t *tent;     /* per switch: best hops it was queued with */
+	uint8_t *waits;
+	uint32_t *use;      /* per link id: entries fill wrote */
+	struct cdg d;       /* CA LIDs' dependencies: the routes that work, then new ones */
+	uint8_t *set;       /* per switch: reaches the LID being filled */
+	uint8_t *hole;      /* per LID: some switch does not reach it */
+	uint8_t *swhole;    /* per switch: misses some CA LID */
+	struct cand *cands; /* a switch's ports to choose from */
+	uint32_t *astamp;   /* per switch: ahead[] is for the LID walked (w.cur) */
+	uint8_t *ahead;     /* holes_ahead() of the switch */
+	uint8_t *lastp;     /* per switch: the port it took last (same_again()) */
+};
+
+static void heap_push(struct fill *f, uint64_t k)
+{
+	uint32_t i = f->nheap++;
+
+	while (i && f->heap[(i - 1) / 2] > k) {
+		f->heap[i] = f->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	f->heap[i] = k;
+}
+
+static uint64_t heap_pop(struct fill *f)
+{
+	uint64_t top = f->heap[0], k = f->heap[--f->nheap];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= f->nheap)
+			break;
+		if (c + 1 < f->nheap && f->heap[c + 1] < f->heap[c])
+			c++;
+		if (f->heap[c] >= k)
+			break;
+		f->heap[i] = f->heap[c];
+		i = c;
+	}
+	if (f->nheap)
+		f->heap[i] = k;
+	return top;
+}
+
+/* 1 if switch x taking port p towards y for lid closes a CDG cycle. */
+static int closes(struct fill *f, uint32_t x, uint8_t p, uint32_t y, uint32_t lid)
+{
+	if (!f->w.last[lid] || y == f->w.own[lid])
+		return 0;
+	return cdg_closes(&f->d, f->w.g->sw[x].portbase + p, at(&f->w, y, lid));
+}
+
+/* Moves the best of c[i .. n) to c[i]. */
+static void take_best(struct cand *c, uint32_t i, uint32_t n)
+{
+	uint32_t b = i;
+
+	for (uint32_t j = i + 1; j < n; j++)
+		if (c[j].key < c[b].key)
+			b = j;
+	struct cand t = c[i];
+	c[i] = c[b];
+	c[b] = t;
+}
+
+/*
+ * Switches on y's way to lid that miss CA LIDs themselves. Only their
+ * entries add dependencies that turn up again, so a way through none of
+ * them cannot become part of a cycle later either.
+ */
+static uint64_t holes_ahead(struct fill *f, uint32_t y, uint32_t lid)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t n = 0, z = y;
+
+	/* memoised per LID: many switches ask about the same way */
+	for (uint32_t i = 0; i < g->nsw && z != f->w.own[lid] && f->astamp[z] != f->w.cur; i++) {
+		n += f->swhole[z];
+		z = f->w.peer[g->sw[z].portbase + at(&f->w, z, lid)];
+	}
+	if (z != f->w.own[lid] && f->astamp[z] == f->w.cur)
+		n += f->ahead[z];
+	f->astamp[y] = f->w.cur;
+	f->ahead[y] = n > 0xFF ? 0xFF : (uint8_t)n;
+	return f->ahead[y];
+}
+
+/* 1 if x taking p towards y for lid adds a channel dependency. */
+static uint64_t new_dep(const struct fill *f, uint32_t x, uint8_t p, uint32_t y, uint32_t lid)
+{
+	if (!f->w.last[lid] || y == f->w.own[lid])
+		return 0;
+	return !cdg_has(&f->d, f->w.g->sw[x].portbase + p, at(&f->w, y, lid));
+}
+
+/* Ports of x towards switches that reach lid, best first (hops, then no
+ * new dependency, then ways past fewer switches with holes, then the least
+ * used link, the lowest port); returns how many. */
+static uint32_t candidates(struct fill *f, uint32_t x, uint32_t lid, struct cand *c)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
+		const struct rg_group *gr = rg_group(g, x, k);
+		uint32_t y = gr->peer;
+		if (!f->set[y])
+			continue;
+		uint64_t hops = f->w.hops[y] > 0xFFFF ? 0xFFFF : f->w.hops[y];
+		uint64_t ahead = f->w.last[lid] ? holes_ahead(f, y, lid) : 0;
+		for (uint32_t i = 0; i < gr->n; i++) {
+			uint8_t p = g->gports[gr->first + i];
+			uint64_t use = f->use[g->sw[x].portbase + p];
+			use = use > 0xFFFFFF ? 0xFFFFFF : use;
+			c[n++] = (struct cand){ hops << 48 | new_dep(f, x, p, y, lid) << 47 |
+						ahead << 32 | use << 8 | p, y, p };
+		}
+	}
+	return n;
+}
+
+/* Queues x's neighbours that do not reach lid yet, hops h away. */
+static void relax(struct fill *f, uint32_t x, uint32_t h)
+{
+	const struct rgraph *g = f->w.g;
+
+	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
+		uint32_t y = rg_group(g, x, k)->peer;
+		if (!f->set[y] && f->tent[y] > h) {
+			f->tent[y] = h;
+			heap_push(f, (uint64_t)h << 32 | y);
+		}
+	}
+}
+
+/* Queues switch x (no route yet) by its best neighbour that has one. */
+static void first_hops(struct fill *f, uint32_t x)
+{
+	const struct rgraph *g = f->w.g;
+
+	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
+		uint32_t y = rg_group(g, x, k)->peer;
+		if (f->set[y] && f->w.hops[y] + 1 < f->tent[x])
+			f->tent[x] = f->w.hops[y] + 1;
+	}
+	if (f->tent[x] != UINT32_MAX)
+		heap_push(f, (uint64_t)f->tent[x] << 32 | x);
+}
+
+static int waiting_neighbour(const struct fill *f, uint32_t x)
+{
+	const struct rgraph *g = f->w.g;
+
+	for (uint32_t k = 0; k < g->sw[x].ngroups; k++)
+		if (!f->set[rg_group(g, x, k)->peer])
+			return 1;
+	return 0;
+}
+
+/* Gives x its entry for lid, or queues it again to wait; 1 if it took one. */
+/*
+ * The port x took last time, if it is as good as any now: fewest hops and
+ * no new dependency (so no cycle either). A switch's holes come by the
+ * hundred, one for each LID behind a lost link, and mostly want the same
+ * way; weighing every port for each costs more than all the routing.
+ */
+static int same_again(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct cand *c)
+{
+	uint8_t p = f->lastp[x];
+	uint32_t y = p ? f->w.peer[f->w.g->sw[x].portbase + p] : RG_NONE;
+
+	if (y == RG_NONE || !f->set[y] || f->w.hops[y] + 1 != h || new_dep(f, x, p, y, lid))
+		return 0;
+	c[0] = (struct cand){ 0, y, p };
+	return 1;
+}
+
+static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct cand *c)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t n = 0, i = 0;
+
+	if (same_again(f, x, lid, h, c))
+		n = 1;
+	else
+		n = candidates(f, x, lid, c);
+
+	for (; i < n; i++) {
+		take_best(c, i, n);
+		if (!closes(f, x, c[i].p, c[i].y, lid))
+			break;
+	}
+	if (i == n && f->waits[x] < WAITS && waiting_neighbour(f, x)) {
+		f->waits[x]++;
+		heap_push(f, (uint64_t)(h + 1) << 32 | x);
+		return 0;
+	}
+	int forced = i == n;
+	if (forced) {
+		i = 0;
+		f->st->cyclic += f->w.last[lid] != 0;
+		for (uint32_t j = 1; j < n; j++)
+			if (c[j].key < c[0].key)
+				c[0] = c[j];
+	}
+	uint32_t y = c[i].y;
+	put(&f->w, x, lid, c[i].p);
+	f->lastp[x] = c[i].p;
+	f->use[g->sw[x].portbase + c[i].p]++;
+	if (f->w.last[lid] && y != f->w.own[lid])
+		cdg_add(&f->d, g->sw[x].portbase + c[i].p, at(&f->w, y, lid), forced);
+	f->set[x] = 1;
+	f->w.hops[x] = f->w.hops[y] + 1;
+	f->st->filled++;
+	return 1;
+}
+
+/* Fills one LID, resolved by each_lid() for the switches of its part. */
+static void fill_lid(struct rw *w, uint32_t lid, void *arg)
+{
+	struct fill *f = arg;
+	const struct rgraph *g = w->g;
+	uint32_t o = w->own[lid], part = w->comp[o];
+	struct cand *c = f->cands;
+
+	if (lid > w->top)
+		return; /* no cell to write: the tables end below */
+	f->nheap = 0;
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		f->set[s] = 1;
+		if (w->comp[s] != part)
+			continue;
+		f->set[s] = w->st[s] == R_REACH;
+		f->tent[s] = UINT32_MAX;
+		f->waits[s] = 0;
+	}
+	if (!f->set[o])
+		return; /* the last hop is route.c's; without it nothing reaches */
+	for (uint32_t x = 0; x < g->nsw; x++)
+		if (!f->set[x])
+			first_hops(f, x);
+	while (f->nheap) {
+		uint64_t k = heap_pop(f);
+		uint32_t x = (uint32_t)k, h = (uint32_t)(k >> 32);
+		if (f->set[x] || !settle(f, x, lid, h, c))
+			continue;
+		relax(f, x, f->w.hops[x] + 1);
+	}
+}
+
+/* Pass 1 of a fill: which LIDs and switches have holes, and the channel
+ * dependencies of the routes that work. */
+static void note_lid(struct rw *w, uint32_t lid, void *arg)
+{
+	struct fill *f = arg;
+	uint32_t c = w->comp[w->own[lid]];
+
+	for (uint32_t s = 0; s < w->g->nsw; s++)
+		if (w->comp[s] == c && w->st[s] != R_REACH) {
+			f->hole[lid] = 1;
+			f->swhole[s] |= w->last[lid] != 0;
+		}
+	add_cdg(w, lid);
+}
+
+/*
+ * 1 if some switch has no entry (LFT_NO_PORT) for a LID of its part. The
+ * engines' entries otherwise lead somewhere, so on a fabric they route
+ * whole this one scan along the tables' rows, far cheaper than walking
+ * every LID across the switches, says there is nothing to fill. (Loops and
+ * dead ports are engine bugs the verifier counts, not holes to fill.)
+ */
+static int some_no_route(const struct rw *w)
+{
+	if (w->top < w->ltop)
+		return 1; /* LIDs past the tables' end: some switch has none */
+	for (uint32_t s = 0; s < w->g->nsw; s++) {
+		const uint8_t *row = w->lft[s], *p = row + 1, *end = row + w->top + 1;
+		while (p < end && (p = memchr(p, LFT_NO_PORT, (size_t)(end - p)))) {
+			uint32_t o = w->own[p - row];
+			if (o != RG_NONE && w->comp[o] == w->comp[s])
+				return 1;
+			p++;
+		}
+	}
+	return 0;
+}
+
+/* Pass 2: every LID with a hole, filled. */
+static void fill_all(struct fill *f)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t n = g->nsw ? g->nsw : 1;
+
+	f->d.budget = (uint64_t)g->nsw * f->w.ltop / 16;
+	f->d.budget = f->d.budget < REACH_MIN_WORK ? REACH_MIN_WORK : f->d.budget;
+	f->heap = rg_xmalloc((size_t)n * (WAITS + 2) + g->nlinks, sizeof(*f->heap));
+	f->tent = rg_xmalloc(n, sizeof(*f->tent));
+	f->waits = rg_xcalloc(n, 1);
+	f->set = rg_xcalloc(n, 1);
+	f->use = rg_xcalloc(g->nlinks, sizeof(*f->use));
+	f->cands = rg_xmalloc(256, sizeof(*f->cands));
+	f->astamp = rg_xcalloc(n, sizeof(*f->astamp));
+	f->ahead = rg_xcalloc(n, 1);
+	f->lastp = rg_xcalloc(n, 1);
+	each_lid(&f->w, f->hole, fill_lid, f);
+	free(f->astamp);
+	free(f->ahead);
+	free(f->lastp);
+	f->st->unchecked = f->d.unchecked;
+	free(f->cands);
+	free(f->heap);
+	free(f->tent);
+	free(f->waits);
+	free(f->set);
+	free(f->use);
+}
+
+void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st)
+{
+	struct fill f;
+	uint32_t any = 0;
+
+	memset(&f, 0, sizeof(f));
+	f.st = st;
+	st->filled = st->cyclic = st->unchecked = 0;
+	rw_init(&f.w, g, lft, top);
+	if (some_no_route(&f.w)) {
+		f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
+		f.swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
+		cdg_init(&f.d, g);
+		f.w.cdg = f.d.bits;
+		each_lid(&f.w, NULL, note_lid, &f);
+		for (uint32_t lid = 1; lid <= top && !any; lid++)
+			any = f.hole[lid];
+		if (any)
+			fill_all(&f);
+		cdg_free(&f.d);
+		free(f.hole);
+		free(f.swhole);
+	}
+	rw_free(&f.w);
+}

@@ -1,0 +1,47 @@
+/*
+ * DOC: every switch reaches every LID: switches send replies and traps too.
+ *
+ * Engines route what hosts send to each other. A switch that up*\/down*
+ * gives no way to some LID (a spine that lost its link to a leaf, for that
+ * leaf's LIDs) would drop its own answers to LID-routed SMPs and PMA
+ * queries, and its traps to the SM. reach_count() counts the (switch, LID)
+ * pairs whose packets do not arrive, following the LFTs from every switch;
+ * reach_fill() gives every such switch a route. Pure: LFTs in, LFTs out.
+ *
+ * The credit-loop view here covers every switch's routes to CA LIDs (what
+ * hosts send, and what switches answer on data VLs, such as PMA replies).
+ * Routes to switch LIDs are left out, as in verify.h: they carry SMPs on
+ * VL15, which has no flow control, and a trickle of GMPs.
+ */
+#ifndef IBSM_ROUTING_REACH_H
+#define IBSM_ROUTING_REACH_H
+
+#include <stdint.h>
+
+#include "routing/graph.h"
+
+struct reach_stats {
+	uint64_t pairs;    /* (switch, assigned LID) pairs within one connected part */
+	uint64_t unrouted; /* of those, pairs whose packets do not arrive */
+	int cdg_cycle;     /* every switch's routes to CA LIDs: credit-loop risk on one VL */
+	uint64_t filled;   /* reach_fill(): entries written */
+	uint64_t cyclic;   /* of those (CA LIDs), entries whose every choice closed a CDG cycle */
+	uint64_t unchecked;/* dependencies added without a cycle search (see reach.c) */
+};
+
+/* Counts pairs and unrouted ones, and checks the CDG; lft per switch index,
+ * top + 1 entries each. O(switches x LIDs) plus the CDG search. */
+void reach_count(const struct rgraph *g, uint8_t *const *lft, uint32_t top,
+		 struct reach_stats *st);
+
+/*
+ * Gives every switch that does not reach a LID of its connected part an
+ * entry, leaving every entry that works as it is (so no host's path
+ * changes): the way with the fewest hops whose channel dependency keeps the
+ * CDG of CA LIDs acyclic, where one exists (the way may turn down, up and
+ * down again: only the switch's own packets use it); then the least used
+ * link and the lowest port. Fills st->filled and st->cyclic.
+ */
+void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st);
+
+#endif
