@@ -203,13 +203,12 @@ void sm_act_release_port(struct sm *sm, struct sm_port *p)
 	advance(sm, p);
 }
 
-void sm_act_prepared(struct sm *sm)
+void sm_act_prepared(struct sm *sm, size_t i)
 {
-	const struct sm_fabric *f = sm->fabric;
+	struct sm_node *n = sm->fabric->nodes[i];
 
-	for (uint32_t i = 0; sm->act && i < f->nnodes; i++)
-		for (unsigned k = 0; k <= f->nodes[i]->ni.num_ports; k++)
-			sm_act_release_port(sm, &f->nodes[i]->ports[k]);
+	for (unsigned k = 0; sm->act && k <= n->ni.num_ports; k++)
+		sm_act_release_port(sm, &n->ports[k]);
 }
 
 void sm_act_routed(struct sm *sm)

@@ -36,6 +36,7 @@
 #define IBSM_SM_ACTIVATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct sm;
 struct sm_node;
@@ -45,8 +46,9 @@ struct sm_port;
  * held once until its LFT is written (program.c releases it), every port
  * until the Sets and Gets it waits for are known (sm_act_prepared). */
 void sm_act_begin(struct sm *sm, bool pipelined);
-/* Every hold of this phase's ports is taken: their own hold goes. */
-void sm_act_prepared(struct sm *sm);
+/* Every hold of this phase's ports is taken: the own hold of the ports
+ * of fabric node i goes (a step of sm_phase_steps). */
+void sm_act_prepared(struct sm *sm, size_t i);
 /* A Set or Get port p's activation waits for, and its completion. */
 void sm_act_hold_port(struct sm *sm, const struct sm_port *p);
 void sm_act_release_port(struct sm *sm, struct sm_port *p);

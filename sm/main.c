@@ -431,6 +431,8 @@ static void events_setup(struct sm *sm)
 static void teardown(struct sm *sm)
 {
 	route_job_abandon(sm);
+	sm_lids_abandon(sm);
+	sm_phase_steps_abandon(sm);
 	sm_sminfo_fini(sm);
 	linkset_free(&sm->pending_links);
 	ctl_fini(sm);   /* control socket */

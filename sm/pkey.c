@@ -55,6 +55,7 @@ struct pk_stats {
 struct sm_pkey {
 	struct part_config cfg;
 	struct porttab ports;   /* of struct pk_port */
+	void (*then)(struct sm *);   /* once every port's reads are out */
 	struct pk_stats st;
 };
 
@@ -519,7 +520,22 @@ static void start_port(struct sm *sm, struct pk_port *pp)
 		reads_done(sm, pp);
 }
 
-void sm_pkey_prepare(struct sm *sm)
+static void start_slot(struct sm *sm, size_t i)
+{
+	if (slot(sm->pkey, i)->used)
+		start_port(sm, slot(sm->pkey, i));
+}
+
+static void all_started(struct sm *sm)
+{
+	void (*then)(struct sm *) = sm->pkey->then;
+
+	enforce_others(sm);
+	sm->pkey->then = NULL;
+	then(sm);
+}
+
+void sm_pkey_prepare(struct sm *sm, void (*then)(struct sm *))
 {
 	struct sm_pkey *k = sm->pkey;
 
@@ -530,10 +546,8 @@ void sm_pkey_prepare(struct sm *sm)
 	}
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
 		manage_node(sm, sm->fabric->nodes[i]);
-	for (size_t i = 0; i < k->ports.size; i++)
-		if (slot(k, i)->used)
-			start_port(sm, slot(k, i));
-	enforce_others(sm);
+	k->then = then;
+	sm_phase_steps(sm, k->ports.size, start_slot, all_started);
 }
 
 /* --- configuration ---------------------------------------------------------------- */

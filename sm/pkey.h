@@ -59,8 +59,9 @@ const struct part_config *sm_pkey_config(const struct sm *sm);
 
 /* Within the running phase (sm.h): every port's table read where it is
  * not known, then written where it differs, each port on its own; its
- * link's walk waits for it (activate.h). */
-void sm_pkey_prepare(struct sm *sm);
+ * link's walk waits for it (activate.h). then(sm) once every port has
+ * been started (the reads are submitted a few hundred per loop turn). */
+void sm_pkey_prepare(struct sm *sm, void (*then)(struct sm *));
 /* Logs the phase's counters (at its end). */
 void sm_pkey_log(const struct sm *sm);
 /* For the state Set of switch port p (activate.h): sets w's partition

@@ -229,7 +229,14 @@ static void configured(struct sm *sm, struct sm_port *p, bool ok)
 		sm_act_release_port(sm, p);
 }
 
-static void config_node(struct sm *sm, struct sm_node *n)
+/* The configuration Sets of a phase, made (and their ports held) before
+ * they may go: the LIDs they give out must be on disk first. */
+struct portcfg_batch {
+	struct pi_ctx **v;
+	size_t n, cap;
+};
+
+static void config_node(struct sm *sm, struct sm_node *n, struct portcfg_batch *b)
 {
 	struct smp_port_info w;
 	unsigned fields;
@@ -244,16 +251,38 @@ static void config_node(struct sm *sm, struct sm_node *n)
 		c = new_ctx(sm, p, &w, TOPO_PORT_NOCHANGE, fields);
 		c->then = configured;
 		sm_act_hold_port(sm, p);
-		submit(sm, c);
+		if (b->n == b->cap)
+			b->v = xrealloc(b->v, (b->cap = b->cap ? 2 * b->cap : 256) * sizeof(*b->v));
+		b->v[b->n++] = c;
 	}
 }
 
-/* Within the running phase: every port whose PortInfo differs from what
- * it should hold gets its Set; its link's walk waits for the answer. */
-void sm_portcfg_submit(struct sm *sm)
+struct portcfg_batch *sm_portcfg_prepare(struct sm *sm)
 {
+	struct portcfg_batch *b = xcalloc(1, sizeof(*b));
+
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
 		if (node_usable(sm->fabric->nodes[i]))
-			config_node(sm, sm->fabric->nodes[i]);
+			config_node(sm, sm->fabric->nodes[i], b);
+	return b;
 }
 
+size_t sm_portcfg_count(const struct portcfg_batch *b)
+{
+	return b ? b->n : 0;
+}
+
+void sm_portcfg_send(struct sm *sm, struct portcfg_batch *b, size_t i)
+{
+	submit(sm, b->v[i]);
+	b->v[i] = NULL;
+}
+
+void sm_portcfg_free(struct portcfg_batch *b)
+{
+	for (size_t i = 0; b && i < b->n; i++)
+		free(b->v[i]);
+	if (b)
+		free(b->v);
+	free(b);
+}

@@ -41,6 +41,7 @@
 
 /* The bring-up phase's own state. */
 struct sm_prog {
+	struct portcfg_batch *cfg;  /* the PortInfo Sets (none on a reroute) */
 	unsigned reads;        /* LFT read-back in flight, +1 until all are sent */
 	uint32_t *order;       /* switches to write, fabric order */
 	uint32_t n, next;
@@ -271,6 +272,7 @@ void sm_program_free(struct sm *sm)
 
 	if (!P)
 		return;
+	sm_portcfg_free(P->cfg);
 	free(P->order);
 	free(P->left);
 	free(P->top_sent);
@@ -509,19 +511,42 @@ static void program_done(struct sm *sm)
 	sm_tables_phase(sm);   /* QoS, MFTs (tables.c), then adaptive routing */
 }
 
+static void cfg_send(struct sm *sm, size_t i)
+{
+	sm_portcfg_send(sm, sm->prog->cfg, i);
+}
+
+/* The LIDs are on disk: the PortInfo Sets may give them out. */
+static void ports_next(struct sm *sm)
+{
+	sm_phase_steps(sm, sm_portcfg_count(sm->prog->cfg), cfg_send, NULL);
+	sm_phase_put(sm);
+}
+
+/* Every Set and Get the ports wait for is made: their own holds go, and
+ * links whose ports need nothing more may arm meanwhile. */
+static void ports_held(struct sm *sm)
+{
+	if (sm->prog->cfg)
+		sm_lids_save(sm, ports_next);
+	else
+		ports_next(sm);
+	sm_phase_steps(sm, sm->fabric->nnodes, sm_act_prepared, NULL);
+}
+
 /* Routing first: it is the longest step, and on its worker it computes
- * while the loop saves the LIDs and puts the rest on the wire. */
+ * while the loop puts the P_Key reads on the wire and the LID file is
+ * written; the PortInfo Sets follow the file. Long loops go a few hundred
+ * steps per turn of the event loop, so that answers are read between. */
 void sm_program_phase(struct sm *sm, bool with_ports)
 {
 	prog_new(sm);
 	sm_act_begin(sm, !sm->conf.qos);
 	sm_phase_begin(sm, program_done);
 	routes_start(sm);
-	if (with_ports) {
-		sm_lids_save(sm);
-		sm_portcfg_submit(sm);
-	}
-	sm_pkey_prepare(sm);
-	sm_act_prepared(sm);
+	if (with_ports)
+		sm->prog->cfg = sm_portcfg_prepare(sm);
+	sm_phase_hold(sm);   /* until ports_next() */
+	sm_pkey_prepare(sm, ports_held);
 	sm_phase_end(sm);
 }

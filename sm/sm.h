@@ -46,6 +46,9 @@ struct sm_qos;
 struct sm_mcast;
 struct sm_act;
 struct sm_prog;
+struct lids_job;
+struct sm_steps;
+struct portcfg_batch;
 struct sm_snap; /* the last complete sweep, sm/snap.h */
 struct sa;      /* Subnet Administration, sa/sa.h */
 struct rt_hold;
@@ -135,6 +138,8 @@ struct sm {
 	struct sm_mcast *mcast;         /* multicast groups and MFTs (sm/mcast.c) */
 	struct sm_act *act;             /* links walked this phase (sm/activate.c) */
 	struct sm_prog *prog;           /* the bring-up phase's LFT writes (program.c) */
+	struct lids_job *lids_job;      /* the LID file being written (lidmgr.c) */
+	struct sm_steps *steps;         /* loops cut into turns (phase.c) */
 
 	/* the running phase */
 	unsigned pending;
@@ -189,6 +194,13 @@ void sm_phase_put(struct sm *sm);
 /* One more completion the running phase waits for (a routing job); its
  * sm_phase_put() comes later. */
 void sm_phase_hold(struct sm *sm);
+/* step(sm, i) for i in 0..n-1 inside the running phase, STEPS_PER_TURN
+ * (phase.c) per turn of the event loop, so that answers are read and the
+ * SMP window refilled between turns; then then(sm). */
+void sm_phase_steps(struct sm *sm, size_t n, void (*step)(struct sm *, size_t),
+		    void (*then)(struct sm *));
+/* Drops steps still to run (shutdown). */
+void sm_phase_steps_abandon(struct sm *sm);
 int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg);
 
 /* A DR request to node n (its shortest path). */
@@ -212,9 +224,14 @@ void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct 
  * runs on its answer, ok when p got there (portcfg.c). */
 void sm_port_state_set(struct sm *sm, struct sm_port *p, uint8_t to,
 		       void (*then)(struct sm *, struct sm_port *, bool));
-/* Within the running phase: the PortInfo Sets of every port whose fields
- * differ from what it should hold (portcfg.c). */
-void sm_portcfg_submit(struct sm *sm);
+/* The PortInfo Sets of the ports whose fields differ from what they
+ * should hold, made and their ports held (a link's walk waits for the
+ * answer), to be sent one by one inside the running phase once the LIDs
+ * are on disk (portcfg.c). Free frees what was not sent. */
+struct portcfg_batch *sm_portcfg_prepare(struct sm *sm);
+size_t sm_portcfg_count(const struct portcfg_batch *b);
+void sm_portcfg_send(struct sm *sm, struct portcfg_batch *b, size_t i);
+void sm_portcfg_free(struct portcfg_batch *b);
 /* The LFT block b switch n should hold (program.c). */
 void sm_lft_desired(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t out[64]);
 
@@ -226,9 +243,12 @@ void sm_retry_later(struct sm *sm);
 void sm_event(struct sm *sm, const char *type, const struct sm_port *p);
 /* Pipeline stages, in order (each in its own file). */
 void sm_lids_phase(struct sm *sm);       /* lidmgr.c */
-/* The LIDs just assigned into the state file (lidmgr.c): before any
- * PortInfo Set gives one out. */
-void sm_lids_save(struct sm *sm);
+/* The LIDs just assigned into the state file (lidmgr.c), written on a
+ * worker; then(sm) runs once they are on disk (or could not be written,
+ * logged): before it no PortInfo Set may give one out. */
+void sm_lids_save(struct sm *sm, void (*then)(struct sm *));
+/* Waits for a save in progress and forgets it (shutdown). */
+void sm_lids_abandon(struct sm *sm);
 /* The bring-up: PortInfo, P_Keys, routing, LFTs and the links that may
  * go ACTIVE meanwhile (program.c); with_ports false for a reroute. */
 void sm_program_phase(struct sm *sm, bool with_ports);
