@@ -247,7 +247,8 @@ static void on_engine_timer(evutil_socket_t fd, short what, void *arg)
  * clients, served between two pumps, then slows a sweep by a few per cent.
  * When idle, only look, and let libevent sleep up to PUMP_WAIT_MS, so a
  * control request is answered at once. A worker's result (the routes the
- * bring-up waits for) sends us back to libevent at once too. */
+ * bring-up waits for), or a loop cut into turns (sm_phase_steps), sends
+ * us back to libevent at once too. */
 static void on_pump(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
@@ -265,7 +266,8 @@ static void on_pump(evutil_socket_t fd, short what, void *arg)
 		if (poll(&p, 1, busy ? PUMP_WAIT_MS : 0) > 0)
 			mad_engine_on_readable(sm->eng);
 		mad_engine_on_timer(sm->eng);
-	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until && !worker_results_waiting());
+	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until && !worker_results_waiting() &&
+		 !sm->steps);
 	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) && !sa_glue_busy(sm) ? &idle : &now);
 }
 
