@@ -33,6 +33,7 @@
 #include <endian.h>
 #include <event2/event.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,7 @@
 
 #define QUERY_TIMEOUT_MS 1000
 #define RETRY_NOT_OURS_MS 30000
+#define INFO_SILENT_MAX 3           /* unanswered ClientStateInfo Gets: not ours */
 #define SR_SIZE 176
 #define IIR_SIZE 60
 #define MCMR_SIZE 52
@@ -73,6 +75,7 @@ static struct {
 	uint64_t sent_ms, info_sent_ms;
 	/* the master's latest ClientStateInfo */
 	bool have_info, not_ours;
+	unsigned info_silent;       /* ClientStateInfo Gets unanswered in a row */
 	struct sa_clients_info info;
 	uint64_t info_ms;
 	/* the round */
@@ -308,19 +311,29 @@ static void round_end(struct sm *sm)
 
 /* --- answers ------------------------------------------------------------------------------ */
 
+/* The master shows us nothing: OpenSM answers ClientStateInfo with an
+ * error or not at all, an ibsmd with another sa_key refuses us. */
+static void not_ours(const char *why)
+{
+	if (!fl.said_not_ours)
+		log_notice("standby: SM %016" PRIx64 " does not show its clients' state to us (%s: "
+			   "not ibsmd, or another sa_key): no copy, a takeover will tell the hosts "
+			   "to register again", fl.master, why);
+	fl.said_not_ours = fl.not_ours = true;
+	fl.have_info = false;
+	round_free();
+}
+
 static void got_info(struct sm *sm, uint16_t status, const uint8_t *rec, size_t len)
 {
 	struct sa_clients_info ci;
+	char why[40];
 
+	fl.info_silent = 0;
 	if (status || len < 48 || sa_clients_info_decode(rec, len, &ci) < 0 || !ci.version ||
 	    ci.sm_guid != fl.master) {
-		if (!fl.said_not_ours)
-			log_notice("standby: SM %016" PRIx64 " does not show its clients' state to us "
-				   "(status 0x%04x; not ibsmd, or another sa_key): no copy, a "
-				   "takeover will tell the hosts to register again", fl.master, status);
-		fl.said_not_ours = fl.not_ours = true;
-		fl.have_info = false;
-		round_free();
+		snprintf(why, sizeof(why), "status 0x%04x", status);
+		not_ours(why);
 		return;
 	}
 	fl.not_ours = false;
@@ -449,6 +462,8 @@ static void query_failed(void)
 {
 	fl.busy = false;
 	fl.failed++;
+	if (fl.kind == Q_INFO && ++fl.info_silent >= INFO_SILENT_MAX && !fl.not_ours)
+		not_ours("no answer");
 	if (fl.kind != Q_INFO && fl.in_round) {
 		fl.round_bad = true;
 		round_advance();
