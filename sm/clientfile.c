@@ -714,7 +714,8 @@ static int check_services(struct check *c, const struct client_state *cs)
 	struct cf_service *v = xcalloc(cs->nservices + 1, sizeof(*v));
 	int rc = 0;
 
-	memcpy(v, cs->services, cs->nservices * sizeof(*v));
+	if (cs->nservices)
+		memcpy(v, cs->services, cs->nservices * sizeof(*v));
 	qsort(v, cs->nservices, sizeof(*v), svc_key_cmp);
 	for (size_t i = 0; i < cs->nservices && !rc; i++) {
 		if (!v[i].owner_guid && (!v[i].owner_lid || v[i].owner_lid > MAX_UCAST_LID))
