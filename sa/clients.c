@@ -50,6 +50,7 @@ void sa_clients_export(const struct sa *sa, struct client_state *cs, uint64_t no
 		o->id = s->id;
 		o->lid = s->lid;
 		o->ii = s->ii;
+		o->ii.is_generic = s->ii.is_generic != 0;   /* the wire byte, as matching reads it */
 		o->to = s->to;
 	}
 }
