@@ -63,7 +63,7 @@ static struct {
 	bool followed;           /* we were standby (or disabled) since */
 	bool save_failed;        /* logged once until a save works */
 	uint64_t saves;
-	double save_ms_max;
+	double save_ms_last, save_ms_max;
 } keep;
 
 uint64_t sa_keep_wall_ms(void)
@@ -112,6 +112,7 @@ static void save(struct sm *sm)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = ts_diff_ms(&t0, &t1);
 	keep.saves++;
+	keep.save_ms_last = ms;
 	keep.save_ms_max = ms > keep.save_ms_max ? ms : keep.save_ms_max;
 	log_debug("clients: %zu groups, %zu members, %zu services, %zu subscriptions saved in %.1f ms",
 		  cs.ngroups, cs.nmembers, cs.nservices, cs.nsubs, ms);
@@ -325,6 +326,20 @@ void sa_keep_attach(struct sm *sm)
 	}
 	client_state_free(&cs);
 	keep.saved_gen = keep.seen_gen = gen_of(sm);
+}
+
+json_object *sa_keep_json(const struct sm *sm)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "saves", json_object_new_int64((int64_t)keep.saves));
+	json_object_object_add(o, "save_ms_last", json_object_new_double(keep.save_ms_last));
+	json_object_object_add(o, "save_ms_max", json_object_new_double(keep.save_ms_max));
+	json_object_object_add(o, "unsaved", json_object_new_boolean(
+		sm->sa && gen_of(sm) != keep.saved_gen));
+	json_object_object_add(o, "save_failed", json_object_new_boolean(keep.save_failed));
+	json_object_object_add(o, "standby_copy", sa_follow_json(sm));
+	return o;
 }
 
 void sa_keep_detach(struct sm *sm)

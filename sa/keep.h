@@ -24,6 +24,9 @@ void sa_keep_detach(struct sm *sm);
 void sa_keep_note(struct sm *sm);
 /* The SM changed (its state, a sweep): on becoming master, decide. */
 void sa_keep_changed(struct sm *sm);
+/* The state file (saves, their cost, whether a change waits) and the
+ * standby's copy, for ibsmctl sa. */
+json_object *sa_keep_json(const struct sm *sm);
 /* The wall clock in Unix ms: leases in a client_state run on it. */
 uint64_t sa_keep_wall_ms(void);
 
