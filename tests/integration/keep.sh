@@ -17,6 +17,7 @@
 #     comes up, the groups are the partitions' only, and every CA port
 #     gets ClientReregister once (trace).
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/sm_lib.sh"
 skip_unless_tools saquery ibroute ibswitches
 
 IBSMD=$top_builddir/sm/ibsmd
@@ -40,83 +41,35 @@ die() {
 	fail "$*"
 }
 
-# start_sm N: ibsmd, log in $LOG.N (and $LOG), pid in DAEMON; waits for subnet up.
-start_sm() {
+# up N: ibsmd, log in $SIM_DIR/ibsmd.log.N (and $LOG), pid in PID_d; waits
+# for the subnet and for multicast programming to settle.
+up() {
 	LOG=$SIM_DIR/ibsmd.log.$1
 	sim_bg sh -c 'exec "$0" -o socket_path="$1" -o state_dir="$2" -o log_level=info \
 		-o light_sweep_interval=1 2>"$3"' "$IBSMD" "$SOCK" "$STATE" "$LOG"
-	DAEMON=$SIM_BG_PID
+	PID_d=$SIM_BG_PID
 	i=0
 	until grep -q "subnet UP" "$LOG" 2>/dev/null; do
 		i=$((i + 1))
 		[ $i -gt 300 ] && die "subnet not up"
-		kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died"
+		kill -0 "$PID_d" 2>/dev/null || die "ibsmd died"
 		sleep 0.1
 	done
 	wait_idle
 }
 
-# Programming done: no multicast batch running or waiting.
-wait_idle() {
-	i=0
-	until [ "$(timeout 10 "$CTL" -s "$SOCK" --json tables 2>/dev/null | python3 -c '
-import json, sys
-m = json.load(sys.stdin)["result"]["multicast"]
-print(not m["busy"] and not m["pending"])' 2>/dev/null)" = True ]; do
-		i=$((i + 1))
-		[ $i -gt 300 ] && die "multicast programming did not settle"
-		sleep 0.1
-	done
-}
-
-# kill9: kill -9 of ibsmd (the child of the timeout that sim_bg started).
-kill9() {
-	pkill -KILL -P "$DAEMON"
-	wait "$DAEMON" 2>/dev/null
-}
-
-guid_of() { sim_run_at "$1" smpquery -D nodeinfo 0 | sed -n 's/^PortGuid:\.*0x//p'; }
-
-# join HOST [mcjoin options] GUID: mcjoin at HOST, answers in $SIM_DIR/j.out
-join() {
-	h=$1
-	shift
-	T=30 sim_run_at "$h" "$JOIN" -v "$@" >"$SIM_DIR/j.out" 2>&1
-}
-field() { sed -n "s/.* $1 \([^ ]*\).*/\1/p" "$SIM_DIR/j.out" | head -n 1; }
-
-# sq HOST ARGS...: saquery at HOST, again if it times out (a sweep that a
-# trap started may hold the SA's answer past saquery's 1 s).
-sq() {
-	_h=$1
-	shift
-	for _i in 1 2 3; do
-		sim_run_at "$_h" saquery "$@" 2>/dev/null && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
-# view FILE: what the SA and the switches say about the hosts' state: each
-# member port's MCMemberRecords (trusted narrow query: MGID, MLID,
-# JoinState), the MFTs of every switch, the ServiceRecord.
+# view FILE: the SA's records of the members and the services
+# (sm_lib.sh sa_view), and the MFTs of every switch.
 view() {
-	for h in $MEMBERS; do
-		g=$(guid_of "$h")
-		echo "== $h"
-		sq H00032 --smkey 1 MCMR --gid "fe80::$(echo "$g" |
-			sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/')" |
-			grep -iE "mgid|mlid|joinstate|proxyjoin" || echo "(none)"
-	done
+	# shellcheck disable=SC2086
+	sa_view "$1" $MEMBERS
 	for l in $(sim_run ibswitches | sed -n 's/.* lid \([0-9]*\) .*/\1/p'); do
 		echo "== switch $l"
 		sim_run ibroute -M "$l" 0xc000 0xc01f || echo "ibroute -M $l failed"
-	done
-	echo "== services"
-	sq H00032 SR | grep -E "ServiceID|ServiceGID|ServiceName" || echo "(none)"
-} >"$1" 2>&1
+	done >>"$1" 2>&1
+}
 
-start_sm 1
+up 1
 BC=ff12:401b:ffff::ffff:ffff
 G2=ff12:401b:ffff::1:ff00:2
 MEMBERS=
@@ -159,8 +112,8 @@ grep -q "$M2" "$SIM_DIR/before.txt" && grep -q keep-test "$SIM_DIR/before.txt" |
 # --- kill -9 and restart
 line=$(wc -l <"$SIM_LOG")
 sim_cmd "Verbose 3"
-kill9
-start_sm 2
+kill9 d
+up 2
 sleep 1
 sim_cmd "Verbose 0"
 set -- $($TRACE "$SIM_LOG" --from-line "$line" | tr '=' ' ')
@@ -190,11 +143,11 @@ msg "the subscription made before the restart got Report 66: $(grep report "$SIM
 # --- a damaged state file: refused in one line, the subnet comes up, hosts are told
 wait_idle
 sleep 0.5
-kill9
+kill9 d
 sed -i '0,/^member/s/^member/membre/' "$STATE/clients"
 line=$(wc -l <"$SIM_LOG")
 sim_cmd "Verbose 3"
-start_sm 3
+up 3
 sleep 1
 sim_cmd "Verbose 0"
 [ "$(grep -c "clients.*refused" "$LOG")" = 1 ] || die "no (or more than one) refusal line: $(grep -i clients "$LOG")"

@@ -14,6 +14,7 @@
 #     says so); kill -9 of OpenSM: c takes over and sets ClientReregister
 #     on every CA port, once (trace: 32 Sets to 32 different ports).
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/sm_lib.sh"
 skip_unless_tools saquery ibroute ibswitches ibnetdiscover opensm
 
 IBSMD=$top_builddir/sm/ibsmd
@@ -35,66 +36,6 @@ die() {
 	done
 	fail "$*"
 }
-
-# start_sm NAME HOST PRIORITY: ibsmd at HOST; its pid in PID_NAME.
-start_sm() {
-	mkdir -p "$SIM_DIR/$1"
-	SIM_HOST=$2 sim_bg sh -c 'f=$1; shift; exec "$@" 2>"$f"' sh "$SIM_DIR/$1.log" \
-		"$IBSMD" -o state_dir="$SIM_DIR/$1" -o socket_path="$SIM_DIR/$1/sock" \
-		-o log_level=info -o sm_priority="$3" -o light_sweep_interval=1
-	eval "PID_$1=\$SIM_BG_PID"
-}
-kill9() { eval "pkill -KILL -P \$PID_$1; wait \$PID_$1" 2>/dev/null; }
-stop() { eval "kill -TERM \$PID_$1; wait \$PID_$1" 2>/dev/null; }
-state() {
-	T=5 sim_run "$CTL" -s "$SIM_DIR/$1/sock" -j status 2>/dev/null |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["state"])' 2>/dev/null
-}
-until_state() {
-	_i=0
-	while [ "$(state "$1")" != "$2" ]; do
-		_i=$((_i + 1))
-		[ "$_i" -gt $(($3 * 10)) ] && die "$1 is $(state "$1"), not $2, after $3 s"
-		sleep 0.1
-	done
-}
-# until_log NAME PATTERN SECONDS
-until_log() {
-	_i=0
-	until grep -q "$2" "$SIM_DIR/$1.log" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ "$_i" -gt $(($3 * 10)) ] && die "$1's log has no \"$2\" after $3 s"
-		sleep 0.1
-	done
-}
-guid_of() { sim_run_at "$1" smpquery -D nodeinfo 0 | sed -n 's/^PortGuid:\.*0x//p'; }
-join() {
-	h=$1
-	shift
-	T=30 sim_run_at "$h" "$JOIN" -v "$@" >"$SIM_DIR/j.out" 2>&1
-}
-field() { sed -n "s/.* $1 \([^ ]*\).*/\1/p" "$SIM_DIR/j.out" | head -n 1; }
-sq() {
-	_h=$1
-	shift
-	for _i in 1 2 3; do
-		sim_run_at "$_h" saquery "$@" 2>/dev/null && return 0
-		sleep 0.5
-	done
-	return 1
-}
-# view FILE: every member port's MCMemberRecords and the services, as the SA says.
-view() {
-	for h in $MEMBERS; do
-		g=$(guid_of "$h")
-		echo "== $h"
-		sq H00032 --smkey 1 MCMR --gid "fe80::$(echo "$g" |
-			sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/')" |
-			grep -iE "mgid|mlid|joinstate|proxyjoin" || echo "(none)"
-	done
-	echo "== services"
-	sq H00032 SR | grep -E "ServiceID|ServiceGID|ServiceName" || echo "(none)"
-} >"$1" 2>&1
 
 # ---------------------------------------------------------------- ibsmd to ibsmd
 start_sm a H00001 5
@@ -121,7 +62,8 @@ T=10 sim_run_at H00007 "$AGENT" req 0x02 0x31 0x57 \
 line=$(wc -l <"$SIM_DIR/b.log")
 until_log b "copied the master's state: 2 groups, 8 memberships, 1 services, 0 subscriptions" 30
 grep -q 'BUG: SMP Set' "$SIM_DIR/b.log" && die "the standby tried a Set"
-view "$SIM_DIR/before.txt"
+# shellcheck disable=SC2086
+sa_view "$SIM_DIR/before.txt" $MEMBERS
 grep -q "$M2" "$SIM_DIR/before.txt" || { cat "$SIM_DIR/before.txt" >&2; die "no $M2 in the view"; }
 msg "a master, b standby: b copied 2 groups, 8 memberships and a service through a's SA"
 
@@ -136,7 +78,8 @@ grep -q "taken over from the master's state as the standby copied it: 2 multicas
 	"$SIM_DIR/b.log" || die "b did not take the copy over"
 set -- $($TRACE "$SIM_LOG" --from-line "$line" | tr '=' ' ')
 [ "${12}" = 0 ] || die "the takeover set ClientReregister ${12} times"
-view "$SIM_DIR/after.txt"
+# shellcheck disable=SC2086
+sa_view "$SIM_DIR/after.txt" $MEMBERS
 diff -u "$SIM_DIR/before.txt" "$SIM_DIR/after.txt" >&2 || die "MCMemberRecords or services differ after the takeover"
 join H00030 -g $BC "$(guid_of H00030)" || { cat "$SIM_DIR/j.out" >&2; die "plain join after the takeover"; }
 [ "$(field mlid)" = 0xc000 ] || die "the broadcast group moved to $(field mlid)"
