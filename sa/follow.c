@@ -48,6 +48,7 @@
 #define QUERY_TIMEOUT_MS 1000
 #define RETRY_NOT_OURS_MS 30000
 #define INFO_SILENT_MAX 3           /* unanswered ClientStateInfo Gets: not ours */
+
 #define SR_SIZE 176
 #define IIR_SIZE 60
 #define MCMR_SIZE 52
@@ -87,6 +88,9 @@ static struct {
 	struct found *found;
 	size_t nfound, found_cap;
 	struct client_state extra;  /* services and subscriptions found */
+	/* a round keeps no more than a state file may hold: a master that
+	 * answers more is not copied */
+	struct client_limits lim;
 	/* the copy */
 	bool have_copy;
 	struct client_state copy;
@@ -215,6 +219,7 @@ static void round_start(struct sm *sm, uint64_t gen)
 		for (unsigned k = 1; k <= n->ni.num_ports; k++)
 			add_port(n->ports[k].guid, n->ports[k].pi.lid, &cap);
 	}
+	sa_client_limits(&fl.lim);
 	fl.in_round = true;
 	fl.round_gen = gen;
 	fl.round_start_ms = sm_now_ms();
@@ -273,7 +278,6 @@ static bool counts_match(const struct client_state *cs)
 /* The round is over and the master's generation did not move. */
 static void round_end(struct sm *sm)
 {
-	struct client_limits lim;
 	struct client_state cs;
 	char err[256];
 	bool ok;
@@ -283,8 +287,8 @@ static void round_end(struct sm *sm)
 	cs.subnet_prefix = sm->conf.subnet_prefix;
 	ok = !fl.round_bad && build_groups(&cs);
 	append_extra(&cs);
-	sa_client_limits(&lim);
-	ok = ok && counts_match(&cs) && client_state_check(&cs, &lim, "copy", err, sizeof(err)) == 0;
+	ok = ok && counts_match(&cs) &&
+	     client_state_check(&cs, &fl.lim, "copy", err, sizeof(err)) == 0;
 	if (ok) {
 		client_state_free(&fl.copy);
 		fl.copy = cs;
@@ -362,6 +366,10 @@ static void got_mcmr(const uint8_t *rec, uint64_t guid)
 {
 	struct found *f;
 
+	if (fl.nfound >= fl.lim.members) {
+		fl.round_bad = true;
+		return;
+	}
 	if (fl.nfound == fl.found_cap)
 		fl.found = xrealloc(fl.found, (fl.found_cap = fl.found_cap ? 2 * fl.found_cap : 64) *
 					      sizeof(*fl.found));
@@ -377,8 +385,14 @@ static void got_mcmr(const uint8_t *rec, uint64_t guid)
 
 static void got_sr(const uint8_t *rec)
 {
-	struct cf_service *s = client_add_service(&fl.extra);
+	struct cf_service *s;
 	uint32_t lease;
+
+	if (fl.extra.nservices >= fl.lim.services) {
+		fl.round_bad = true;
+		return;
+	}
+	s = client_add_service(&fl.extra);
 
 	memcpy(s->rec, rec, SR_SIZE);
 	s->owner_guid = gid_guid(rec + 8);   /* the ServiceGID's port owns it */
@@ -393,7 +407,8 @@ static void got_iir(const uint8_t *rec, const struct end_port *p)
 	struct sa_inform_info_rec r;
 	struct cf_sub *u;
 
-	if (sa_inform_info_rec_decode(rec, IIR_SIZE, &r) < 0 || !p->lid) {
+	if (sa_inform_info_rec_decode(rec, IIR_SIZE, &r) < 0 || !p->lid ||
+	    fl.extra.nsubs >= fl.lim.subs) {
 		fl.round_bad = true;
 		return;
 	}
@@ -487,8 +502,8 @@ bool sa_follow_recv(struct sm *sm, const uint8_t *msg, size_t len, int status,
 		query_failed();
 		return true;
 	}
-	if (!(msg[3] & 0x80) || sa_hdr_decode(msg, len, &h) < 0)
-		return false;
+	if (!(msg[3] & 0x80) || sa_hdr_decode(msg, len, &h) < 0 || from->dlid != master_lid(sm))
+		return false;   /* not from the master: the SA drops it as unexpected */
 	answered(sm, &h, msg, len);
 	return true;
 }
@@ -590,6 +605,8 @@ void sa_follow_attach(struct sm *sm)
 {
 	memset(&fl, 0, sizeof(fl));
 	fl.ev = evtimer_new(sm->base, on_timer, sm);
+	/* TIDs that another host cannot guess from a restart of ours */
+	fl.next_tid = (uint32_t)(sm_now_ms() * 2654435761u);
 }
 
 void sa_follow_detach(struct sm *sm)
