@@ -25,7 +25,9 @@
  * the standby did not discover, a partition it is not in, an answer cut
  * short, would each show there). The copy is current while the latest
  * answer, at most (sm_poll_retries + 3) x sm_poll_interval old, still
- * has its generation. An SM that does not answer ClientStateInfo (OpenSM)
+ * has its generation. A round that comes out incomplete while the
+ * generation stood still is tried again AGAIN_MS later, not at once. An
+ * SM that does not answer ClientStateInfo (OpenSM)
  * or refuses our key is not copied: a takeover from it tells the hosts.
  */
 #include "config.h"
@@ -48,6 +50,7 @@
 #define QUERY_TIMEOUT_MS 1000
 #define RETRY_NOT_OURS_MS 30000
 #define INFO_SILENT_MAX 3           /* unanswered ClientStateInfo Gets: not ours */
+#define AGAIN_MS 10000              /* after a round that came out incomplete */
 
 #define SR_SIZE 176
 #define IIR_SIZE 60
@@ -81,7 +84,7 @@ static struct {
 	uint64_t info_ms;
 	/* the round */
 	bool in_round, round_bad, final_check;
-	uint64_t round_gen, round_start_ms;
+	uint64_t round_gen, round_start_ms, next_round_ms;
 	struct end_port *ports;
 	size_t nports, next;
 	enum q_kind next_kind;
@@ -176,7 +179,9 @@ static void send_query(struct sm *sm, enum q_kind k, uint64_t guid)
 	h.hdr.mgmt_class = MAD_CLASS_SA;
 	h.hdr.class_version = SA_CLASS_VERSION;
 	h.hdr.method = k == Q_INFO ? SA_METHOD_GET : SA_METHOD_GET_TABLE;
-	h.hdr.tid = fl.tid = ++fl.next_tid ? fl.next_tid : ++fl.next_tid;
+	if (!++fl.next_tid)
+		fl.next_tid++;
+	h.hdr.tid = fl.tid = fl.next_tid;
 	h.hdr.attr_id = attrs[k];
 	h.sm_key = sm->conf.sa_key;
 	h.comp_mask = template(sm, k, guid, mad + SA_HDR_SIZE);
@@ -308,6 +313,7 @@ static void round_end(struct sm *sm)
 				   fl.info.services, cs.nsubs, fl.info.subs,
 				   fl.round_bad ? ", queries failed" : "");
 		fl.said_incomplete = true;
+		fl.next_round_ms = sm_now_ms() + AGAIN_MS;
 		client_state_free(&cs);
 	}
 	round_free();
@@ -350,7 +356,8 @@ static void got_info(struct sm *sm, uint16_t status, const uint8_t *rec, size_t 
 		else
 			round_free();   /* it changed meanwhile: start again */
 	}
-	if (!fl.in_round && !(fl.have_copy && fl.copy_gen == ci.gen))
+	if (!fl.in_round && !(fl.have_copy && fl.copy_gen == ci.gen) &&
+	    fl.info_ms >= fl.next_round_ms)
 		round_start(sm, ci.gen);
 }
 
@@ -528,6 +535,8 @@ static unsigned next_query(struct sm *sm, uint64_t now)
 			return (unsigned)(fl.sent_ms + QUERY_TIMEOUT_MS - now);
 		query_failed();
 	}
+	if (!master_lid(sm))
+		return every;   /* the election has not read the master's LID yet */
 	if (now >= info_due || fl.final_check)
 		send_query(sm, Q_INFO, 0);
 	else if (fl.in_round)
