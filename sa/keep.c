@@ -151,7 +151,11 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	struct sm *sm = arg;
 	unsigned ms;
 
-	if (!sm_is_master(sm) || sm->stopping || !keep.pending)
+	if (!sm_is_master(sm) || sm->stopping) {
+		keep.pending = false;   /* our next mastership notes it again */
+		return;
+	}
+	if (!keep.pending)
 		return;
 	if ((ms = wait_more(sm, sm_now_ms()))) {
 		arm(ms);
@@ -268,6 +272,7 @@ static void became_master(struct sm *sm)
 		drop_all(sm);
 	keep.followed = false;
 	keep.loaded = false;
+	keep.pending = false;
 	sm_rereg_request(sm, rereg);
 	if (!sure && !rereg)
 		log_warnx("client_reregister = never: hosts keep groups and subscriptions this SM "
