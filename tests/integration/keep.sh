@@ -73,18 +73,13 @@ up 1
 BC=ff12:401b:ffff::ffff:ffff
 G2=ff12:401b:ffff::1:ff00:2
 MEMBERS=
-for n in 1 2 3 4 9 10 17 25; do
-	h=$(printf 'H%05d' $n)
-	MEMBERS="$MEMBERS $h"
-	join "$h" -g $BC "$(guid_of "$h")" || { cat "$SIM_DIR/j.out" >&2; die "$h: join failed"; }
-done
+join_hosts $BC H00001 H00002 H00003 H00004 H00009 H00010 H00017 H00025
 join H00005 --create -g $G2 "$(guid_of H00005)" || { cat "$SIM_DIR/j.out" >&2; die "create failed"; }
 M2=$(field mlid)
-for h in H00006 H00011 H00026; do
-	join "$h" -g $G2 "$(guid_of "$h")" || { cat "$SIM_DIR/j.out" >&2; die "$h: G2 join failed"; }
-done
+MEMBERS="$MEMBERS H00005"
+join_hosts $G2 H00006 H00011 H00026
 join H00012 -j 8 -g $G2 "$(guid_of H00012)" || die "send-only join failed"
-MEMBERS="$MEMBERS H00005 H00006 H00011 H00026 H00012"
+MEMBERS="$MEMBERS H00012"
 msg "8 hosts in the broadcast group, 5 in $G2 (MLID $M2, one send-only)"
 
 # A service with a lease of an hour, named "keep-test", from H00007.

@@ -79,6 +79,18 @@ join() {
 }
 field() { sed -n "s/.* $1 \([^ ]*\).*/\1/p" "$SIM_DIR/j.out" | head -n 1; }
 
+# join_hosts MGID HOST...: each HOST joins MGID for its own port as IPoIB
+# does; they are added to $MEMBERS.
+join_hosts() {
+	_g=$1
+	shift
+	for _h in "$@"; do
+		MEMBERS="$MEMBERS $_h"
+		join "$_h" -g "$_g" "$(guid_of "$_h")" ||
+			{ cat "$SIM_DIR/j.out" >&2; sm_fail "$_h: join of $_g failed"; }
+	done
+}
+
 # sq HOST ARGS...: saquery at HOST, again if it times out (a sweep that a
 # trap started may hold the SA's answer past saquery's 1 s).
 sq() {

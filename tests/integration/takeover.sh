@@ -45,15 +45,11 @@ until_state b standby 10
 BC=ff12:401b:ffff::ffff:ffff
 G2=ff12:401b:ffff::1:ff00:2
 MEMBERS=
-for n in 3 4 9 10 17 25; do
-	h=$(printf 'H%05d' $n)
-	MEMBERS="$MEMBERS $h"
-	join "$h" -g $BC "$(guid_of "$h")" || { cat "$SIM_DIR/j.out" >&2; die "$h: join failed"; }
-done
+join_hosts $BC H00003 H00004 H00009 H00010 H00017 H00025
 join H00005 --create -g $G2 "$(guid_of H00005)" || { cat "$SIM_DIR/j.out" >&2; die "create failed"; }
 M2=$(field mlid)
-join H00011 -g $G2 "$(guid_of H00011)" || die "H00011: G2 join failed"
-MEMBERS="$MEMBERS H00005 H00011"
+MEMBERS="$MEMBERS H00005"
+join_hosts $G2 H00011
 G7=$(guid_of H00007)
 T=10 sim_run_at H00007 "$AGENT" req 0x02 0x31 0x57 \
 	"00000000000012ab fe80000000000000$G7 ffff 0000 00000e10 00000000000000000000000000000000 6b6565702d74657374" \
