@@ -314,17 +314,28 @@ struct parse {
 	bool ended, have_sm, in_tree;
 };
 
+/* "where: message" into err; -1. */
+static int verr(char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+{
+	char msg[200];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	snprintf(err, errlen, "%s: %s", where, msg);
+	return -1;
+}
+
 static int perr(struct parse *p, const char *fmt, ...) LOG_PRINTF(2, 3);
 static int perr(struct parse *p, const char *fmt, ...)
 {
-	char msg[200];
+	char where[300];
 	va_list ap;
+	int rc;
 
+	snprintf(where, sizeof(where), "%s:%zu", p->name, p->lineno);
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = verr(p->err, p->errlen, where, fmt, ap);
 	va_end(ap);
-	snprintf(p->err, p->errlen, "%s:%zu: %s", p->name, p->lineno, msg);
-	return -1;
+	return rc;
 }
 
 static bool over(size_t n, size_t limit)
@@ -590,14 +601,13 @@ struct check {
 static int cerr(struct check *c, const char *fmt, ...) LOG_PRINTF(2, 3);
 static int cerr(struct check *c, const char *fmt, ...)
 {
-	char msg[200];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = verr(c->err, c->errlen, c->name, fmt, ap);
 	va_end(ap);
-	snprintf(c->err, c->errlen, "%s: %s", c->name, msg);
-	return -1;
+	return rc;
 }
 
 static const char *mgid_str(const uint8_t mgid[16], char buf[40])
