@@ -316,6 +316,8 @@ struct parse {
 
 /* "where: message" into err; -1. */
 static int verr(char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+static int verr(char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
 {
 	char msg[200];
 
