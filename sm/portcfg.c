@@ -82,6 +82,7 @@ enum pi_field {
 	PF_LID = 1 << 0, PF_LMC = 1 << 1, PF_SMLID = 1 << 2, PF_PREFIX = 1 << 3,
 	PF_MKEY = 1 << 4, PF_LEASE = 1 << 5, PF_PROTECT = 1 << 6, PF_TIMEOUT = 1 << 7,
 	PF_MTU = 1 << 8, PF_VLS = 1 << 9,
+	PF_REREG = 1 << 10,   /* ClientReregister (sm/rereg.c): never read back */
 };
 
 static unsigned pi_diff(const struct smp_port_info *a, const struct smp_port_info *b)
@@ -163,19 +164,29 @@ static void set_done(void *arg, int err, const struct smp *resp)
 		log_fabric(LOG_LVL_WARNING, "PortInfo Set to %016llx \"%s\" port %u failed (%d)",
 			   (unsigned long long)c->p->node->guid, c->p->node->desc, c->p->num, err);
 	}
+	if (c->fields & PF_REREG)
+		sm_rereg_result(sm, c->p, err == MAD_OK);
 	free(c);
 	sm_phase_put(sm);
 }
 
-void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
-		     uint8_t state, struct mad_req *r)
+static void port_set_req(const struct sm *sm, const struct sm_port *p,
+			 const struct smp_port_info *want, uint8_t state, bool rereg,
+			 struct mad_req *r)
 {
 	struct smp_port_info w = *want;
 
 	no_change_fields(&w);
 	w.port_state = state;
+	w.client_reregister = rereg;
 	sm_port_req(sm, p, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, p->num, r);
 	smp_port_info_encode(&w, r->data, sizeof(r->data));
+}
+
+void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
+		     uint8_t state, struct mad_req *r)
+{
+	port_set_req(sm, p, want, state, false, r);
 }
 
 static void send_set(struct sm *sm, struct sm_port *p, struct smp_port_info *w, uint8_t state,
@@ -189,7 +200,7 @@ static void send_set(struct sm *sm, struct sm_port *p, struct smp_port_info *w, 
 	c->p = p;
 	c->want_state = state;
 	c->fields = fields;
-	sm_port_set_req(sm, p, w, state, &r);
+	port_set_req(sm, p, w, state, fields & PF_REREG, &r);
 	if (sm_submit(sm, &r, set_done, c) < 0)
 		free(c);
 }
@@ -202,7 +213,10 @@ static void config_node(struct sm *sm, struct sm_node *n)
 	for (unsigned i = 0; i <= n->ni.num_ports; i++) {
 		struct sm_port *p = &n->ports[i];
 
-		if (!p->have_pi || p->stale || !(fields = sm_port_wants(sm, p, &w)))
+		if (!p->have_pi || p->stale)
+			continue;
+		fields = sm_port_wants(sm, p, &w) | (sm_rereg_wanted(sm, p) ? PF_REREG : 0);
+		if (!fields)
 			continue;
 		sm->st.portinfo_sets++;
 		send_set(sm, p, &w, TOPO_PORT_NOCHANGE, fields);
@@ -216,6 +230,7 @@ static void portcfg_done(struct sm *sm)
 
 void sm_portcfg_phase(struct sm *sm)
 {
+	sm_rereg_phase(sm);
 	sm_phase_begin(sm, portcfg_done);
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
 		if (node_usable(sm->fabric->nodes[i]))

@@ -36,6 +36,7 @@ struct sm_ar;   /* adaptive routing state, sm/ar.c */
 struct sm_pkey;
 struct sm_qos;
 struct sm_mcast;
+struct sm_rereg; /* ClientReregister to send, sm/rereg.c */
 struct sm_snap; /* the last complete sweep, sm/snap.h */
 struct sa;      /* Subnet Administration, sa/sa.h */
 struct rt_hold;
@@ -123,6 +124,7 @@ struct sm {
 	struct sm_pkey *pkey;           /* partitions, P_KeyTables (sm/pkey.c) */
 	struct sm_qos *qos;             /* SL2VL and VLArbitration (sm/qos.c) */
 	struct sm_mcast *mcast;         /* multicast groups and MFTs (sm/mcast.c) */
+	struct sm_rereg *rereg;         /* ClientReregister to send (sm/rereg.c) */
 
 	/* the running phase */
 	unsigned pending;
@@ -190,6 +192,17 @@ unsigned sm_port_wants(const struct sm *sm, const struct sm_port *p, struct smp_
  * state is not 0, the port state. */
 void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
 		     uint8_t state, struct mad_req *r);
+/* ClientReregister (rereg.c): want: every CA port gets a PortInfo Set
+ * with the bit in the next PortInfo phase (sm_rereg_phase at its start),
+ * until it answered; false drops what an earlier request left. Called
+ * each time we become master. sm_rereg_wanted: does p get the bit now;
+ * sm_rereg_result: its Set was answered (ok) or failed. */
+void sm_rereg_request(struct sm *sm, bool want);
+void sm_rereg_phase(struct sm *sm);
+bool sm_rereg_wanted(const struct sm *sm, const struct sm_port *p);
+void sm_rereg_result(struct sm *sm, const struct sm_port *p, bool ok);
+size_t sm_rereg_pending(const struct sm *sm);
+void sm_rereg_free(struct sm *sm);
 /* The LFT block b switch n should hold (program.c). */
 void sm_lft_desired(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t out[64]);
 
