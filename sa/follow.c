@@ -252,7 +252,8 @@ static bool same_group(const struct sa_mcmember_rec *a, const struct sa_mcmember
 /* The memberships found, as groups in MGID order; false if they disagree. */
 static bool build_groups(struct client_state *cs)
 {
-	qsort(fl.found, fl.nfound, sizeof(*fl.found), found_cmp);
+	if (fl.nfound)   /* fl.found is NULL when no port is in a group */
+		qsort(fl.found, fl.nfound, sizeof(*fl.found), found_cmp);
 	for (size_t i = 0; i < fl.nfound; i++) {
 		const struct found *f = &fl.found[i];
 		bool first = !i || memcmp(f->rec.mgid, fl.found[i - 1].rec.mgid, 16);
