@@ -463,6 +463,7 @@ static void teardown(struct sm *sm)
 	if (sm->ev_retry)
 		event_free(sm->ev_retry);
 	sm_light_free(sm);
+	sm_rereg_free(sm);
 	if (sm->base)
 		event_base_free(sm->base);
 	fabric_free(sm->fabric);

@@ -83,6 +83,7 @@ enum pi_field {
 	PF_LID = 1 << 0, PF_LMC = 1 << 1, PF_SMLID = 1 << 2, PF_PREFIX = 1 << 3,
 	PF_MKEY = 1 << 4, PF_LEASE = 1 << 5, PF_PROTECT = 1 << 6, PF_TIMEOUT = 1 << 7,
 	PF_MTU = 1 << 8, PF_VLS = 1 << 9,
+	PF_REREG = 1 << 10,   /* ClientReregister (sm/rereg.c): never read back */
 };
 
 static unsigned pi_diff(const struct smp_port_info *a, const struct smp_port_info *b)
@@ -167,6 +168,8 @@ static void set_done(void *arg, int err, const struct smp *resp)
 		log_fabric(LOG_LVL_WARNING, "PortInfo Set to %016llx \"%s\" port %u failed (%d)",
 			   (unsigned long long)c->p->node->guid, c->p->node->desc, c->p->num, err);
 	}
+	if (c->fields & PF_REREG)
+		sm_rereg_result(sm, c->p, err == MAD_OK);
 	if (c->then)
 		c->then(sm, c->p, ok && (!c->want_state || pi.port_state == c->want_state ||
 					 pi.port_state == TOPO_PORT_ACTIVE));
@@ -174,15 +177,23 @@ static void set_done(void *arg, int err, const struct smp *resp)
 	sm_phase_put(sm);
 }
 
-void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
-		     uint8_t state, struct mad_req *r)
+static void port_set_req(const struct sm *sm, const struct sm_port *p,
+			 const struct smp_port_info *want, uint8_t state, bool rereg,
+			 struct mad_req *r)
 {
 	struct smp_port_info w = *want;
 
 	no_change_fields(&w);
 	w.port_state = state;
+	w.client_reregister = rereg;
 	sm_port_req(sm, p, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, p->num, r);
 	smp_port_info_encode(&w, r->data, sizeof(r->data));
+}
+
+void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
+		     uint8_t state, struct mad_req *r)
+{
+	port_set_req(sm, p, want, state, false, r);
 }
 
 static struct pi_ctx *new_ctx(struct sm *sm, struct sm_port *p, struct smp_port_info *w,
@@ -202,7 +213,7 @@ static void submit(struct sm *sm, struct pi_ctx *c)
 {
 	struct mad_req r;
 
-	sm_port_set_req(sm, c->p, &c->want, c->want_state, &r);
+	port_set_req(sm, c->p, &c->want, c->want_state, c->fields & PF_REREG, &r);
 	if (sm_submit(sm, &r, set_done, c) < 0)
 		free(c);
 }
@@ -245,7 +256,10 @@ static void config_node(struct sm *sm, struct sm_node *n, struct portcfg_batch *
 		struct sm_port *p = &n->ports[i];
 		struct pi_ctx *c;
 
-		if (!p->have_pi || p->stale || !(fields = sm_port_wants(sm, p, &w)))
+		if (!p->have_pi || p->stale)
+			continue;
+		fields = sm_port_wants(sm, p, &w) | (sm_rereg_wanted(sm, p) ? PF_REREG : 0);
+		if (!fields)
 			continue;
 		sm->st.portinfo_sets++;
 		c = new_ctx(sm, p, &w, TOPO_PORT_NOCHANGE, fields);
@@ -261,6 +275,7 @@ struct portcfg_batch *sm_portcfg_prepare(struct sm *sm)
 {
 	struct portcfg_batch *b = xcalloc(1, sizeof(*b));
 
+	sm_rereg_phase(sm);
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
 		if (node_usable(sm->fabric->nodes[i]))
 			config_node(sm, sm->fabric->nodes[i], b);

@@ -49,6 +49,7 @@ struct sm_prog;
 struct lids_job;
 struct sm_steps;
 struct portcfg_batch;
+struct sm_rereg; /* ClientReregister to send, sm/rereg.c */
 struct sm_snap; /* the last complete sweep, sm/snap.h */
 struct sa;      /* Subnet Administration, sa/sa.h */
 struct rt_hold;
@@ -140,6 +141,7 @@ struct sm {
 	struct sm_prog *prog;           /* the bring-up phase's LFT writes (program.c) */
 	struct lids_job *lids_job;      /* the LID file being written (lidmgr.c) */
 	struct sm_steps *steps;         /* loops cut into turns (phase.c) */
+	struct sm_rereg *rereg;         /* ClientReregister to send (sm/rereg.c) */
 
 	/* the running phase */
 	unsigned pending;
@@ -232,6 +234,17 @@ struct portcfg_batch *sm_portcfg_prepare(struct sm *sm);
 size_t sm_portcfg_count(const struct portcfg_batch *b);
 void sm_portcfg_send(struct sm *sm, struct portcfg_batch *b, size_t i);
 void sm_portcfg_free(struct portcfg_batch *b);
+/* ClientReregister (rereg.c): want: every CA port gets a PortInfo Set
+ * with the bit in the next PortInfo phase (sm_rereg_phase at its start),
+ * until it answered; false drops what an earlier request left. Called
+ * each time we become master. sm_rereg_wanted: does p get the bit now;
+ * sm_rereg_result: its Set was answered (ok) or failed. */
+void sm_rereg_request(struct sm *sm, bool want);
+void sm_rereg_phase(struct sm *sm);
+bool sm_rereg_wanted(const struct sm *sm, const struct sm_port *p);
+void sm_rereg_result(struct sm *sm, const struct sm_port *p, bool ok);
+size_t sm_rereg_pending(const struct sm *sm);
+void sm_rereg_free(struct sm *sm);
 /* The LFT block b switch n should hold (program.c). */
 void sm_lft_desired(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t out[64]);
 

@@ -9,8 +9,11 @@ log (or a slice of it) and judges what the Set SMPs (method 0x02, classes
 alike.
 
 Usage: simtrace.py FILE [--from-line N]
-  Prints "lft=L portinfo=P switchinfo=S other=O" (Sets of LinearForwarding-
-  Table, PortInfo, SwitchInfo, and any other attribute).
+  Prints "lft=L portinfo=P switchinfo=S other=O mft=M rereg=R rereg_ports=D"
+  (Sets of LinearForwardingTable, PortInfo, SwitchInfo, and any other
+  attribute; of those others, MulticastForwardingTable Sets; PortInfo Sets
+  with ClientReregister, and to how many different ports they went, told
+  apart by their directed route or destination LID).
 
 Usage: simtrace.py FILE --order NETFILE [--from-line N]
   Checks the order of a bring-up: no port is Set ACTIVE before every LFT
@@ -30,19 +33,42 @@ import re
 import sys
 
 NAMES = {0x19: 'lft', 0x15: 'portinfo', 0x12: 'switchinfo'}
+ATTR_MFT = 0x1B
+SMP_DATA = 64          # the attribute data in an SMP, LID-routed or DR
+PI_REREG = 51          # PortInfo byte: ClientReregister is its bit 7
+DR_PATH = 128          # a DR SMP's InitialPath
 REACHED = re.compile(r'packet \(attr 0x([0-9a-f]+) mod 0x([0-9a-f]+)\) reached host (.*) port (\d+)$')
+
+
+def packet_bytes(lines, i):
+    """The 256 bytes of the packet whose dump starts after line i."""
+    out = bytearray()
+    for l in lines[i + 1:i + 17]:
+        for w in l.split():
+            try:
+                v = int(w, 16)
+            except ValueError:
+                return None
+            out += bytes((v >> 8, v & 0xff))
+    return bytes(out) if len(out) >= 256 else None
+
+
+def rereg_dest(b):
+    """Where a PortInfo Set with ClientReregister went, or None without it."""
+    if b is None or not b[SMP_DATA + PI_REREG] & 0x80:
+        return None
+    if b[1] == 0x81:
+        hops = b[7] & 0x3f   # ClassSpecific: HopPointer, HopCount
+        return ('dr', bytes(b[DR_PATH + 1:DR_PATH + 1 + hops]))
+    return ('tid', bytes(b[8:16]))   # LID-routed: each Set on its own
 
 
 def packets(lines):
     """(class, method, attr, modifier, mad bytes, target node, port it arrived on) per MAD."""
     pending = None
     for i, l in enumerate(lines):
-        if l.strip() == '--- packet ---' and i + 16 < len(lines):
-            try:
-                mad = bytes.fromhex(''.join(''.join(lines[i + 1 + k].split()) for k in range(16)))
-            except ValueError:
-                mad = None
-            pending = mad if mad and len(mad) == 256 else None
+        if l.strip() == '--- packet ---':
+            pending = packet_bytes(lines, i)
             continue
         m = REACHED.search(l)
         if m and pending is not None:
@@ -52,7 +78,8 @@ def packets(lines):
 
 
 def count(lines):
-    counts = {'lft': 0, 'portinfo': 0, 'switchinfo': 0, 'other': 0}
+    counts = {'lft': 0, 'portinfo': 0, 'switchinfo': 0, 'other': 0, 'mft': 0, 'rereg': 0}
+    dests = set()
     for i, l in enumerate(lines):
         if l.strip() != '--- packet ---' or i + 2 >= len(lines):
             continue
@@ -64,8 +91,15 @@ def count(lines):
             attr = int(w1[0], 16)
         except ValueError:
             continue
-        if mclass in (0x01, 0x81) and method == 0x02:
-            counts[NAMES.get(attr, 'other')] += 1
+        if mclass not in (0x01, 0x81) or method != 0x02:
+            continue
+        counts[NAMES.get(attr, 'other')] += 1
+        counts['mft'] += attr == ATTR_MFT
+        dest = rereg_dest(packet_bytes(lines, i)) if attr == 0x15 else None
+        if dest is not None:
+            counts['rereg'] += 1
+            dests.add(dest)
+    counts['rereg_ports'] = len(dests)
     print(' '.join('%s=%d' % kv for kv in counts.items()))
     return 0
 
@@ -96,7 +130,7 @@ def order(lines, netfile):
         if attr in (0x19, 0x12):
             table_sets.append((idx, node))
         elif attr == 0x15:
-            state = mad[64 + 32] & 0x0F
+            state = mad[SMP_DATA + 32] & 0x0F   # PortInfo PortState
             num = mod & 0xFF if node in switches else port
             if state in (3, 4):
                 state_sets.append((idx, node, num, state))
