@@ -32,7 +32,6 @@ enum act_step {
 #define SW_NEVER (UINT_MAX / 2)
 
 struct sm_act {
-	uint32_t nnodes;
 	uint32_t *base;        /* per node: slot of its port 0 in the port arrays */
 	uint16_t *busy;        /* per port */
 	uint8_t *step;         /* per port, enum act_step */
@@ -74,7 +73,6 @@ void sm_act_begin(struct sm *sm, bool pipelined)
 
 	sm_act_free(sm);
 	a = xcalloc(1, sizeof(*a));
-	a->nnodes = f->nnodes;
 	a->base = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*a->base));
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		a->base[i] = (uint32_t)nports;
