@@ -4,6 +4,8 @@
  * An engine fills ctx->lft[s][lid] for every switch s (graph index) and
  * every destination LID except the last hop, which route.c writes itself
  * (a switch's own LID -> port 0, a CA LID -> the port the CA hangs off).
+ * The helpers below are engine.c's: route.c calls the engines, the
+ * engines call these, and nothing here calls back up.
  */
 #ifndef IBSM_ROUTING_ENGINE_H
 #define IBSM_ROUTING_ENGINE_H
@@ -33,6 +35,9 @@ int route_ftree(struct rctx *c);
 
 /* 1 if the fabric is a (possibly degraded) fat tree; why says why not. */
 int ftree_detect(const struct rgraph *g, char *why, size_t whylen);
+/* Every switch's rank: hops from the nearest switch with CAs (a leaf),
+ * UINT32_MAX where none is reachable. */
+void ftree_ranks(const struct rgraph *g, uint32_t *rank);
 
 /* Appends to the explanation in c->why. */
 void route_why(struct rctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

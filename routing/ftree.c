@@ -103,53 +103,6 @@ struct ft {
 	uint32_t collid[FT_COLS], ncol;
 };
 
-static void ranks(const struct rgraph *g, uint32_t *rank)
-{
-	uint32_t *src = rg_xmalloc(g->nsw, sizeof(*src));
-	uint32_t *queue = rg_xmalloc(g->nsw, sizeof(*queue));
-	uint32_t n = 0;
-
-	for (uint32_t s = 0; s < g->nsw; s++)
-		if (g->sw[s].nhosts)
-			src[n++] = s;
-	rg_bfs(g, src, n, rank, queue);
-	free(src);
-	free(queue);
-}
-
-int ftree_detect(const struct rgraph *g, char *why, size_t whylen)
-{
-	uint32_t *rank = rg_xmalloc(g->nsw ? g->nsw : 1, sizeof(*rank));
-	uint32_t leaves = 0, top = 0;
-	int rc = 1;
-
-	ranks(g, rank);
-	for (uint32_t s = 0; s < g->nsw && rc; s++) {
-		leaves += g->sw[s].nhosts > 0;
-		if (rank[s] != UINT32_MAX && rank[s] > top)
-			top = rank[s];
-		for (uint32_t k = 0; k < g->sw[s].ngroups && rc; k++) {
-			uint32_t p = rg_group(g, s, k)->peer;
-			if (rank[s] == UINT32_MAX || rank[p] + 1 == rank[s] ||
-			    rank[s] + 1 == rank[p])
-				continue;
-			snprintf(why, whylen, "not a fat tree: switches 0x%016llx (rank %u) and "
-				 "0x%016llx (rank %u) are linked",
-				 (unsigned long long)g->t->nodes[g->sw[s].node].guid, rank[s],
-				 (unsigned long long)g->t->nodes[g->sw[p].node].guid, rank[p]);
-			rc = 0;
-		}
-	}
-	if (rc && !leaves) {
-		snprintf(why, whylen, "not a fat tree: no switch has CAs");
-		rc = 0;
-	}
-	if (rc)
-		snprintf(why, whylen, "fat tree: %u leaf switches, %u ranks", leaves, top + 1);
-	free(rank);
-	return rc;
-}
-
 /* Least-loaded port of group k of switch s (ports ascend: first wins ties). */
 static uint8_t least_port(const struct ft *f, uint32_t s, uint32_t k)
 {
@@ -1064,7 +1017,7 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->g = g;
 	f->c = c;
 	f->rank = rg_xmalloc(n, sizeof(*f->rank));
-	ranks(g, f->rank);
+	ftree_ranks(g, f->rank);
 	f->desc = rg_xmalloc(n, sizeof(*f->desc));
 	sort_desc(f);
 	f->maxdepth = f->ndesc ? f->rank[f->desc[0]] + 1 : 1;

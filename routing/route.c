@@ -6,7 +6,6 @@
  * no engine can get that part wrong. "auto" picks ftree for fat trees
  * (degraded ones included) and updn for everything else.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,52 +24,6 @@ static const struct {
 	{ "updn", route_updn },
 	{ "ftree", route_ftree },
 };
-
-uint8_t route_pick_least(const struct rgraph *g, uint32_t s, const uint8_t *ports,
-			 uint32_t nports, uint32_t *use)
-{
-	uint32_t base = g->sw[s].portbase, best = 0;
-
-	for (uint32_t i = 1; i < nports; i++) {
-		uint32_t a = use[base + ports[i]], b = use[base + ports[best]];
-		if (a < b || (a == b && ports[i] < ports[best]))
-			best = i;
-	}
-	use[base + ports[best]]++;
-	return ports[best];
-}
-
-int route_roots(struct rctx *c, uint32_t *out, uint32_t *nout)
-{
-	const struct rgraph *g = c->g;
-
-	*nout = 0;
-	for (size_t i = 0; i < c->o->nroots; i++) {
-		uint32_t s;
-		for (s = 0; s < g->nsw; s++)
-			if (g->t->nodes[g->sw[s].node].guid == c->o->root_guids[i])
-				break;
-		if (s == g->nsw) {
-			route_why(c, "%sroot GUID 0x%016llx is not a switch",
-				  c->why[0] ? "; " : "", (unsigned long long)c->o->root_guids[i]);
-			return -1;
-		}
-		out[(*nout)++] = s;
-	}
-	return 0;
-}
-
-void route_why(struct rctx *c, const char *fmt, ...)
-{
-	size_t n = strlen(c->why);
-	va_list ap;
-
-	if (n + 1 >= c->whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(c->why + n, c->whylen - n, fmt, ap);
-	va_end(ap);
-}
 
 static route_engine_fn find_engine(const char *name)
 {
@@ -200,28 +153,4 @@ void route_tables_free(struct route_tables *rt)
 	free(rt->lft);
 	rt->lft = NULL;
 	rt->nnodes = 0;
-}
-
-static void route_one_lid(struct rctx *c, uint32_t d, uint32_t lid, const uint8_t *cn,
-			  const uint8_t *cports, uint32_t *use)
-{
-	const struct rgraph *g = c->g;
-
-	for (uint32_t s = 0; s < g->nsw; s++)
-		if (s != d && cn[s])
-			c->lft[s][lid] = route_pick_least(g, s, cports + g->sw[s].portbase,
-							  cn[s], use);
-}
-
-void route_lids_at(struct rctx *c, uint32_t d, const uint8_t *cn, const uint8_t *cports,
-		   uint32_t *use)
-{
-	const struct rgraph *g = c->g;
-	const struct rg_sw *w = &g->sw[d];
-
-	for (uint32_t h = w->hfirst; h < w->hfirst + w->nhosts; h++)
-		for (uint32_t i = 0; i < g->hosts[h].nlids; i++)
-			route_one_lid(c, d, g->hosts[h].lid + i, cn, cports, use);
-	if (w->lid)
-		route_one_lid(c, d, w->lid, cn, cports, use);
 }
