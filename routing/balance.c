@@ -32,7 +32,8 @@
  * upper component in turn with counters for its links alone
  * (balance_shift.c).
  * Work is bounded by counts, not time, so the result is deterministic.
- * This file: the search's state, paths and moves, and step 1.
+ * This file: the search's state, step 1 and the rounds; paths and moves
+ * are balance_move.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,156 +41,6 @@
 #include "routing/balance_int.h"
 #include "routing/engine.h"
 #include "routing/routing.h"
-
-uint32_t bal_hop(const struct bal *b, uint32_t s)
-{
-	uint8_t p = b->cur[s];
-
-	if (p == LFT_NO_PORT || !p || p > b->g->sw[s].nports)
-		return RG_NONE;
-	return b->peer[b->g->sw[s].portbase + p];
-}
-
-/* Children lists, BFS order from the root and source counts of host h. */
-void bal_tree(struct bal *b, uint32_t h)
-{
-	const struct rgraph *g = b->g;
-	uint32_t head = 0;
-
-	b->dest = h;
-	b->cur = b->rows + (size_t)h * b->nsw;
-	b->lid = g->hosts[h].lid;
-	b->root = g->hosts[h].sw;
-	b->stamp++;
-	b->work += b->nsw;
-	memset(b->cstart, 0, (b->nsw + 1) * sizeof(*b->cstart));
-	for (uint32_t s = 0; s < b->nsw; s++) {
-		b->nxt[s] = s == b->root ? RG_NONE : bal_hop(b, s);
-		if (b->nxt[s] != RG_NONE)
-			b->cstart[b->nxt[s] + 1]++;
-	}
-	for (uint32_t s = 0; s < b->nsw; s++)
-		b->cstart[s + 1] += b->cstart[s];
-	memcpy(b->cfill, b->cstart, b->nsw * sizeof(*b->cfill));
-	for (uint32_t s = 0; s < b->nsw; s++)
-		if (b->nxt[s] != RG_NONE)
-			b->clist[b->cfill[b->nxt[s]]++] = s;
-	b->norder = 0;
-	b->order[b->norder++] = b->root;
-	b->intree[b->root] = b->stamp;
-	while (head < b->norder) {
-		uint32_t y = b->order[head++];
-		b->flow[y] = y == b->root ? 0 : g->sw[y].nhosts;
-		for (uint32_t i = b->cstart[y]; i < b->cstart[y + 1]; i++) {
-			b->intree[b->clist[i]] = b->stamp;
-			b->order[b->norder++] = b->clist[i];
-		}
-	}
-	for (uint32_t i = b->norder; i-- > 1;)
-		b->flow[b->nxt[b->order[i]]] += b->flow[b->order[i]];
-}
-
-/* Switches whose path goes through z (z first) into b->sub; their count. */
-uint32_t bal_subtree(struct bal *b, uint32_t z)
-{
-	uint32_t head = 0, tail = 0;
-
-	b->sub[tail++] = z;
-	while (head < tail) {
-		uint32_t y = b->sub[head++];
-		for (uint32_t i = b->cstart[y]; i < b->cstart[y + 1]; i++)
-			b->sub[tail++] = b->clist[i];
-	}
-	b->work += tail;
-	return tail;
-}
-
-/* Link ids from s to the root; 0 if too long. */
-int bal_path_from(const struct bal *b, uint32_t s, struct path *p)
-{
-	p->n = 0;
-	for (; s != b->root; s = b->nxt[s]) {
-		if (p->n == BAL_PATH || s == RG_NONE)
-			return 0;
-		p->id[p->n++] = b->g->sw[s].portbase + b->cur[s];
-	}
-	return 1;
-}
-
-int bal_on_path(const struct path *p, uint32_t id)
-{
-	for (uint32_t i = 0; i < p->n; i++)
-		if (p->id[i] == id)
-			return 1;
-	return 0;
-}
-
-/*
- * The path z takes if its entry becomes port q, into np; 0 if q is not a
- * move that keeps the routes up*\/down* and loop-free.
- */
-int bal_new_path(const struct bal *b, uint32_t z, uint8_t q, struct path *np)
-{
-	uint32_t id = b->g->sw[z].portbase + q, w = b->peer[id], cur = b->nxt[z];
-
-	if (w == RG_NONE || b->intree[w] != b->stamp || b->rank[w] == UINT32_MAX)
-		return 0;
-	if (b->rank[cur] > b->rank[z]) {
-		if (b->rank[w] != b->rank[z] + 1)
-			return 0;
-	} else if (b->rank[w] + 1 != b->rank[z] ||
-		   (w != b->root && b->rank[b->nxt[w]] > b->rank[w])) {
-		return 0;
-	}
-	np->n = 1;
-	np->id[0] = id;
-	for (uint32_t s = w; s != b->root; s = b->nxt[s]) {
-		if (s == z || np->n == BAL_PATH)
-			return 0;
-		np->id[np->n++] = b->g->sw[s].portbase + b->cur[s];
-	}
-	return 1;
-}
-
-/* Links of a not on c, into out. */
-void bal_minus(const struct path *a, const struct path *c, struct path *out)
-{
-	out->n = 0;
-	for (uint32_t i = 0; i < a->n; i++)
-		if (!bal_on_path(c, a->id[i]))
-			out->id[out->n++] = a->id[i];
-}
-
-/* The one of compact links x, y with the larger load, x on a tie (the
- * lower index: busiest() is the first busiest link). */
-static uint32_t heavier(const struct bal *b, uint32_t x, uint32_t y)
-{
-	if (x == RG_NONE)
-		return y;
-	if (y == RG_NONE)
-		return x;
-	return b->load[b->cid[y]] > b->load[b->cid[x]] ? y : x;
-}
-
-/* The max tree over the compact links' loads, from scratch. */
-static void mt_build(struct bal *b)
-{
-	for (uint32_t i = 0; i < b->mtsize; i++)
-		b->mt[b->mtsize + i] = i < b->nsl ? i : RG_NONE;
-	for (uint32_t i = b->mtsize - 1; i >= 1; i--)
-		b->mt[i] = heavier(b, b->mt[2 * i], b->mt[2 * i + 1]);
-}
-
-/* Link id's load changed. */
-static void mt_fix(struct bal *b, uint32_t id)
-{
-	uint32_t c = b->ci[id];
-
-	if (c == RG_NONE)
-		return;
-	for (uint32_t i = (b->mtsize + c) / 2; i >= 1; i /= 2)
-		b->mt[i] = heavier(b, b->mt[2 * i], b->mt[2 * i + 1]);
-}
 
 static uint32_t busiest(const struct bal *b)
 {
@@ -206,47 +57,6 @@ static uint64_t runner_up(const struct bal *b, uint32_t e)
 		if (x != RG_NONE && b->load[b->cid[x]] > m)
 			m = b->load[b->cid[x]];
 	}
-	return m;
-}
-
-/* Moves z's entry to port q (op: its path now, np: then). */
-void bal_apply(struct bal *b, uint32_t z, uint8_t q, const struct path *op,
-	       const struct path *np)
-{
-	struct path gone, added;
-	uint64_t f = b->flow[z];
-
-	bal_minus(op, np, &gone);
-	bal_minus(np, op, &added);
-	for (uint32_t i = 0; i < gone.n; i++) {
-		b->load[gone.id[i]] -= f;
-		mt_fix(b, gone.id[i]);
-	}
-	for (uint32_t i = 0; i < added.n; i++) {
-		b->load[added.id[i]] += f;
-		mt_fix(b, added.id[i]);
-	}
-	if (b->sc) {
-		uint32_t nsub = bal_subtree(b, z);
-		bal_shift_add(b, nsub, &gone, -1);
-		bal_shift_add(b, nsub, &added, 1);
-	}
-	if (b->logging && b->nlog < BAL_LOG)
-		b->log[b->nlog++] = (struct bal_move){ b->dest, z, b->cur[z] };
-	b->lft[z][b->lid] = q;
-	b->cur[z] = q;
-	bal_tree(b, b->dest);
-}
-
-/* The largest all-to-all load on the links np adds to op, with f more. */
-uint64_t bal_added_max(const struct bal *b, const struct path *op, const struct path *np,
-		       uint64_t f)
-{
-	uint64_t m = 0;
-
-	for (uint32_t i = 0; i < np->n; i++)
-		if (!bal_on_path(op, np->id[i]) && b->load[np->id[i]] + f > m)
-			m = b->load[np->id[i]] + f;
 	return m;
 }
 
@@ -489,7 +299,7 @@ static void bal_init(struct bal *b, const struct rgraph *g, uint8_t **lft, const
 	for (b->mtsize = 1; b->mtsize < b->nsl; b->mtsize *= 2)
 		;
 	b->mt = rg_xmalloc(2 * (size_t)b->mtsize, sizeof(*b->mt));
-	mt_build(b);
+	bal_mt_build(b);
 }
 
 static void bal_free(struct bal *b)
@@ -570,7 +380,7 @@ static void restore(struct bal *b, const uint8_t *rows, const uint64_t *load)
 	memcpy(b->rows, rows, (size_t)b->n * b->nsw);
 	if (load)
 		memcpy(b->load, load, b->g->nlinks * sizeof(*load));
-	mt_build(b);
+	bal_mt_build(b);
 	for (uint32_t h = 0; h < b->n; h++)
 		for (uint32_t s = 0; s < b->nsw; s++)
 			if (s != b->g->hosts[h].sw)
@@ -667,7 +477,7 @@ void route_balance(const struct rgraph *g, uint8_t **lft, const uint32_t *rank,
 	b.shift_bytes = shift_bytes ? shift_bytes : BAL_SHIFT_BYTES;
 	if (b.nsl) {
 		loads(&b);
-		mt_build(&b);
+		bal_mt_build(&b);
 		b.a2a_min = a2a_bound(&b);
 		b.windows = shifts && (uint64_t)(b.n - 1) * b.nsl > b.shift_bytes;
 		st->a2a_before = b.load[busiest(&b)];

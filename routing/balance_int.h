@@ -1,7 +1,8 @@
 /*
- * DOC: balance's private state, shared by balance.c (paths, moves and the
- * all-to-all step), balance_shift.c (shift permutations) and
- * balance_leaf.c (the leaves' links where not every shift is counted).
+ * DOC: balance's private state, shared by balance.c (the search and its
+ * all-to-all step), balance_shift.c (shift permutations), balance_leaf.c
+ * (the leaves' links where not every shift is counted) and, below them
+ * all, balance_move.c (paths, moves and the shift counters they change).
  */
 #ifndef IBSM_ROUTING_BALANCE_INT_H
 #define IBSM_ROUTING_BALANCE_INT_H
@@ -95,6 +96,7 @@ struct bal {
 	uint64_t work_lim;  /* work bound: BAL_WORK, lower while tightening */
 };
 
+/* balance_move.c */
 /* Next switch from s on the current destination's route, RG_NONE if none. */
 uint32_t bal_hop(const struct bal *b, uint32_t s);
 /* Builds the in-tree of destination host h: children, BFS order, flows. */
@@ -114,14 +116,38 @@ void bal_apply(struct bal *b, uint32_t z, uint8_t q, const struct path *op,
 /* The largest all-to-all load on the links np adds to op, with f more. */
 uint64_t bal_added_max(const struct bal *b, const struct path *op, const struct path *np,
 		       uint64_t f);
-
-/* balance_shift.c */
+/* The max tree over the compact links' loads, from scratch. */
+void bal_mt_build(struct bal *b);
 /* Re-points z's entry for host d to port q; the change of shift excess,
  * INT64_MAX (nothing done) if illegal or (check) over the limits. */
 int64_t bal_move_to(struct bal *b, uint32_t d, uint32_t z, uint8_t q, int check);
 void bal_shift_add(struct bal *b, uint32_t nsub, const struct path *p, int d);
+/* 1 if link id is one into a leaf while a component is counted. */
+int bal_leaf_watched(const struct bal *b, uint32_t id);
+/* The change of the shift excess if the sources behind z leave links
+ * gone and join links added (INT64_MAX: not allowed). */
+int64_t bal_shift_delta(struct bal *b, uint32_t nsub, const struct path *gone,
+			const struct path *added, uint64_t f);
 /* 1 if moving z from path op to np adds no shift excess (as far as known). */
 int bal_shift_ok(struct bal *b, uint32_t z, const struct path *op, const struct path *np);
+
+/* Shift of source host j towards the current destination. */
+static inline uint32_t bal_shift_of(const struct bal *b, uint32_t j)
+{
+	return (b->dest + b->n - j) % b->n;
+}
+
+/* The counter of (shift sh, shift link c). Counting a component is
+ * faster link-major (a source leaf's hosts, consecutive shifts, count
+ * into one cache line); the sweeps over every link are faster shift-major. */
+static inline uint8_t *bal_counter(const struct bal *b, uint32_t sh, uint32_t c)
+{
+	if (b->ccur != RG_NONE)
+		return b->sc + (size_t)c * b->ntrk + b->srow[sh];
+	return b->sc + (size_t)b->srow[sh] * b->nsc + c;
+}
+
+/* balance_shift.c */
 uint32_t bal_shift_over(const struct bal *b);
 void bal_shift_phase(struct bal *b, struct balance_stats *st);
 /* Frees the shift phase's counters and limits (before it runs again). */

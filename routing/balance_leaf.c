@@ -128,7 +128,7 @@ int bal_leaf_move(struct bal *b, uint32_t l, uint32_t d, uint32_t avoid)
 }
 
 /* Excess of load over slim, plus BAL_TIER times that over nlim (see
- * shift_delta()). */
+ * bal_shift_delta()). */
 static uint64_t over_by(const struct bal *b, uint32_t load, uint32_t sh)
 {
 	uint64_t x = load > b->slim[sh] ? load - b->slim[sh] : 0;

@@ -16,48 +16,6 @@
 #include "routing/simd.h"
 
 
-/* Shift of source host j towards the current destination. */
-static uint32_t shift_of(const struct bal *b, uint32_t j)
-{
-	return (b->dest + b->n - j) % b->n;
-}
-
-/* The counter of (shift sh, shift link c). Counting a component is
- * faster link-major (a source leaf's hosts, consecutive shifts, count
- * into one cache line); the sweeps over every link are faster shift-major. */
-static uint8_t *at(const struct bal *b, uint32_t sh, uint32_t c)
-{
-	if (b->ccur != RG_NONE)
-		return b->sc + (size_t)c * b->ntrk + b->srow[sh];
-	return b->sc + (size_t)b->srow[sh] * b->nsc + c;
-}
-
-/* Adds d (+1/-1) to the shift counters of every source behind z on links p. */
-void bal_shift_add(struct bal *b, uint32_t nsub, const struct path *p, int d)
-{
-	const struct rgraph *g = b->g;
-
-	for (uint32_t i = 0; i < nsub; i++) {
-		const struct rg_sw *sw = &g->sw[b->sub[i]];
-		for (uint32_t j = sw->hfirst; j < sw->hfirst + sw->nhosts; j++) {
-			uint32_t sh = shift_of(b, j);
-			for (uint32_t k = 0; sh && k < p->n; k++) {
-				uint32_t c = b->sci[p->id[k]];
-				if (c == RG_NONE)
-					continue;
-				uint8_t *x = at(b, sh, c), old = *x;
-				if ((d < 0 && !old) || (d > 0 && old == 255))
-					continue; /* never wrap: 255 counts as too many */
-				*x = (uint8_t)(old + d);
-				if (d > 0 && old == b->slim[sh])
-					b->nover[b->srow[sh]]++;
-				else if (d < 0 && old == b->slim[sh] + 1)
-					b->nover[b->srow[sh]]--;
-			}
-		}
-	}
-}
-
 /* Of h consecutive hosts (of one switch, among n), those whose
  * destination under shift k is one of them. */
 static uint32_t local(uint32_t n, uint32_t h, uint32_t k)
@@ -117,7 +75,7 @@ static int shift_counts(struct bal *b)
 				if (next == RG_NONE)
 					break; /* unrouted: verify reports it, nothing to balance */
 				uint32_t c = b->sci[g->sw[s].portbase + b->cur[s]];
-				if (++*at(b, b->trk[t], c) == 255)
+				if (++*bal_counter(b, b->trk[t], c) == 255)
 					return 0;
 				s = next;
 			}
@@ -125,127 +83,6 @@ static int shift_counts(struct bal *b)
 		}
 	}
 	return 1;
-}
-
-/* 1 if link id is one into a leaf while a component is counted: the
- * leaf phase keeps those within their limits, and the component's
- * counters leave them out. */
-static int leaf_watched(const struct bal *b, uint32_t id)
-{
-	uint32_t w = b->peer[id];
-
-	return b->ccur != RG_NONE && w != RG_NONE && b->rank[w] == 0 &&
-	       b->g->sw[w].nhosts <= BAL_WINDOW;
-}
-
-/*
- * Change of the total excess over slim, summed over (shift, link), plus
- * BAL_TIER times that over nlim (the same limits but while tightening, so
- * that no move trades a pair over nlim for some over slim), if the sources
- * behind z (in sub, f of them) leave links gone and join links added;
- * INT64_MAX if a link would pass the all-to-all limit.
- */
-static int64_t shift_delta(struct bal *b, uint32_t nsub, const struct path *gone,
-			   const struct path *added, uint64_t f)
-{
-	const struct rgraph *g = b->g;
-	int64_t d = 0;
-
-	for (uint32_t k = 0; k < added->n; k++)
-		if (b->load[added->id[k]] + f > b->a2a_lim || b->sci[added->id[k]] == RG_NONE)
-			return INT64_MAX;
-	for (uint32_t k = 0; k < gone->n; k++)
-		if (b->sci[gone->id[k]] == RG_NONE && !leaf_watched(b, gone->id[k]))
-			return INT64_MAX; /* a link of another component: not counted */
-	for (uint32_t i = 0; i < nsub; i++) {
-		const struct rg_sw *sw = &g->sw[b->sub[i]];
-		for (uint32_t j = sw->hfirst; j < sw->hfirst + sw->nhosts; j++) {
-			uint32_t sh = shift_of(b, j);
-			if (!sh)
-				continue;
-			for (uint32_t k = 0; k < gone->n; k++) {
-				if (b->sci[gone->id[k]] == RG_NONE)
-					continue;
-				uint8_t v = *at(b, sh, b->sci[gone->id[k]]);
-				d -= (v > b->slim[sh]) + BAL_TIER * (v > b->nlim[sh]);
-			}
-			for (uint32_t k = 0; k < added->n; k++) {
-				uint8_t v = *at(b, sh, b->sci[added->id[k]]);
-				if (v >= 254)
-					return INT64_MAX;
-				d += (v >= b->slim[sh]) + BAL_TIER * (v >= b->nlim[sh]);
-			}
-		}
-	}
-	b->work += (uint64_t)nsub * 4 + f * (gone->n + added->n);
-	return d;
-}
-
-/*
- * Re-points z's entry for destination host d to port q and returns the
- * change of the shift excess; INT64_MAX (nothing done) if that is not a
- * legal move or, when check is set, passes the all-to-all limit.
- */
-int64_t bal_move_to(struct bal *b, uint32_t d, uint32_t z, uint8_t q, int check)
-{
-	struct path op, np, gone, added;
-	int64_t dl = 0;
-
-	if (b->dest != d)
-		bal_tree(b, d);
-	if (z == b->root || b->intree[z] != b->stamp || q == b->cur[z] ||
-	    !bal_path_from(b, z, &op) || !bal_new_path(b, z, q, &np))
-		return INT64_MAX;
-	if (check) {
-		bal_minus(&op, &np, &gone);
-		bal_minus(&np, &op, &added);
-		dl = shift_delta(b, bal_subtree(b, z), &gone, &added, b->flow[z]);
-		if (dl == INT64_MAX)
-			return dl;
-	}
-	bal_apply(b, z, q, &op, &np);
-	return dl;
-}
-
-/*
- * Where shifts cannot be counted (too many hosts), a leaf's own uplinks
- * are still watched: under a shift the hosts of leaf z send to nhosts(z)
- * consecutive destinations, so a move of z's entry onto port q must leave
- * every such window that holds the destination with at most the leaf's
- * share + BAL_WINDOW_SLACK routes on q. (Tighter, the all-to-all search
- * loses too much; on ft3-36 this takes the worst shift from 9-10 to 7.)
- */
-static int window_ok(struct bal *b, uint32_t z, uint32_t q)
-{
-	uint32_t h = b->g->sw[z].nhosts, n = b->n, run = 0, top = 0;
-	uint8_t on[2 * BAL_WINDOW];
-
-	if (b->rank[z] != 0 || !h || h > BAL_WINDOW || 2 * h > n || !b->links[z])
-		return 1;
-	for (uint32_t i = 0; i < 2 * h - 1; i++) {
-		uint32_t d = (b->dest + n - h + 1 + i) % n;
-		on[i] = d != b->dest && b->rows[(size_t)d * b->nsw + z] == q;
-		run += on[i];
-		if (i >= h)
-			run -= on[i - h];
-		if (i + 1 >= h && run > top)
-			top = run;
-	}
-	b->work += 2 * h;
-	return top + 1 <= (h + b->links[z] - 1) / b->links[z] + BAL_WINDOW_SLACK;
-}
-
-/* Once shifts are counted, all-to-all moves must not add shift excess;
- * without counters, window_ok() stands in for leaves. */
-int bal_shift_ok(struct bal *b, uint32_t z, const struct path *op, const struct path *np)
-{
-	struct path gone, added;
-
-	if (!b->sc)
-		return !b->windows || window_ok(b, z, np->id[0] - b->g->sw[z].portbase);
-	bal_minus(op, np, &gone);
-	bal_minus(np, op, &added);
-	return shift_delta(b, bal_subtree(b, z), &gone, &added, 0) <= 0;
 }
 
 /* The switches on source j's path (current tree) from its leaf up to link
@@ -332,10 +169,10 @@ static uint32_t new_over(struct bal *b, uint32_t z, const struct path *added, ui
 	for (uint32_t i = 0; i < nsub; i++) {
 		const struct rg_sw *sw = &g->sw[b->sub[i]];
 		for (uint32_t j = sw->hfirst; j < sw->hfirst + sw->nhosts; j++) {
-			uint32_t sh = shift_of(b, j);
+			uint32_t sh = bal_shift_of(b, j);
 			for (uint32_t k = 0; sh && k < added->n; k++) {
 				uint32_t c = b->sci[added->id[k]];
-				if (c == RG_NONE || *at(b, sh, c) <= b->slim[sh])
+				if (c == RG_NONE || *bal_counter(b, sh, c) <= b->slim[sh])
 					continue;
 				if (n == max)
 					return max + 1;
@@ -380,7 +217,7 @@ static int shift_chain(struct bal *b, uint32_t j, uint32_t e)
 				}
 				uint32_t n = new_over(b, z, &added, ks, cs, 4), ok = n <= 4;
 				for (uint32_t y = 0; ok && y < n; y++)
-					while (ok && *at(b, ks[y], cs[y]) > b->slim[ks[y]])
+					while (ok && *bal_counter(b, ks[y], cs[y]) > b->slim[ks[y]])
 						ok = b->nlog < BAL_LOG - 1 && shift_fix(b, ks[y], cs[y], 1);
 				if (ok) {
 					b->logging = 0;
@@ -437,7 +274,7 @@ static int shift_move(struct bal *b, uint32_t j, uint32_t e, int depth)
 					nsub = bal_subtree(b, z);
 				bal_minus(&op, &np, &gone);
 				bal_minus(&np, &op, &added);
-				int64_t d = shift_delta(b, nsub, &gone, &added, b->flow[z]);
+				int64_t d = bal_shift_delta(b, nsub, &gone, &added, b->flow[z]);
 				if (d < best) {
 					best = d;
 					bz = z;
@@ -672,7 +509,7 @@ static int shift_sweeps(struct bal *b, int singles, struct balance_stats *st)
 		for (uint32_t i = 0; i < b->ntrk; i++)
 			for (uint32_t t = (i + off) % b->ntrk, c = 0, k = b->trk[t];
 			     b->nover[t] && c < b->nsc; c++)
-				while (*at(b, k, c) > b->slim[k]) {
+				while (*bal_counter(b, k, c) > b->slim[k]) {
 					if (b->work > b->work_lim) {
 						st->budget_hit = 1;
 						return 0;
@@ -734,7 +571,7 @@ static uint32_t shift_links(struct bal *b, uint32_t cc)
 	for (uint32_t c = 0; c < b->nsl; c++) {
 		uint32_t id = b->cid[c];
 		b->sci[id] = RG_NONE;
-		if (cc == RG_NONE || (b->comp[b->tail[id]] == cc && !leaf_watched(b, id))) {
+		if (cc == RG_NONE || (b->comp[b->tail[id]] == cc && !bal_leaf_watched(b, id))) {
 			b->sci[id] = b->nsc;
 			b->scid[b->nsc++] = id;
 		}
