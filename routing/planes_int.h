@@ -1,7 +1,8 @@
 /*
  * DOC: plane routing's private state, shared by planes.c (the structure
  * and the tables' last writes), planes_leaf.c (every leaf's plane for
- * every destination) and planes_slot.c (every middle switch's top switch).
+ * every destination), planes_slot.c (every middle switch's top switch)
+ * and, below them all, planes_run.c (the counting primitives).
  */
 #ifndef IBSM_ROUTING_PLANES_INT_H
 #define IBSM_ROUTING_PLANES_INT_H
@@ -104,6 +105,7 @@ static inline uint32_t pl_rstart(uint32_t i, uint32_t a0, uint32_t h, uint32_t N
 	return (uint32_t)(((uint64_t)i + 2 * (uint64_t)N - a0 - h + 1) % N);
 }
 
+/* planes_run.c */
 /* Largest counter in the cyclic run [st, st + len) of c (N counters, and
  * 16 readable bytes after the last: counter arrays get PL_PAD more). */
 uint32_t pl_runmax(const uint8_t *c, uint32_t st, uint32_t len, uint32_t N);
