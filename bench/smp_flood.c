@@ -39,7 +39,7 @@
 
 #include "mad/engine.h"
 #include "sm/discover.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 struct flood {
 	struct mad_engine *eng;

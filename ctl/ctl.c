@@ -51,7 +51,7 @@
 #include "ctl/ctl.h"
 #include "ctl/ctl_int.h"
 #include "ctl/ctl_snap.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/problems.h"
 #include "sm/sm.h"
 #include "routing/verify.h"

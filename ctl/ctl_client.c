@@ -45,7 +45,7 @@
 #include <sys/uio.h>
 
 #include "ctl/ctl_int.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 
 #define SHARE_BURST_US 1000      /* credit the clients may save up */

@@ -25,7 +25,7 @@
 #include "ctl/ctl_int.h"
 #include "sm/problems.h"
 #include "ctl/ctl_view.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 
 #define PATH_MAX_HOPS 64

@@ -21,7 +21,7 @@
 
 #include "ctl/ctl_out.h"
 #include "ctl/ctl_int.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/pkey.h"
 #include "sm/qos.h"

@@ -24,7 +24,7 @@
 #include "ctl/ctl.h"
 #include "ctl/ctl_int.h"
 #include "sm/light.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/tables.h"
 

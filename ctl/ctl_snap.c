@@ -15,7 +15,7 @@
 #include "ibsm/ctl_proto.h"
 #include "ctl/ctl_snap.h"
 #include "sm/fabric.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 struct snap_node {
 	uint64_t guid;

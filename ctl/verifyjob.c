@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "sm/fabric.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "ctl/verifyjob.h"
-#include "sm/worker.h"
+#include "lib/worker.h"
 
 struct verify_job {
 	struct topo *t;

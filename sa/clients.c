@@ -15,7 +15,7 @@
 
 #include "sa/sa_int.h"
 #include "sm/clientfile.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 uint64_t sa_clients_gen(const struct sa *sa)
 {

@@ -43,7 +43,7 @@
 #include "sa/keep.h"
 #include "sa/sa.h"
 #include "sm/clientfile.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcdb.h"
 #include "sm/sm.h"
 

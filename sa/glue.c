@@ -33,7 +33,7 @@
 #include "sa/glue.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "sa/sa_int.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 #define ALL16 0xFFFF
 #define ALL24 0xFFFFFF

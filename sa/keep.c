@@ -47,7 +47,7 @@
 #include "sa/keep.h"
 #include "sa/sa.h"
 #include "sm/clientfile.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/sm.h"
 

@@ -34,7 +34,7 @@
 
 #include "routing/routing.h"
 #include "sa/sa_int.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 /* Component-mask bits (mad/sa_fields.c, path_rec). */
 #define PR_SID_MSB 0

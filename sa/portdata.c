@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "sa/sa_int.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 enum { PD_FETCHING = 1, PD_OK = 2, PD_NONE = 3 };
 

@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "sa/sa_int.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 static bool is_table(uint8_t method)
 {

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "sa/sa_int.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 /* --- clock --- */
 

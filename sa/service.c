@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "sa/sa_int.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 #define SR_ID 0
 #define SR_GID 1

@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #include "sa/sa_int.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 #define GT (SA_M_GET | SA_M_GET_TABLE)
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "sm/activate.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 
 /* Where a port's link walk stands; both ends move together but for

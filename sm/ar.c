@@ -26,8 +26,8 @@
 #include "routing/ar.h"
 #include "routing/verify.h"
 #include "sm/ar.h"
-#include "sm/atomic.h"
-#include "sm/log.h"
+#include "lib/atomicfile.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 
 #define AR_MAX_ERRORS 5                      /* switch failures ... */

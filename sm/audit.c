@@ -16,7 +16,7 @@
 #include "sm/ar.h"
 #include "sm/audit.h"
 #include "sm/drift.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 
 #define AUDIT_MIN_SHARE 32

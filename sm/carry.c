@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "sm/carry.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 struct walk {
 	struct sm_fabric *nw, *old;

@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include "routing/mcast.h"
-#include "sm/atomic.h"
+#include "lib/atomicfile.h"
 #include "sm/clientfile.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcdb.h"
 #include "sm/pkeyset.h"
 

@@ -136,7 +136,7 @@ char *client_state_format(const struct client_state *cs, size_t *len);
  * (cs empty). */
 int client_state_load(struct client_state *cs, const char *dir, const struct client_limits *lim,
 		      char *err, size_t errlen);
-/* Written atomically (sm/atomic.h). 0 or -1 with the reason in err. */
+/* Written atomically (lib/atomicfile.h). 0 or -1 with the reason in err. */
 int client_state_save(const struct client_state *cs, const char *dir, char *err, size_t errlen);
 
 #endif

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "sm/discover.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 struct discover {
 	struct mad_engine *eng;

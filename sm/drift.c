@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sm/drift.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 

@@ -17,7 +17,7 @@
 
 #include "routing/routing.h"
 #include "sm/fabric.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 static const char *node_name_prefix(const struct sm_node *n)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sm/dups.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 /* Marks drop on every node that no link path from the SM node reaches
  * without passing a node already marked. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sm/fabric.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 static uint32_t guid_hash(uint64_t g, uint32_t size)
 {

@@ -15,7 +15,7 @@
 
 #include "ibsm/topo.h"
 #include "sm/lidalloc.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 #define NLIDS (TOPO_MAX_UCAST_LID + 1u)
 #define NO_CLAIM UINT32_MAX

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "sm/atomic.h"
+#include "lib/atomicfile.h"
 #include "sm/lidalloc.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
-#include "sm/worker.h"
+#include "lib/worker.h"
 
 struct lid_port {
 	struct sm_port *p;

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "ibsm/topo.h"
-#include "sm/atomic.h"
+#include "lib/atomicfile.h"
 #include "sm/lids.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 #define LIDS_MAGIC "ibsmd-lids 2"
 #define LIDS_MAGIC_V1 "ibsmd-lids 1"

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "sm/light.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/atomic.h"
+#include "lib/atomicfile.h"
 #include "sm/linkset.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 #define LINKS_MAGIC "ibsmd-links 1\n"
 #define LINKS_MAX_FILE (64u << 20)

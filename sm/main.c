@@ -33,15 +33,15 @@
 #include "sa/glue.h"
 #include "sm/activate.h"
 #include "sm/ar.h"
-#include "sm/atomic.h"
+#include "lib/atomicfile.h"
 #include "ctl/ctl.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/routejob.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap.h"
 #include "sm/tables.h"
-#include "sm/worker.h"
+#include "lib/worker.h"
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
 #define PUMP_WAIT_MS 1

@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "conf/partitions.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/pkey.h"
-#include "sm/porttab.h"
+#include "lib/porttab.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 #include "sm/tables.h"

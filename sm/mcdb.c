@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "routing/mcast.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcdb.h"
 #include "sm/pkeyset.h"
 

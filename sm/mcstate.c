@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "sm/clientfile.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/sm.h"
 

@@ -9,7 +9,7 @@
 #include <event2/event.h>
 #include <stdlib.h>
 
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 
 /* Steps per turn of the loop. While a turn runs, no answer is read and

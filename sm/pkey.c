@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "sm/activate.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/pkey.h"
 #include "sm/pkeyset.h"
-#include "sm/porttab.h"
+#include "lib/porttab.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 #include "sm/tables.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "sm/activate.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/pkey.h"
 #include "sm/sm.h"
 #include "sm/tables.h"

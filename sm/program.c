@@ -34,7 +34,7 @@
 #include "sm/linkset.h"
 #include "sm/pkey.h"
 #include "sm/routejob.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 #include "sm/tables.h"

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "conf/partitions.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/pkey.h"
-#include "sm/porttab.h"
+#include "lib/porttab.h"
 #include "sm/qos.h"
 #include "sm/qostab.h"
 #include "sm/sm.h"

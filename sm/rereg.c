@@ -21,8 +21,8 @@
 
 #include <stdlib.h>
 
-#include "sm/log.h"
-#include "sm/porttab.h"
+#include "lib/log.h"
+#include "lib/porttab.h"
 #include "sm/sm.h"
 
 struct rereg_port {

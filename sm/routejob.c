@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "sm/fabric.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/routejob.h"
 #include "sm/sm.h"
-#include "sm/worker.h"
+#include "lib/worker.h"
 
 struct route_job {
 	struct sm *sm;

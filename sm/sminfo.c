@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "sm/election.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 

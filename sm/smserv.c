@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/log.h"
+#include "lib/log.h"
 #include "routing/routing.h"
 #include "sm/snap.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/log.h"
+#include "lib/log.h"
 #include "conf/partitions.h"
 #include "sm/pkey.h"
 #include "sm/qos.h"

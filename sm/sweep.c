@@ -18,7 +18,7 @@
 
 #include "sm/carry.h"
 #include "sm/dups.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap.h"

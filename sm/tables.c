@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "sm/ar.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/pkey.h"
 #include "sm/qos.h"

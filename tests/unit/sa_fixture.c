@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "routing/lids.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/mcdb.h"
 #include "tests/unit/sa_fixture.h"
 

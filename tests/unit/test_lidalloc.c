@@ -17,7 +17,7 @@
 #include "ibsm/topo.h"
 #include "sm/lidalloc.h"
 #include "sm/lids.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 static struct lid_claim ca(uint64_t guid, uint16_t held, uint8_t lmc)
 {

@@ -24,7 +24,7 @@
 
 #include "mad/engine.h"
 #include "mad/smp.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "tests/unit/fake_transport.h"

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sm/log.h"
-#include "sm/worker.h"
+#include "lib/log.h"
+#include "lib/worker.h"
 
 struct worker {
 	worker_fn work, done;

@@ -6,8 +6,8 @@
  * and the directory is fsync'ed: after kill -9 or a power cut at any moment
  * PATH holds either the old or the new content, never a mix.
  */
-#ifndef IBSM_SM_ATOMIC_H
-#define IBSM_SM_ATOMIC_H
+#ifndef IBSM_LIB_ATOMICFILE_H
+#define IBSM_LIB_ATOMICFILE_H
 
 #include <stddef.h>
 #include <stdio.h>

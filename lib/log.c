@@ -13,7 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "sm/log.h"
+#include "lib/log.h"
 
 /* Fabric-caused messages: a burst of 50, then 10 per second. */
 #define FABRIC_BURST 50.0

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sm/atomic.h"
-#include "sm/log.h"
+#include "lib/atomicfile.h"
+#include "lib/log.h"
 
 static int fsync_dir(const char *path)
 {

@@ -7,8 +7,8 @@
  * the next porttab_get(), which may grow the table and move them all.
  * What a record points to is its owner's to free.
  */
-#ifndef IBSMD_SM_PORTTAB_H
-#define IBSMD_SM_PORTTAB_H
+#ifndef IBSM_LIB_PORTTAB_H
+#define IBSM_LIB_PORTTAB_H
 
 #include <stddef.h>
 #include <stdint.h>

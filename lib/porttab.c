@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/porttab.h"
-#include "sm/log.h"
+#include "lib/porttab.h"
+#include "lib/log.h"
 
 static const struct porttab_key *key_at(const struct porttab *t, size_t i)
 {

@@ -8,8 +8,8 @@
  * log_fabric(), which is rate-limited by a token bucket so a misbehaving
  * fabric cannot flood the journal.
  */
-#ifndef IBSM_SM_LOG_H
-#define IBSM_SM_LOG_H
+#ifndef IBSM_LIB_LOG_H
+#define IBSM_LIB_LOG_H
 
 #include <stdint.h>
 

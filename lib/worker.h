@@ -6,8 +6,8 @@
  * does not touch meanwhile; the thread then writes one byte to a pipe the
  * loop watches, and the loop joins it and calls done(arg). No locks.
  */
-#ifndef IBSM_SM_WORKER_H
-#define IBSM_SM_WORKER_H
+#ifndef IBSM_LIB_WORKER_H
+#define IBSM_LIB_WORKER_H
 
 #include <event2/event.h>
 #include <stdbool.h>
