@@ -51,6 +51,7 @@
 #include "ctl/ctl.h"
 #include "ctl/ctl_int.h"
 #include "ctl/ctl_snap.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "sm/problems.h"
 #include "sm/sm.h"
@@ -60,14 +61,6 @@
 static struct ctl *the_ctl;
 
 static void verify_start(struct ctl *ctl, const struct sm *sm);
-
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 double ctl_last_sweep_time(const struct ctl *ctl)
 {
@@ -90,19 +83,6 @@ static void sd_notifyf_(const char *fmt, ...)
 #endif
 }
 
-uint64_t ctl_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-uint64_t ctl_now_ms(void)
-{
-	return ctl_now_us() / 1000u;
-}
-
 /* ---- rate-limited warnings ---- */
 
 static void ratelog_flush(struct ctl_ratelog *r, int level)
@@ -115,7 +95,7 @@ static void ratelog_flush(struct ctl_ratelog *r, int level)
 
 void ctl_ratelog(struct ctl_ratelog *r, int level, const char *fmt, ...)
 {
-	uint64_t now = ctl_now_ms();
+	uint64_t now = clock_ms();
 	char msg[512];
 	va_list ap;
 
@@ -218,7 +198,7 @@ static void trim(struct ctl *ctl, uint64_t now)
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctl *ctl = arg;
-	uint64_t now = ctl_now_ms();
+	uint64_t now = clock_ms();
 	struct ctl_ratelog *logs[] = { &ctl->refusals, &ctl->drops, &ctl->idles };
 
 	close_idle(ctl, now);
@@ -233,7 +213,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 
 void ctl_broadcast(struct ctl *ctl, const char *event, json_object *data)
 {
-	json_object *ev = ctl_event_new(event, wall_now(), data);
+	json_object *ev = ctl_event_new(event, ((double)clock_wall_ms() / 1000), data);
 
 	for (struct ctl_client *cl = ctl->clients; cl; cl = cl->next)
 		if (cl->subscribed && !cl->dead)
@@ -466,7 +446,7 @@ json_object *ctl_sweep_json(const struct sm *sm, uint64_t no, bool done)
 		return o;
 	json_object_object_add(o, "errors", json_object_new_uint64(sm->st.errors));
 	json_object_object_add(o, "duration_ms",
-			       ctl_json_fixed(ts_diff_ms(&sm->st.t_start, &sm->st.t_done), 3));
+			       ctl_json_fixed(clock_diff_ms(&sm->st.t_start, &sm->st.t_done), 3));
 	return o;
 }
 
@@ -492,7 +472,7 @@ static void sweep_done(struct ctl *ctl, const struct sm *sm, uint64_t no)
 {
 	json_object *done = ctl_sweep_json(sm, no, true);
 
-	ctl->last_done_time = wall_now();
+	ctl->last_done_time = ((double)clock_wall_ms() / 1000);
 	if (ctl->verify) {
 		json_object_put(ctl->verify);
 		ctl->verify = NULL;

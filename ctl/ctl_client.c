@@ -45,6 +45,7 @@
 #include <sys/uio.h>
 
 #include "ctl/ctl_int.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "sm/sm.h"
 
@@ -79,7 +80,7 @@ static void flush(struct ctl_client *cl)
 	n = evbuffer_write(out, bufferevent_getfd(cl->bev));
 	evbuffer_freeze(out, 1);
 	if (n > 0)
-		cl->last_active_ms = ctl_now_ms();
+		cl->last_active_ms = clock_ms();
 	else if (n < 0 && errno != EAGAIN && errno != EINTR)
 		log_debug("control client pid %d: %s", (int)cl->peer.pid, strerror(errno));
 }
@@ -99,7 +100,7 @@ static size_t write_direct(struct ctl_client *cl, const char *s, size_t len)
 	n = writev(bufferevent_getfd(cl->bev), iov, 2);
 	if (n <= 0)
 		return 0;    /* EAGAIN, or an error the bufferevent will see */
-	cl->last_active_ms = ctl_now_ms();
+	cl->last_active_ms = clock_ms();
 	return (size_t)n;
 }
 
@@ -343,7 +344,7 @@ static bool next_request(struct ctl_client *cl)
 	}
 	line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF);
 	cl->scanned = 0;
-	cl->last_active_ms = ctl_now_ms();
+	cl->last_active_ms = clock_ms();
 	handle_line(cl, line, len);
 	free(line);
 	return true;
@@ -419,14 +420,14 @@ static void client_work(struct ctl_client *cl)
 	int i;
 
 	for (i = 0; i < CTL_TURN_UNITS && !cl->dead; i++) {
-		uint64_t t0 = ctl_now_us();
+		uint64_t t0 = clock_us();
 
 		if (!cl->admin && !share_ready(cl, t0))
 			break;
 		if (!work_unit(cl))
 			break;
 		if (!cl->admin)
-			cl->ctl->share.credit -= (int64_t)(ctl_now_us() - t0) * 100;
+			cl->ctl->share.credit -= (int64_t)(clock_us() - t0) * 100;
 	}
 	if (i == CTL_TURN_UNITS && !cl->dead)
 		resume_in(cl, 0);
@@ -448,7 +449,7 @@ static void on_write(struct bufferevent *bev, void *arg)
 {
 	struct ctl_client *cl = arg;
 
-	cl->last_active_ms = ctl_now_ms();
+	cl->last_active_ms = clock_ms();
 	client_work(cl);
 }
 
@@ -510,7 +511,7 @@ void ctl_client_new(struct ctl *ctl, int fd, const struct ctl_peer *peer, bool a
 	cl->ctl = ctl;
 	cl->peer = *peer;
 	cl->admin = admin;
-	cl->last_active_ms = ctl_now_ms();
+	cl->last_active_ms = clock_ms();
 	cl->bev = bufferevent_socket_new(ctl->sm->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	cl->held = evbuffer_new();
 	cl->ev_resume = evtimer_new(ctl->sm->base, on_resume, cl);

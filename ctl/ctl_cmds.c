@@ -21,6 +21,7 @@
 
 #include "ctl/ctl_out.h"
 #include "ctl/ctl.h"
+#include "lib/clock.h"
 #include "sm/ar.h"
 #include "ctl/ctl_int.h"
 #include "sm/problems.h"
@@ -160,7 +161,7 @@ static json_object *last_sweep_json(struct ctl_call *c)
 
 	ADD(o, "time", ctl_last_sweep_time(c->ctl) > 0 ?
 	    ctl_json_fixed(ctl_last_sweep_time(c->ctl), 3) : NULL);
-	ADD(o, "duration_ms", done ? ctl_json_fixed(ts_diff_ms(&sm->st.t_start, &sm->st.t_done), 3) : NULL);
+	ADD(o, "duration_ms", done ? ctl_json_fixed(clock_diff_ms(&sm->st.t_start, &sm->st.t_done), 3) : NULL);
 	ADD(o, "clean", json_object_new_boolean(sm->sweep_clean));
 	ADD(o, "errors", JINT(sm->st.errors));
 	ADD(o, "lft_blocks_written", JINT(sm->st.lft_blocks_written));

@@ -213,8 +213,6 @@ enum ctl_ret ctl_mcast_path(struct ctl_call *c, const struct sm_node *src, const
 void ctl_reloaded(json_object *result);
 
 /* ctl.c, for ctl_client.c */
-uint64_t ctl_now_ms(void);
-uint64_t ctl_now_us(void);
 void ctl_ratelog(struct ctl_ratelog *r, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

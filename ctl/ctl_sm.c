@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "ctl/ctl_int.h"
+#include "lib/clock.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 
@@ -42,7 +43,7 @@ static json_object *peer_json(const struct sm_peer *p, uint64_t now)
 json_object *ctl_sms_json(const struct sm *sm)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
-	uint64_t now = sm_now_ms();
+	uint64_t now = clock_ms();
 
 	json_object_object_add(o, "state", json_object_new_string(sm_state_name((int)sm->state)));
 	json_object_object_add(o, "priority", json_object_new_int((int)sm->conf.sm_priority));

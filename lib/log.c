@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 
 /* Fabric-caused messages: a burst of 50, then 10 per second. */
@@ -112,10 +113,7 @@ LOG_FN(log_debug, LOG_LVL_DEBUG)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_us() / 1e6;
 }
 
 static int fabric_token(void)

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "mad/engine.h"
 #include "mad/rmpp.h"
 #include "mad/sa.h"
@@ -158,12 +159,7 @@ static void req_free(struct mad_engine *e, struct req *r)
 
 static uint64_t engine_now(const struct mad_engine *e)
 {
-	struct timespec ts;
-
-	if (e->o.now_ms)
-		return e->o.now_ms(e->o.now_arg);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return e->o.now_ms ? e->o.now_ms(e->o.now_arg) : clock_ms();
 }
 
 void mad_engine_opts_default(struct mad_engine_opts *o)

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "mad/sa.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
@@ -188,7 +189,7 @@ static void send_query(struct sm *sm, enum q_kind k, uint64_t guid)
 	sa_hdr_encode(&h, mad, SA_HDR_SIZE);
 	fl.busy = true;
 	fl.kind = k;
-	fl.sent_ms = sm_now_ms();
+	fl.sent_ms = clock_ms();
 	fl.queries++;
 	if (k == Q_INFO)
 		fl.info_sent_ms = fl.sent_ms;
@@ -227,7 +228,7 @@ static void round_start(struct sm *sm, uint64_t gen)
 	sa_client_limits(&fl.lim);
 	fl.in_round = true;
 	fl.round_gen = gen;
-	fl.round_start_ms = sm_now_ms();
+	fl.round_start_ms = clock_ms();
 	fl.next_kind = Q_MCMR;
 	fl.rounds++;
 }
@@ -300,7 +301,7 @@ static void round_end(struct sm *sm)
 		fl.copy = cs;
 		fl.have_copy = true;
 		fl.copy_gen = fl.round_gen;
-		fl.copy_ms = sm_now_ms();
+		fl.copy_ms = clock_ms();
 		fl.copies++;
 		fl.said_incomplete = false;
 		log_info("standby: copied the master's state: %zu groups, %zu memberships, %zu services, "
@@ -314,7 +315,7 @@ static void round_end(struct sm *sm)
 				   fl.info.services, cs.nsubs, fl.info.subs,
 				   fl.round_bad ? ", queries failed" : "");
 		fl.said_incomplete = true;
-		fl.next_round_ms = sm_now_ms() + AGAIN_MS;
+		fl.next_round_ms = clock_ms() + AGAIN_MS;
 		client_state_free(&cs);
 	}
 	round_free();
@@ -350,7 +351,7 @@ static void got_info(struct sm *sm, uint16_t status, const uint8_t *rec, size_t 
 	fl.not_ours = false;
 	fl.info = ci;
 	fl.have_info = true;
-	fl.info_ms = sm_now_ms();
+	fl.info_ms = clock_ms();
 	if (fl.in_round && (ci.gen != fl.round_gen || fl.final_check)) {
 		if (ci.gen == fl.round_gen)
 			round_end(sm);
@@ -407,7 +408,7 @@ static void got_sr(const uint8_t *rec)
 	/* the lease as registered: it runs again from the takeover */
 	memcpy(&lease, rec + 28, 4);
 	lease = be32toh(lease);
-	s->lease_end_ms = lease == UINT32_MAX ? CLIENT_NEVER : sa_keep_wall_ms() + lease * 1000ull;
+	s->lease_end_ms = lease == UINT32_MAX ? CLIENT_NEVER : clock_wall_ms() + lease * 1000ull;
 }
 
 static void got_iir(const uint8_t *rec, const struct end_port *p)
@@ -553,7 +554,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 
 	if (!following(sm))
 		return;
-	arm(next_query(sm, sm_now_ms()));
+	arm(next_query(sm, clock_ms()));
 	sm_arm_engine_timer(sm);
 }
 
@@ -577,7 +578,7 @@ bool sa_follow_take(struct sm *sm, struct client_state *out)
 {
 	uint64_t fresh = (uint64_t)(sm->conf.sm_poll_retries + 3) * sm->conf.sm_poll_interval;
 	bool ok = fl.master && fl.have_copy && fl.have_info && fl.info.gen == fl.copy_gen &&
-		  sm_now_ms() - fl.info_ms <= fresh;
+		  clock_ms() - fl.info_ms <= fresh;
 
 	client_state_init(out);
 	if (ok) {
@@ -616,7 +617,7 @@ void sa_follow_attach(struct sm *sm)
 	memset(&fl, 0, sizeof(fl));
 	fl.ev = evtimer_new(sm->base, on_timer, sm);
 	/* TIDs that another host cannot guess from a restart of ours */
-	fl.next_tid = (uint32_t)(sm_now_ms() * 2654435761u);
+	fl.next_tid = (uint32_t)(clock_ms() * 2654435761u);
 }
 
 void sa_follow_detach(struct sm *sm)

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "sa/glue.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
@@ -68,7 +69,7 @@ static struct {
 
 static void arm(struct sm *sm)
 {
-	uint64_t dl = sm->sa ? sa_next_deadline(sm->sa) : UINT64_MAX, now = sm_now_ms();
+	uint64_t dl = sm->sa ? sa_next_deadline(sm->sa) : UINT64_MAX, now = clock_ms();
 	struct timeval tv = { 0, 0 };
 
 	if (!ev_sa)
@@ -121,11 +122,6 @@ static void env_conf(void *arg, struct sa_conf *out)
 
 	out->sa_key = sm->conf.sa_key;
 	out->max_records = sm->conf.sa_max_records;
-}
-
-static uint64_t env_now(void *arg)
-{
-	return sm_now_ms();
 }
 
 /* Multicast: the SM's group database (sm/mcast.h). */
@@ -188,7 +184,7 @@ static bool sweep_limited(const struct sm *sm)
 /* A token per query, sa_sweep_rate a second, 10 ms of them at most. */
 static bool take_token(const struct sm *sm)
 {
-	double rate = sm->conf.sa_sweep_rate, now = (double)sm_now_ms();
+	double rate = sm->conf.sa_sweep_rate, now = (double)clock_ms();
 
 	hold.tokens += (now - (double)hold.t) * rate / 1000.0;
 	if (hold.tokens > rate / 100.0 + 1)
@@ -205,7 +201,7 @@ static void hold_release(struct sm *sm)
 	struct timeval ms = { 0, 1000 };
 
 	while (hold.head && (!sweep_limited(sm) ||
-			     sa_now_us() - hold.head->t_us >= HOLD_MS * 1000u || take_token(sm))) {
+			     clock_us() - hold.head->t_us >= HOLD_MS * 1000u || take_token(sm))) {
 		struct held *h = hold.head;
 
 		if (!(hold.head = h->next))
@@ -257,11 +253,11 @@ static bool must_wait(struct sm *sm, const uint8_t *msg, size_t len, int status)
 void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const struct mad_addr *from)
 {
 	struct sm *sm = arg;
-	uint64_t t_us = sa_now_us();   /* the engine calls us as it reads the MAD */
+	uint64_t t_us = clock_us();   /* the engine calls us as it reads the MAD */
 
 	if (!sm->sa || sa_follow_recv(sm, msg, len, status, from))
 		return;
-	last_request_ms = sm_now_ms();
+	last_request_ms = clock_ms();
 	if (must_wait(sm, msg, len, status)) {
 		if (hold.n >= HOLD_MAX)
 			sa_busy(sm->sa, msg, len, from);
@@ -277,7 +273,7 @@ void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const st
 
 bool sa_glue_busy(const struct sm *sm)
 {
-	return sm->sa && sm_now_ms() - last_request_ms < SA_BUSY_MS;
+	return sm->sa && clock_ms() - last_request_ms < SA_BUSY_MS;
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
@@ -321,7 +317,7 @@ void sa_glue_attach(struct sm *sm)
 {
 	struct sa_env env = {
 		.arg = sm, .send = env_send, .smp = env_smp, .snapshot = env_snapshot,
-		.master = env_master, .sm_list = env_sm_list, .conf = env_conf, .now_ms = env_now,
+		.master = env_master, .sm_list = env_sm_list, .conf = env_conf,
 		.mc_join = env_mc_join, .mc_leave = env_mc_leave, .mc_query = env_mc_query,
 		.mft_held = env_mft_held, .mc_counts = env_mc_counts,
 	};

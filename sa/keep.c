@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
 #include "sm/clientfile.h"
@@ -70,14 +71,6 @@ static struct {
 	double save_ms_last, save_ms_max;
 } keep;
 
-uint64_t sa_keep_wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static uint64_t gen_of(const struct sm *sm)
 {
 	return sm_mcast_gen(sm) + sa_clients_gen(sm->sa);
@@ -88,7 +81,7 @@ static void export_all(const struct sm *sm, struct client_state *cs)
 	client_state_init(cs);
 	cs->sm_guid = sm->port.port_guid;
 	cs->subnet_prefix = sm->conf.subnet_prefix;
-	cs->written_ms = sa_keep_wall_ms();
+	cs->written_ms = clock_wall_ms();
 	sm_mcast_export(sm, cs);
 	sa_clients_export(sm->sa, cs, cs->written_ms);
 }
@@ -114,8 +107,8 @@ static void save(struct sm *sm)
 		keep.save_failed = false;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ms = ts_diff_ms(&t0, &t1);
-	keep.t_saved = sm_now_ms();
+	ms = clock_diff_ms(&t0, &t1);
+	keep.t_saved = clock_ms();
 	keep.saves++;
 	keep.save_ms_last = ms;
 	keep.save_ms_max = ms > keep.save_ms_max ? ms : keep.save_ms_max;
@@ -157,7 +150,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	}
 	if (!keep.pending)
 		return;
-	if ((ms = wait_more(sm, sm_now_ms()))) {
+	if ((ms = wait_more(sm, clock_ms()))) {
 		arm(ms);
 		return;
 	}
@@ -176,7 +169,7 @@ void sa_keep_note(struct sm *sm)
 	g = gen_of(sm);
 	if (g == keep.saved_gen || (g == keep.seen_gen && keep.pending))
 		return;
-	now = sm_now_ms();
+	now = clock_ms();
 	keep.seen_gen = g;
 	keep.t_last = now;
 	if (!keep.pending) {
@@ -226,7 +219,7 @@ static void drop_all(struct sm *sm)
 
 static void restore_all(struct sm *sm, const struct client_state *cs, const char *from)
 {
-	size_t g = sm_mcast_restore(sm, cs), s = sa_clients_restore(sm->sa, cs, sa_keep_wall_ms());
+	size_t g = sm_mcast_restore(sm, cs), s = sa_clients_restore(sm->sa, cs, clock_wall_ms());
 
 	log_notice("%s: %zu multicast groups (%zu memberships, %zu tree switches), %zu services, "
 		   "%zu subscriptions", from, cs->ngroups - g, cs->nmembers, cs->ntsw,

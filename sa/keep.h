@@ -27,8 +27,6 @@ void sa_keep_changed(struct sm *sm);
 /* The state file (saves, their cost, whether a change waits) and the
  * standby's copy, for ibsmctl sa. */
 json_object *sa_keep_json(const struct sm *sm);
-/* The wall clock in Unix ms: leases in a client_state run on it. */
-uint64_t sa_keep_wall_ms(void);
 
 void sa_follow_attach(struct sm *sm);
 void sa_follow_detach(struct sm *sm);

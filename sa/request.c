@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "sa/sa_int.h"
 #include "lib/log.h"
 
@@ -268,7 +269,7 @@ static void process(struct sa *sa, const uint8_t *msg, size_t len, const struct 
 	if (st) {
 		answer_error(sa, &h, st, from);
 		if (a)
-			sa_stats_note(sa, a, st, 0, sa_now_us() - t0);
+			sa_stats_note(sa, a, st, 0, clock_us() - t0);
 		return;
 	}
 	ctx_init(&c, sa, a, h.hdr.method, h.hdr.attr_mod, h.comp_mask, msg + SA_HDR_SIZE,
@@ -284,7 +285,7 @@ static void process(struct sa *sa, const uint8_t *msg, size_t len, const struct 
 		sa_fail(&c, MAD_STATUS_BUSY);   /* asked again, the tables may be in */
 	}
 	st = answer(sa, &h, &c, from);
-	sa_stats_note(sa, a, st, st ? 0 : is_table(c.method) ? c.n : 1, sa_now_us() - t0);
+	sa_stats_note(sa, a, st, st ? 0 : is_table(c.method) ? c.n : 1, clock_us() - t0);
 }
 
 /* A send of ours came back failed (the kernel returns its first bytes). */
@@ -298,7 +299,7 @@ static void send_returned(struct sa *sa, const uint8_t *msg, size_t len)
 
 void sa_recv(void *arg, const uint8_t *msg, size_t len, int status, const struct mad_addr *from)
 {
-	sa_recv_at(arg, msg, len, status, from, sa_now_us());
+	sa_recv_at(arg, msg, len, status, from, clock_us());
 }
 
 void sa_recv_at(struct sa *sa, const uint8_t *msg, size_t len, int status,

@@ -16,22 +16,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "sa/sa_int.h"
 #include "lib/log.h"
 
 /* --- clock --- */
 
-uint64_t sa_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 uint64_t sa_now(const struct sa *sa)
 {
-	return sa->env.now_ms ? sa->env.now_ms(sa->env.arg) : sa_now_us() / 1000u;
+	return sa->env.now_ms ? sa->env.now_ms(sa->env.arg) : clock_ms();
 }
 
 /* --- GIDs --- */

@@ -93,12 +93,10 @@ void sa_set_conf(struct sa *sa, const struct sa_conf *conf);
 /* The MAD engine's gsi hook (mad_gsi_fn, arg = the struct sa): the MAD
  * counts as received now. */
 void sa_recv(void *sa, const uint8_t *msg, size_t len, int status, const struct mad_addr *from);
-/* The same for a MAD the daemon received at t_us (sa_now_us()) and held
+/* The same for a MAD the daemon received at t_us (clock_us()) and held
  * since (sa/glue.c's queue while a sweep runs): latency counts from t_us. */
 void sa_recv_at(struct sa *sa, const uint8_t *msg, size_t len, int status,
 		const struct mad_addr *from, uint64_t t_us);
-/* The clock of the latency counters: CLOCK_MONOTONIC in microseconds. */
-uint64_t sa_now_us(void);
 /* Answer the request in msg BUSY without looking further (the daemon's
  * queue of requests waiting for a sweep is full); counted as busy. */
 void sa_busy(struct sa *sa, const uint8_t *msg, size_t len, const struct mad_addr *from);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "mad/ar.h"
 #include "routing/ar.h"
 #include "routing/verify.h"
@@ -235,7 +236,7 @@ static const char *err_name(int err)
 static void note_error(struct sm *sm, struct ar_sw *w, const char *what, int err)
 {
 	struct sm_ar *ar = sm->ar;
-	uint64_t now = sm_now_ms();
+	uint64_t now = clock_ms();
 	unsigned recent = 0;
 
 	snprintf(w->last_error, sizeof(w->last_error), "%s failed (%s)", what, err_name(err));
@@ -258,7 +259,7 @@ static void note_error(struct sm *sm, struct ar_sw *w, const char *what, int err
 
 static bool breaker_open(struct sm_ar *ar)
 {
-	if (ar->tripped && sm_now_ms() - ar->tripped_ms >= AR_BREAKER_HOLD_MS) {
+	if (ar->tripped && clock_ms() - ar->tripped_ms >= AR_BREAKER_HOLD_MS) {
 		ar->tripped = false;
 		ar->nerr = 0;
 		log_notice("AR: breaker hold time over, adaptive routing allowed again");
@@ -1003,7 +1004,7 @@ static void phase_done(struct sm *sm)
 
 	if (ar && ar->t_phase.tv_sec) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		log_info("AR: phase took %.1f ms", ts_diff_ms(&ar->t_phase, &now));
+		log_info("AR: phase took %.1f ms", clock_diff_ms(&ar->t_phase, &now));
 		ar->t_phase.tv_sec = 0;
 	}
 	if (ar && ar->dump_path && atomic_write(ar->dump_path, dump_fill, sm, err, sizeof(err)) < 0)

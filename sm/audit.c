@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "sm/ar.h"
 #include "sm/audit.h"
 #include "sm/drift.h"
@@ -254,7 +255,7 @@ static uint64_t share(const struct sm *sm, uint64_t total)
 
 static void next_pass(struct sm *sm)
 {
-	uint64_t now = sm_now_ms();
+	uint64_t now = clock_ms();
 
 	if (sm->audit.pass_start_ms)
 		sm->audit.last_pass_ms = now - sm->audit.pass_start_ms;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "sm/light.h"
 #include "lib/log.h"
 #include "sm/sm.h"
@@ -92,14 +93,14 @@ static void flap_note_down(struct sm *sm, const struct sm_port *p)
 	if (!e->key)
 		sm->flaps.count++;
 	e->key = port_key(p);
-	e->down_ms = sm_now_ms();
+	e->down_ms = clock_ms();
 	e->downs++;
 }
 
 /* Milliseconds until p may be used again, 0 if it is not held. */
 static uint64_t held_for(const struct sm *sm, const struct sm_port *p)
 {
-	uint64_t hold = (uint64_t)sm->conf.flap_holddown_s * 1000, now = sm_now_ms();
+	uint64_t hold = (uint64_t)sm->conf.flap_holddown_s * 1000, now = clock_ms();
 	const struct flap_entry *e;
 
 	if (!hold || !sm->flaps.size)

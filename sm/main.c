@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "sa/glue.h"
 #include "sm/activate.h"
 #include "sm/ar.h"
@@ -205,7 +206,7 @@ static int load_config(struct sm_conf *c, const struct cli *cli, const struct ov
 
 void sm_arm_engine_timer(struct sm *sm)
 {
-	uint64_t dl = mad_engine_next_deadline(sm->eng), now = sm_now_ms();
+	uint64_t dl = mad_engine_next_deadline(sm->eng), now = clock_ms();
 	struct timeval tv = { 0, 0 };
 
 	if (!sm->ev_timer)
@@ -254,7 +255,7 @@ static void on_pump(evutil_socket_t fd, short what, void *arg)
 	struct sm *sm = arg;
 	struct pollfd p = { .fd = sm->tp.fd(sm->tp.ctx), .events = POLLIN };
 	static const struct timeval now = { 0, 0 }, idle = { 0, PUMP_WAIT_MS * 1000 };
-	uint64_t until = sm_now_ms() + PUMP_BUSY_MS;
+	uint64_t until = clock_ms() + PUMP_BUSY_MS;
 
 	/* SA queries come in streams: right after one, wait for the next in
 	 * umad2sim's poll too, or each would wait out PUMP_WAIT_MS; but go
@@ -266,7 +267,7 @@ static void on_pump(evutil_socket_t fd, short what, void *arg)
 		if (poll(&p, 1, busy ? PUMP_WAIT_MS : 0) > 0)
 			mad_engine_on_readable(sm->eng);
 		mad_engine_on_timer(sm->eng);
-	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until && !worker_results_waiting() &&
+	} while (!mad_engine_idle(sm->eng) && clock_ms() < until && !worker_results_waiting() &&
 		 !sm->steps);
 	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) && !sa_glue_busy(sm) ? &idle : &now);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "conf/partitions.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/pkey.h"
@@ -325,7 +326,7 @@ static void log_batch(struct sm *sm)
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	s->total_ms = ts_diff_ms(mc->have_first ? &mc->t_first : &mc->t_start, &now);
+	s->total_ms = clock_diff_ms(mc->have_first ? &mc->t_first : &mc->t_start, &now);
 	/* Not "done in": scripts take that for the end of a sweep. */
 	log_info("multicast: %s %llu: %llu trees in %.1f ms, %llu MFT blocks read, %llu written, "
 		 "%llu MulticastFDBTop sets, %llu failed; %s %.1f ms", mc->in_sweep ? "sweep batch" : "batch",
@@ -526,7 +527,7 @@ static bool compute(struct sm *sm)
 	free(bg.g);
 	free(bg.m);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	mc->last.compute_ms = ts_diff_ms(&t0, &t1);
+	mc->last.compute_ms = clock_diff_ms(&t0, &t1);
 	if (rc < 0) {
 		log_warnx("multicast: trees not computed: %s", res.why);
 		mcast_result_free(&res);
@@ -634,14 +635,14 @@ static unsigned wait_more(const struct sm *sm)
 	if (!mc->have_first || cap == 0)
 		return 0;
 	if (mc->nchanges > 1) {
-		double pace = QUIET_PACE * ts_diff_ms(&mc->t_first, &mc->t_last) / (mc->nchanges - 1);
+		double pace = QUIET_PACE * clock_diff_ms(&mc->t_first, &mc->t_last) / (mc->nchanges - 1);
 
 		pace = pace < QUIET_MIN_MS ? QUIET_MIN_MS : pace;
 		quiet = pace < quiet ? pace : quiet;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	since_last = ts_diff_ms(&mc->t_last, &now);
-	since_first = ts_diff_ms(&mc->t_first, &now);
+	since_last = clock_diff_ms(&mc->t_last, &now);
+	since_first = clock_diff_ms(&mc->t_first, &now);
 	if (since_last >= quiet || since_first >= cap)
 		return 0;
 	return (unsigned)(quiet - since_last) + 1;

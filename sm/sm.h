@@ -280,7 +280,5 @@ void sm_arm_engine_timer(struct sm *sm);           /* main.c */
 /* Answers MADs nobody asked for: Get SMInfo, traps. */
 void sm_unsolicited(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from);
 
-uint64_t sm_now_ms(void);
-double ts_diff_ms(const struct timespec *a, const struct timespec *b);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "sm/election.h"
 #include "lib/log.h"
 #include "sm/sm.h"
@@ -156,7 +157,7 @@ static struct sm_peer *note_peer(struct sm *sm, const struct info_ctx *c,
 	if (!peer)
 		return NULL;
 	was_foreign = peer->foreign;
-	sm_peer_seen(peer, si, &me, sm_now_ms());
+	sm_peer_seen(peer, si, &me, clock_ms());
 	if (p) {
 		peer->node_guid = c->node_guid;
 		peer->port = c->port;
@@ -436,7 +437,7 @@ static void nudge_master(struct sm *sm, uint16_t master_lid)
 	t.hdr.mgmt_class = MAD_CLASS_SMI;
 	t.hdr.class_version = 1;
 	t.hdr.method = MAD_METHOD_TRAP;
-	t.hdr.tid = sm_now_ms();
+	t.hdr.tid = clock_ms();
 	t.hdr.attr_id = SMP_ATTR_NOTICE;
 	t.mkey = sm->conf.m_key;
 	smp_notice_encode(&nt, t.data, sizeof(t.data));

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "sm/carry.h"
 #include "sm/dups.h"
 #include "lib/log.h"
@@ -26,19 +27,6 @@
 #define ONCE_ATTEMPTS 10
 #define SWEEP_RETRY_S 1
 #define SWEEP_RETRY_MAX_S 30
-
-uint64_t sm_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-double ts_diff_ms(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
-}
 
 int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg)
 {
@@ -144,8 +132,8 @@ static void print_summary(struct sm *sm)
 	       (unsigned long long)sm->st.lft_blocks_read,
 	       (unsigned long long)sm->st.lft_blocks_written,
 	       (unsigned long long)sm->st.portinfo_sets, (unsigned long long)sm->st.state_sets,
-	       f ? f->dup_guids : 0, ts_diff_ms(&sm->st.t_start, &sm->st.t_discovered),
-	       ts_diff_ms(&sm->st.t_start, &sm->st.t_done));
+	       f ? f->dup_guids : 0, clock_diff_ms(&sm->st.t_start, &sm->st.t_discovered),
+	       clock_diff_ms(&sm->st.t_start, &sm->st.t_done));
 	fflush(stdout);
 }
 
@@ -208,13 +196,13 @@ void sm_sweep_finished(struct sm *sm)
 	log_notice("%s %llu done in %.1f ms: subnet %s; %llu LFT blocks written, "
 		   "%llu entries changed, %llu PortInfo sets, %llu port state changes",
 		   sm->st.reroute ? "reroute" : "sweep", (unsigned long long)sm->sweeps,
-		   ts_diff_ms(&sm->st.t_start, &sm->st.t_done), sm->subnet_up ? "UP" : "not up",
+		   clock_diff_ms(&sm->st.t_start, &sm->st.t_done), sm->subnet_up ? "UP" : "not up",
 		   (unsigned long long)sm->st.lft_blocks_written,
 		   (unsigned long long)sm->st.entries_changed,
 		   (unsigned long long)sm->st.portinfo_sets, (unsigned long long)sm->st.state_sets);
 	if (sm->st.reroute && sm->t_trap.tv_sec)
 		log_notice("reroute %llu: last LFT block acknowledged %.1f ms after the trap arrived",
-			   (unsigned long long)sm->sweeps, ts_diff_ms(&sm->t_trap, &sm->st.t_done));
+			   (unsigned long long)sm->sweeps, clock_diff_ms(&sm->t_trap, &sm->st.t_done));
 	memset(&sm->t_trap, 0, sizeof(sm->t_trap));
 	sm_event(sm, sm->st.reroute ? "reroute_done" : "sweep_done", NULL);
 	if (sm->run.once)
@@ -237,7 +225,7 @@ void sm_sweep_standing_by(struct sm *sm)
 	sm->subnet_up = false;
 	sm->sweep_again = false;
 	log_notice("sweep %llu done in %.1f ms: standing by, SM %016llx is master",
-		   (unsigned long long)sm->sweeps, ts_diff_ms(&sm->st.t_start, &sm->st.t_done),
+		   (unsigned long long)sm->sweeps, clock_diff_ms(&sm->st.t_start, &sm->st.t_done),
 		   (unsigned long long)sm->master_guid);
 	sm_event(sm, "sweep_done", NULL);
 	if (sm->run.once) {

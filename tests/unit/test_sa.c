@@ -28,6 +28,7 @@
 
 #include <cmocka.h>
 
+#include "lib/clock.h"
 #include "mad/rmpp.h"
 #include "sa/sa_int.h"
 #include "sm/clientfile.h"
@@ -1686,11 +1687,11 @@ static void test_stats_from_receipt(void **state)
 	size_t total, n, seen = 0;
 
 	sa_fx_mad(f, mad, SA_METHOD_GET_TABLE, SA_ATTR_NODE_REC, 0, 0, t, 108, 0);
-	sa_recv_at(f->sa, mad, MAD_SIZE, 0, &from, sa_now_us() - 300000);
+	sa_recv_at(f->sa, mad, MAD_SIZE, 0, &from, clock_us() - 300000);
 	/* a GUIDInfo table is read from the ports first: parked, then run */
 	put16(t, ca_lid(f, 2));
 	sa_fx_mad(f, mad, SA_METHOD_GET_TABLE, SA_ATTR_GUID_INFO_REC, 0, BIT(0), t, 72, 0);
-	sa_recv_at(f->sa, mad, MAD_SIZE, 0, &from, sa_now_us() - 300000);
+	sa_recv_at(f->sa, mad, MAD_SIZE, 0, &from, clock_us() - 300000);
 	assert_true(f->nsmps > 0);
 	assert_true(sa_fx_answer_smps(f) > 0);
 	sa_on_timer(f->sa);

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "lib/clock.h"
 #include "mad/engine.h"
 #include "mad/smp.h"
 #include "lib/log.h"
@@ -70,11 +71,6 @@ void sm_sweep_standing_by(struct sm *sm)
 void sm_arm_engine_timer(struct sm *sm)
 {
 	(void)sm;
-}
-
-uint64_t sm_now_ms(void)
-{
-	return fx.ft.now;
 }
 
 int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg)
@@ -145,6 +141,7 @@ static int setup(void **state)
 	o.set_gate = sm_set_gate;
 	o.set_gate_arg = sm;
 	sm->eng = mad_engine_new(&sm->tp, &o);
+	clock_fake(fake_tp_now, &fx.ft);   /* sminfo.c's polls run on it too */
 	sm->base = event_base_new();
 	f = fabric_new();
 	s = add(f, TOPO_SWITCH, G_SW, G_SW, 8, 1);
@@ -172,6 +169,7 @@ static int teardown(void **state)
 	fake_tp_fini(&fx.ft);
 	fabric_free(fx.sm.fabric);
 	event_base_free(fx.sm.base);
+	clock_fake(NULL, NULL);
 	return 0;
 }
 
