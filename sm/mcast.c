@@ -23,7 +23,7 @@
 #include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/pkey.h"
-#include "lib/porttab.h"
+#include "lib/guidtab.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 #include "sm/tables.h"
@@ -34,7 +34,7 @@
 enum { K_UNKNOWN, K_KNOWN, K_FAILED };
 
 struct mft_sw {
-	struct porttab_key key;   /* switch GUID, port 0; first: the table finds it */
+	struct guidtab_key key;   /* switch GUID, port 0; first: the table finds it */
 	bool made;                /* held is initialised */
 	bool used;                /* in the running batch */
 	bool fdbtop;              /* takes MulticastFDBTop */
@@ -60,7 +60,7 @@ struct sm_mcast {
 	uint64_t trees_gen;        /* bumped when a batch's trees differ */
 	void (*on_batch)(void *arg, struct sm *sm);
 	void *on_batch_arg;
-	struct porttab sw;        /* of struct mft_sw */
+	struct guidtab sw;        /* of struct mft_sw */
 	struct event *ev;
 	unsigned inflight;
 	void (*stage)(struct sm *);
@@ -90,7 +90,7 @@ struct mc_ctx {
 
 static struct mft_sw *sw_at(const struct sm_mcast *mc, size_t i)
 {
-	return porttab_slot(&mc->sw, i);
+	return guidtab_slot(&mc->sw, i);
 }
 
 static void sw_forget(struct mft_sw *w, uint8_t npos)
@@ -103,7 +103,7 @@ static void sw_forget(struct mft_sw *w, uint8_t npos)
 
 static struct mft_sw *sw_get(struct sm_mcast *mc, uint64_t guid, uint8_t npos)
 {
-	struct mft_sw *w = porttab_get(&mc->sw, guid, 0);
+	struct mft_sw *w = guidtab_get(&mc->sw, guid, 0);
 
 	if (!w->made) {
 		w->made = true;
@@ -117,7 +117,7 @@ static struct mft_sw *sw_get(struct sm_mcast *mc, uint64_t guid, uint8_t npos)
 
 static struct mft_sw *sw_find(const struct sm_mcast *mc, uint64_t guid)
 {
-	return mc ? porttab_find(&mc->sw, guid, 0) : NULL;
+	return mc ? guidtab_find(&mc->sw, guid, 0) : NULL;
 }
 
 /* --- SMPs, counted per stage ----------------------------------------------------- */
@@ -808,7 +808,7 @@ void sm_mcast_init(struct sm *sm)
 	};
 
 	sm->mcast = xcalloc(1, sizeof(*sm->mcast));
-	porttab_init(&sm->mcast->sw, sizeof(struct mft_sw));
+	guidtab_init(&sm->mcast->sw, sizeof(struct mft_sw));
 	sm->mcast->db = mcdb_new(&o);
 	sm_mcast_partitions(sm);
 }
@@ -824,7 +824,7 @@ void sm_mcast_free(struct sm *sm)
 	for (size_t i = 0; i < mc->sw.size; i++)
 		if (sw_at(mc, i)->made)
 			mcast_mft_free(&sw_at(mc, i)->held);
-	porttab_free(&mc->sw);
+	guidtab_free(&mc->sw);
 	if (mc->have_res)
 		mcast_result_free(&mc->res);
 	if (mc->have_seed)

@@ -23,7 +23,7 @@
 #include "lib/log.h"
 #include "sm/pkey.h"
 #include "sm/pkeyset.h"
-#include "lib/porttab.h"
+#include "lib/guidtab.h"
 #include "sm/sm.h"
 #include "sm/snap.h"
 #include "sm/tables.h"
@@ -33,7 +33,7 @@
 enum pk_block { PK_UNKNOWN, PK_KNOWN, PK_FAILED };
 
 struct pk_port {
-	struct porttab_key key;   /* first: the table finds records by it */
+	struct guidtab_key key;   /* first: the table finds records by it */
 	bool used;           /* managed by the running phase */
 	bool laid_out;       /* want holds the table as laid out */
 	bool fits;           /* a switch port's copy fits: enforce */
@@ -54,7 +54,7 @@ struct pk_stats {
 
 struct sm_pkey {
 	struct part_config cfg;
-	struct porttab ports;   /* of struct pk_port */
+	struct guidtab ports;   /* of struct pk_port */
 	void (*then)(struct sm *);   /* once every port's reads are out */
 	struct pk_stats st;
 };
@@ -88,7 +88,7 @@ static void port_size(struct pk_port *pp, unsigned cap)
 
 static struct pk_port *port_get(struct sm_pkey *k, const struct sm_port *p, unsigned cap)
 {
-	struct pk_port *pp = porttab_get(&k->ports, p->node->guid, p->num);
+	struct pk_port *pp = guidtab_get(&k->ports, p->node->guid, p->num);
 
 	port_size(pp, cap > PKEY_MAX_ENTRIES ? PKEY_MAX_ENTRIES : cap);
 	return pp;
@@ -96,12 +96,12 @@ static struct pk_port *port_get(struct sm_pkey *k, const struct sm_port *p, unsi
 
 static struct pk_port *port_find(const struct sm_pkey *k, uint64_t guid, uint8_t num)
 {
-	return k ? porttab_find(&k->ports, guid, num) : NULL;
+	return k ? guidtab_find(&k->ports, guid, num) : NULL;
 }
 
 static struct pk_port *slot(const struct sm_pkey *k, size_t i)
 {
-	return porttab_slot(&k->ports, i);
+	return guidtab_slot(&k->ports, i);
 }
 
 /* --- what each port should hold ------------------------------------------- */
@@ -594,7 +594,7 @@ int sm_pkey_init(struct sm *sm, FILE *err)
 		return -1;
 	}
 	sm->pkey = xcalloc(1, sizeof(*sm->pkey));
-	porttab_init(&sm->pkey->ports, sizeof(struct pk_port));
+	guidtab_init(&sm->pkey->ports, sizeof(struct pk_port));
 	sm->pkey->cfg = c;
 	return 0;
 }
@@ -626,7 +626,7 @@ void sm_pkey_free(struct sm *sm)
 		free(slot(k, i)->want);
 		free(slot(k, i)->known);
 	}
-	porttab_free(&k->ports);
+	guidtab_free(&k->ports);
 	part_config_free(&k->cfg);
 	free(k);
 	sm->pkey = NULL;

@@ -17,7 +17,7 @@
 #include "conf/partitions.h"
 #include "lib/log.h"
 #include "sm/pkey.h"
-#include "lib/porttab.h"
+#include "lib/guidtab.h"
 #include "sm/qos.h"
 #include "sm/qostab.h"
 #include "sm/sm.h"
@@ -28,7 +28,7 @@
 enum { QK_UNKNOWN, QK_KNOWN, QK_FAILED };
 
 struct qport {
-	struct porttab_key key;   /* first: the table finds records by it */
+	struct guidtab_key key;   /* first: the table finds records by it */
 	bool used;              /* managed by the running phase */
 	bool sl2vl;             /* the node takes SL2VL tables */
 	uint16_t nin;           /* SL2VL tables: 1 (CA) or ports + 1 (switch) */
@@ -46,7 +46,7 @@ struct qos_stats {
 };
 
 struct sm_qos {
-	struct porttab ports;   /* of struct qport */
+	struct guidtab ports;   /* of struct qport */
 	struct qos_params cls[QOS_NCLASSES];
 	void (*done)(struct sm *);
 	struct qos_stats st;
@@ -78,7 +78,7 @@ static void port_size(struct qport *q, unsigned nin)
 
 static struct qport *qport_get(struct sm_qos *k, struct sm_port *p, unsigned nin)
 {
-	struct qport *q = porttab_get(&k->ports, p->node->guid, p->num);
+	struct qport *q = guidtab_get(&k->ports, p->node->guid, p->num);
 
 	port_size(q, nin);
 	return q;
@@ -86,7 +86,7 @@ static struct qport *qport_get(struct sm_qos *k, struct sm_port *p, unsigned nin
 
 static struct qport *slot(const struct sm_qos *k, size_t i)
 {
-	return porttab_slot(&k->ports, i);
+	return guidtab_slot(&k->ports, i);
 }
 
 /* --- which ports, which tables ------------------------------------------------- */
@@ -356,7 +356,7 @@ void sm_qos_phase(struct sm *sm, void (*done)(struct sm *))
 	}
 	if (!sm->qos) {
 		sm->qos = xcalloc(1, sizeof(*sm->qos));
-		porttab_init(&sm->qos->ports, sizeof(struct qport));
+		guidtab_init(&sm->qos->ports, sizeof(struct qport));
 	}
 	k = sm->qos;
 	k->done = done;
@@ -381,7 +381,7 @@ void sm_qos_free(struct sm *sm)
 		free(slot(k, i)->known);
 		free(slot(k, i)->in_used);
 	}
-	porttab_free(&k->ports);
+	guidtab_free(&k->ports);
 	free(k);
 	sm->qos = NULL;
 }
@@ -390,7 +390,7 @@ void sm_qos_free(struct sm *sm)
 
 static const struct qport *qport_find(const struct sm_qos *k, uint64_t guid, uint8_t num)
 {
-	return k ? porttab_find(&k->ports, guid, num) : NULL;
+	return k ? guidtab_find(&k->ports, guid, num) : NULL;
 }
 
 bool sm_qos_sl2vl(const struct sm *sm, uint64_t node_guid, uint8_t num, uint8_t in,

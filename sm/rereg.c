@@ -22,17 +22,17 @@
 #include <stdlib.h>
 
 #include "lib/log.h"
-#include "lib/porttab.h"
+#include "lib/guidtab.h"
 #include "sm/sm.h"
 
 struct rereg_port {
-	struct porttab_key key;   /* node GUID, port number */
+	struct guidtab_key key;   /* node GUID, port number */
 	bool todo;
 };
 
 struct sm_rereg {
 	bool requested;
-	struct porttab ports;
+	struct guidtab ports;
 	size_t todo, sent, done;
 };
 
@@ -40,7 +40,7 @@ static struct sm_rereg *rr(struct sm *sm)
 {
 	if (!sm->rereg) {
 		sm->rereg = xcalloc(1, sizeof(*sm->rereg));
-		porttab_init(&sm->rereg->ports, sizeof(struct rereg_port));
+		guidtab_init(&sm->rereg->ports, sizeof(struct rereg_port));
 	}
 	return sm->rereg;
 }
@@ -49,8 +49,8 @@ void sm_rereg_request(struct sm *sm, bool want)
 {
 	struct sm_rereg *r = rr(sm);
 
-	porttab_free(&r->ports);
-	porttab_init(&r->ports, sizeof(struct rereg_port));
+	guidtab_free(&r->ports);
+	guidtab_init(&r->ports, sizeof(struct rereg_port));
 	r->requested = want;
 	r->todo = r->sent = r->done = 0;
 }
@@ -72,7 +72,7 @@ static void list_all(struct sm *sm, struct sm_rereg *r)
 
 			if (!is_ca_port(&n->ports[k]))
 				continue;
-			e = porttab_get(&r->ports, n->guid, (uint8_t)k);
+			e = guidtab_get(&r->ports, n->guid, (uint8_t)k);
 			if (!e->todo)
 				r->todo++;
 			e->todo = true;
@@ -98,14 +98,14 @@ bool sm_rereg_wanted(const struct sm *sm, const struct sm_port *p)
 
 	if (!sm->rereg || !sm->rereg->todo || !is_ca_port(p) || !p->lid)
 		return false;
-	e = porttab_find(&sm->rereg->ports, p->node->guid, p->num);
+	e = guidtab_find(&sm->rereg->ports, p->node->guid, p->num);
 	return e && e->todo;
 }
 
 void sm_rereg_result(struct sm *sm, const struct sm_port *p, bool ok)
 {
 	struct sm_rereg *r = sm->rereg;
-	struct rereg_port *e = r ? porttab_find(&r->ports, p->node->guid, p->num) : NULL;
+	struct rereg_port *e = r ? guidtab_find(&r->ports, p->node->guid, p->num) : NULL;
 
 	if (!e || !e->todo)
 		return;
@@ -127,7 +127,7 @@ void sm_rereg_free(struct sm *sm)
 {
 	if (!sm->rereg)
 		return;
-	porttab_free(&sm->rereg->ports);
+	guidtab_free(&sm->rereg->ports);
 	free(sm->rereg);
 	sm->rereg = NULL;
 }
