@@ -216,7 +216,7 @@ static enum ctl_ret cmd_status(struct ctl_call *c, json_object **res)
 	ADD(o, "ca", JSTR(sm->port.ca_name));
 	ADD(o, "port", JINT(sm->port.port_num));
 	ADD(o, "routing_engine", sm->have_routes ? JSTR(sm->routes.engine) : NULL);
-	ADD(o, "lids", JINT(sm->lids.count));
+	ADD(o, "lids", JINT(lid_db_count(&sm->lids)));
 	ADD(o, "pid", JINT(getpid()));
 	*res = o;
 	return CTL_DONE;

@@ -42,53 +42,16 @@ static unsigned attr_code(uint16_t attr)
 	}
 }
 
-static uint32_t key_hash(uint64_t key, uint32_t mask)
-{
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
-}
-
-static struct sa_pd_entry *slot(struct sa *sa, uint64_t key)
-{
-	uint32_t mask = sa->pd_size - 1, i = key_hash(key, mask);
-
-	while (sa->pd[i].key && sa->pd[i].key != key)
-		i = (i + 1) & mask;
-	return &sa->pd[i];
-}
-
 static struct sa_pd_entry *find(struct sa *sa, uint64_t key)
 {
-	struct sa_pd_entry *e;
-
-	if (!sa->pd)
-		return NULL;
-	e = slot(sa, key);
-	return e->key ? e : NULL;
-}
-
-static void grow(struct sa *sa)
-{
-	struct sa_pd_entry *old = sa->pd;
-	uint32_t n = sa->pd_size;
-
-	sa->pd_size = n ? 2 * n : 256;
-	sa->pd = xcalloc(sa->pd_size, sizeof(*sa->pd));
-	for (uint32_t i = 0; i < n; i++)
-		if (old[i].key)
-			*slot(sa, old[i].key) = old[i];
-	free(old);
+	return guidtab_find(&sa->pd, key, 0);
 }
 
 static struct sa_pd_entry *insert(struct sa *sa, uint64_t key)
 {
-	struct sa_pd_entry *e;
-
-	if (2 * (sa->pd_count + 1) > sa->pd_size)
-		grow(sa);
-	e = slot(sa, key);
-	e->key = key;
-	sa->pd_count++;
-	return e;
+	if (!sa->pd.elem)
+		guidtab_init(&sa->pd, sizeof(struct sa_pd_entry));
+	return guidtab_get(&sa->pd, key, 0);
 }
 
 static void fetched(void *arg, int err, const struct smp *resp)
@@ -148,7 +111,7 @@ int sa_portdata(struct sa_ctx *c, const struct snap_port *p, uint16_t attr, uint
 	c->missing++;
 	if (e)
 		return -1;
-	if (c->fetches >= SA_FETCH_PER_REQ || sa->pd_count >= SA_PORTDATA_MAX) {
+	if (c->fetches >= SA_FETCH_PER_REQ || sa->pd.count >= SA_PORTDATA_MAX) {
 		/* too many ports for one query: it must name fewer */
 		sa_fail(c, SA_STATUS_NO_RESOURCES);
 		return -1;
@@ -166,9 +129,7 @@ int sa_portdata(struct sa_ctx *c, const struct snap_port *p, uint16_t attr, uint
 
 void sa_portdata_clear(struct sa *sa)
 {
-	free(sa->pd);
-	sa->pd = NULL;
-	sa->pd_size = sa->pd_count = 0;
+	guidtab_free(&sa->pd);
 	sa->pd_gen++;
 }
 

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "lib/clock.h"
+#include "lib/guidtab.h"
 #include "sa/sa_int.h"
 #include "lib/log.h"
 
@@ -104,25 +105,17 @@ bool sa_in_service(const struct sm_snap *s, const struct snap_port *p)
 	return n->is_switch || (p->have_pi && p->pi.port_state == 4 /* Active */);
 }
 
-static uint32_t guid_hash(uint64_t g, uint32_t mask)
-{
-	return (uint32_t)((g * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
-}
+/* A port index entry: port GUID -> index in the snapshot's ports. */
+struct port_ref {
+	struct guidtab_key key;
+	uint32_t port;
+};
 
 const struct snap_port *sa_port_by_guid(const struct sa_ctx *c, uint64_t guid)
 {
-	const struct sa_index *ix = c->ix;
+	const struct port_ref *r = guidtab_find(&c->ix->by_guid, guid, 0);
 
-	if (!guid || !ix->slot)
-		return NULL;
-	for (uint32_t i = guid_hash(guid, ix->mask);; i = (i + 1) & ix->mask) {
-		uint32_t v = ix->slot[i];
-
-		if (!v)
-			return NULL;
-		if (c->snap->ports[v - 1].guid == guid)
-			return &c->snap->ports[v - 1];
-	}
+	return r ? &c->snap->ports[r->port] : NULL;
 }
 
 const struct snap_port *sa_port_by_gid(const struct sa_ctx *c, const uint8_t gid[16],
@@ -137,7 +130,7 @@ const struct snap_port *sa_port_by_gid(const struct sa_ctx *c, const uint8_t gid
 
 static void index_free(struct sa_index *ix)
 {
-	free(ix->slot);
+	guidtab_free(&ix->by_guid);
 	free(ix->ends);
 	free(ix->hop);
 	free(ix->hnode);
@@ -151,21 +144,22 @@ static void index_build(struct sa_index *ix, const struct sm_snap *s)
 	index_free(ix);
 	while (size < 2 * s->nguids)
 		size *= 2;
-	ix->mask = size - 1;
-	ix->slot = xcalloc(size, sizeof(*ix->slot));
+	guidtab_init_sized(&ix->by_guid, sizeof(struct port_ref), size);
 	ix->ends = xcalloc(s->nports ? s->nports : 1, sizeof(*ix->ends));
 	for (uint32_t i = 0; i < s->nports; i++) {
 		const struct snap_port *p = &s->ports[i];
-		uint32_t h;
+		size_t had = ix->by_guid.count;
+		struct port_ref *r;
 
 		if (sa_is_end_port(s, p))
 			ix->ends[ix->nends++] = i;
 		if (!p->guid)
 			continue;
-		/* a GUID appears once in the snapshot (dups.c leaves clashes out) */
-		for (h = guid_hash(p->guid, ix->mask); ix->slot[h]; h = (h + 1) & ix->mask)
-			;
-		ix->slot[h] = i + 1;
+		/* a GUID appears once in the snapshot (dups.c leaves clashes
+		 * out); were it there twice, the first would be found */
+		r = guidtab_get(&ix->by_guid, p->guid, 0);
+		if (ix->by_guid.count != had)
+			r->port = i;
 	}
 	sa_path_index(ix, s);
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "ibsm/sa_wire.h"
+#include "lib/guidtab.h"
 #include "mad/sa.h"
 #include "mad/sa_fields.h"
 #include "sa/sa.h"
@@ -112,8 +113,7 @@ struct sa_hnode {
  * ports and switch port 0 that hold a LID - in snapshot order, and the
  * packed hop tables. */
 struct sa_index {
-	uint32_t *slot;              /* port index + 1, 0 = empty */
-	uint32_t mask;
+	struct guidtab by_guid;      /* port GUID -> port index (sa.c) */
 	uint32_t *ends;
 	uint32_t nends;
 	struct sa_hop *hop;          /* [nports] */
@@ -344,7 +344,7 @@ struct sa_park {
 };
 
 struct sa_pd_entry {
-	uint64_t key;               /* 0: free */
+	struct guidtab_key key;     /* guid: (port + 1, attribute, modifier) */
 	uint8_t state;              /* PD_* in portdata.c */
 	uint8_t data[64];
 };
@@ -361,8 +361,8 @@ struct sa {
 	size_t rcap;
 	struct sa_park *park;
 	unsigned nparked;
-	struct sa_pd_entry *pd;
-	uint32_t pd_size, pd_count, pd_inflight;
+	struct guidtab pd;          /* of struct sa_pd_entry (portdata.c) */
+	uint32_t pd_inflight;
 	uint64_t pd_gen;            /* bumped when the tables are dropped */
 	struct sa_service *svc;
 	uint32_t nsvc, svc_cap;

@@ -6,23 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/guidtab.h"
 #include "sm/fabric.h"
 #include "lib/log.h"
 
-static uint32_t guid_hash(uint64_t g, uint32_t size)
-{
-	g ^= g >> 33;
-	g *= 0xff51afd7ed558ccdULL;
-	g ^= g >> 33;
-	return (uint32_t)(g & (size - 1));
-}
+/* The GUID index: a node by its GUID. */
+struct node_ref {
+	struct guidtab_key key;   /* node GUID, 0 */
+	struct sm_node *n;
+};
 
 struct sm_fabric *fabric_new(void)
 {
 	struct sm_fabric *f = xcalloc(1, sizeof(*f));
 
-	f->hash_size = 1024;
-	f->hash = xcalloc(f->hash_size, sizeof(*f->hash));
+	guidtab_init(&f->by_guid, sizeof(struct node_ref));
 	return f;
 }
 
@@ -41,40 +39,27 @@ void fabric_free(struct sm_fabric *f)
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		node_free(f->nodes[i]);
 	free(f->nodes);
-	free(f->hash);
+	guidtab_free(&f->by_guid);
 	free(f);
 }
 
 struct sm_node *fabric_find(const struct sm_fabric *f, uint64_t guid)
 {
-	struct sm_node *n = f->hash[guid_hash(guid, f->hash_size)];
+	const struct node_ref *r = guidtab_find(&f->by_guid, guid, 0);
 
-	while (n && n->guid != guid)
-		n = n->hnext;
-	return n;
+	return r ? r->n : NULL;
 }
 
-static void rehash(struct sm_fabric *f)
+static void index_node(struct sm_fabric *f, struct sm_node *n)
 {
-	uint32_t size = f->hash_size * 2;
-	struct sm_node **h = xcalloc(size, sizeof(*h));
+	struct node_ref *r = guidtab_get(&f->by_guid, n->guid, 0);
 
-	for (uint32_t i = 0; i < f->nnodes; i++) {
-		struct sm_node *n = f->nodes[i];
-		uint32_t b = guid_hash(n->guid, size);
-
-		n->hnext = h[b];
-		h[b] = n;
-	}
-	free(f->hash);
-	f->hash = h;
-	f->hash_size = size;
+	r->n = n;
 }
 
 struct sm_node *fabric_add(struct sm_fabric *f, const struct smp_node_info *ni)
 {
 	struct sm_node *n = xcalloc(1, sizeof(*n));
-	uint32_t b;
 
 	n->guid = ni->node_guid;
 	n->ni = *ni;
@@ -95,13 +80,7 @@ struct sm_node *fabric_add(struct sm_fabric *f, const struct smp_node_info *ni)
 	}
 	n->idx = f->nnodes;
 	f->nodes[f->nnodes++] = n;
-	if (f->nnodes > f->hash_size / 2) {
-		rehash(f);
-	} else {
-		b = guid_hash(n->guid, f->hash_size);
-		n->hnext = f->hash[b];
-		f->hash[b] = n;
-	}
+	index_node(f, n);
 	return n;
 }
 
@@ -172,8 +151,9 @@ void fabric_remove_dropped(struct sm_fabric *f)
 		node_free(n);
 	}
 	f->nnodes = k;
-	f->hash_size /= 2;
-	rehash(f);
+	guidtab_free(&f->by_guid);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		index_node(f, f->nodes[i]);
 }
 
 void fabric_note_conflict(struct sm_fabric *f, const struct sm_conflict *c)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "ibsm/topo.h"
+#include "lib/guidtab.h"
 #include "mad/smp.h"
 
 struct sm_node;
@@ -58,7 +59,6 @@ struct sm_node {
 	uint8_t path[64];          /* DR path, path[1..hop_cnt] */
 	bool reachable;            /* a DR path over links that are up exists */
 	struct sm_port *ports;     /* ni.num_ports + 1 entries */
-	struct sm_node *hnext;     /* GUID hash chain */
 	bool dup_guid;             /* a different node claimed this GUID */
 	bool stale;                /* did not answer this sweep: as last seen */
 	unsigned stale_sweeps;     /* heavy sweeps in a row it did not answer */
@@ -92,8 +92,7 @@ struct sm_conflict {
 struct sm_fabric {
 	struct sm_node **nodes;
 	uint32_t nnodes, cap;
-	struct sm_node **hash;
-	uint32_t hash_size;
+	struct guidtab by_guid;    /* nodes by GUID (fabric.c) */
 	struct sm_node *sm_node;   /* the node we run on */
 	uint8_t sm_port_num;
 	uint32_t nswitches, ncas;

@@ -86,7 +86,7 @@ static void mark_resv(void *arg, const struct lid_entry *e)
 	struct alloc *a = arg;
 
 	for (unsigned l = e->lid; l < e->lid + span(e->lmc) && l < NLIDS; l++)
-		a->resv[l] = e->guid;
+		a->resv[l] = e->key.guid;
 }
 
 static void mark_held(struct alloc *a, uint32_t i)
@@ -270,9 +270,9 @@ static void pick_oldest(void *arg, const struct lid_entry *e)
 	struct oldest *o = arg;
 	const struct alloc *a = o->a;
 
-	if (bsearch(&e->guid, a->present, a->n, sizeof(*a->present), cmp_u64))
+	if (bsearch(&e->key.guid, a->present, a->n, sizeof(*a->present), cmp_u64))
 		return;
-	if (!o->e || e->seen < o->e->seen || (e->seen == o->e->seen && e->guid < o->e->guid))
+	if (!o->e || e->seen < o->e->seen || (e->seen == o->e->seen && e->key.guid < o->e->key.guid))
 		o->e = e;
 }
 
@@ -289,12 +289,12 @@ static bool release_oldest(struct alloc *a)
 	e = *o.e;
 	for (unsigned l = e.lid; l < e.lid + span(e.lmc) && l < NLIDS; l++)
 		a->resv[l] = 0;
-	lid_db_del(a->db, e.guid);
+	lid_db_del(a->db, e.key.guid);
 	for (unsigned k = 0; k < 8; k++)
 		a->cursor[k] = span((uint8_t)k);
 	a->st->released++;
 	log_warnx("LID space short: released LID %u of port %016" PRIx64
-		  " (absent, last seen %" PRIu64 ")", e.lid, e.guid, e.seen);
+		  " (absent, last seen %" PRIu64 ")", e.lid, e.key.guid, e.seen);
 	return true;
 }
 

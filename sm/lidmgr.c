@@ -75,7 +75,7 @@ static void mark(void *arg, const struct lid_entry *e)
 	struct adopt *a = arg;
 
 	for (unsigned l = e->lid; l < e->lid + (1u << e->lmc) && l <= TOPO_MAX_UCAST_LID; l++)
-		a->resv[l] = e->guid;
+		a->resv[l] = e->key.guid;
 }
 
 static void unmark(struct adopt *a, const struct lid_entry *e)
@@ -112,7 +112,7 @@ static void adopt_held(struct sm *sm, const struct lid_port *lp, size_t n)
 		for (l = c->held; l < c->held + span; l++)
 			if (a.resv[l] && (e = lid_db_get(&sm->lids, a.resv[l]))) {
 				unmark(&a, e);
-				lid_db_del(&sm->lids, e->guid);
+				lid_db_del(&sm->lids, e->key.guid);
 			}
 		lid_db_set(&sm->lids, c->guid, c->held, c->lmc, (uint64_t)time(NULL));
 		for (l = c->held; l < c->held + span; l++)

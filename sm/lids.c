@@ -13,6 +13,7 @@
 
 #include "ibsm/topo.h"
 #include "lib/atomicfile.h"
+#include "lib/guidtab.h"
 #include "sm/lids.h"
 #include "lib/log.h"
 
@@ -24,60 +25,28 @@
 void lid_db_init(struct lid_db *db)
 {
 	memset(db, 0, sizeof(*db));
-	db->size = 1024;
-	db->tab = xcalloc(db->size, sizeof(*db->tab));
+	guidtab_init_sized(&db->tab, sizeof(struct lid_entry), 1024);
 }
 
 void lid_db_free(struct lid_db *db)
 {
-	free(db->tab);
+	guidtab_free(&db->tab);
 	free(db->path);
 	memset(db, 0, sizeof(*db));
 }
 
-static size_t slot(const struct lid_db *db, uint64_t guid)
-{
-	uint64_t h = guid * 0x9e3779b97f4a7c15ULL;
-	size_t i = (size_t)(h >> 20) & (db->size - 1);
-
-	while (db->tab[i].used && db->tab[i].guid != guid)
-		i = (i + 1) & (db->size - 1);
-	return i;
-}
-
-static void grow(struct lid_db *db)
-{
-	struct lid_entry *old = db->tab;
-	size_t n = db->size;
-
-	db->size *= 2;
-	db->tab = xcalloc(db->size, sizeof(*db->tab));
-	for (size_t i = 0; i < n; i++)
-		if (old[i].used)
-			db->tab[slot(db, old[i].guid)] = old[i];
-	free(old);
-}
-
 const struct lid_entry *lid_db_get(const struct lid_db *db, uint64_t guid)
 {
-	const struct lid_entry *e = &db->tab[slot(db, guid)];
-
-	return e->used ? e : NULL;
+	return guidtab_find(&db->tab, guid, 0);
 }
 
 void lid_db_set(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc, uint64_t seen)
 {
-	struct lid_entry *e;
+	size_t had = db->tab.count;
+	struct lid_entry *e = guidtab_get(&db->tab, guid, 0);
 
-	if (db->count * 2 >= db->size)
-		grow(db);
-	e = &db->tab[slot(db, guid)];
-	if (e->used && e->lid == lid && e->lmc == lmc && seen < e->seen + SEEN_REFRESH_S)
+	if (db->tab.count == had && e->lid == lid && e->lmc == lmc && seen < e->seen + SEEN_REFRESH_S)
 		return;
-	if (!e->used)
-		db->count++;
-	e->used = true;
-	e->guid = guid;
 	e->lid = lid;
 	e->lmc = lmc;
 	if (seen > e->seen)
@@ -85,30 +54,23 @@ void lid_db_set(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc, uin
 	db->dirty = true;
 }
 
-/* Open addressing with linear probing: re-place the cluster after a hole. */
 void lid_db_del(struct lid_db *db, uint64_t guid)
 {
-	size_t i = slot(db, guid), j = i;
-
-	if (!db->tab[i].used)
+	if (!guidtab_find(&db->tab, guid, 0))
 		return;
-	db->tab[i].used = false;
-	db->count--;
+	guidtab_del(&db->tab, guid, 0);
 	db->dirty = true;
-	for (j = (j + 1) & (db->size - 1); db->tab[j].used; j = (j + 1) & (db->size - 1)) {
-		struct lid_entry e = db->tab[j];
-
-		db->tab[j].used = false;
-		db->tab[slot(db, e.guid)] = e;
-	}
 }
 
 void lid_db_each(const struct lid_db *db, void (*fn)(void *arg, const struct lid_entry *e),
 		 void *arg)
 {
-	for (size_t i = 0; i < db->size; i++)
-		if (db->tab[i].used)
-			fn(arg, &db->tab[i]);
+	for (size_t i = 0; i < db->tab.size; i++) {
+		const struct lid_entry *e = guidtab_slot(&db->tab, i);
+
+		if (e->key.guid)
+			fn(arg, e);
+	}
 }
 
 static int parse_line(const char *line, int version, uint64_t *guid, unsigned *lid, unsigned *lmc,
@@ -137,10 +99,10 @@ static int check_overlaps(const struct lid_db *db, const char *name, char *err, 
 	uint8_t *used = xcalloc(TOPO_MAX_UCAST_LID + 1, 1);
 	int rc = 0;
 
-	for (size_t i = 0; i < db->size && !rc; i++) {
-		const struct lid_entry *e = &db->tab[i];
+	for (size_t i = 0; i < db->tab.size && !rc; i++) {
+		const struct lid_entry *e = guidtab_slot(&db->tab, i);
 
-		for (unsigned l = e->lid; e->used && l < e->lid + (1u << e->lmc); l++) {
+		for (unsigned l = e->lid; e->key.guid && l < e->lid + (1u << e->lmc); l++) {
 			if (used[l]) {
 				snprintf(err, errlen, "%s: LID %u assigned twice", name, l);
 				rc = -1;
@@ -254,11 +216,11 @@ static int write_entries(FILE *f, const void *arg)
 	const struct lid_db *db = arg;
 
 	fprintf(f, "%s\n# port-guid base-lid lmc last-seen\n", LIDS_MAGIC);
-	for (size_t i = 0; i < db->size; i++) {
-		const struct lid_entry *e = &db->tab[i];
+	for (size_t i = 0; i < db->tab.size; i++) {
+		const struct lid_entry *e = guidtab_slot(&db->tab, i);
 
-		if (e->used)
-			fprintf(f, "0x%016" PRIx64 " %u %u %" PRIu64 "\n", e->guid, e->lid, e->lmc,
+		if (e->key.guid)
+			fprintf(f, "0x%016" PRIx64 " %u %u %" PRIu64 "\n", e->key.guid, e->lid, e->lmc,
 				e->seen);
 	}
 	return ferror(f) ? -1 : 0;

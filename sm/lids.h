@@ -26,17 +26,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/guidtab.h"
+
 struct lid_entry {
-	uint64_t guid;
+	struct guidtab_key key;  /* port GUID, 0 */
 	uint64_t seen;   /* last-seen, Unix seconds; 0 unknown */
 	uint16_t lid;
 	uint8_t lmc;
-	bool used;
 };
 
 struct lid_db {
-	struct lid_entry *tab;   /* open addressing, size a power of two */
-	size_t size, count;
+	struct guidtab tab;      /* of struct lid_entry */
 	bool dirty;
 	char *path;
 };
@@ -61,6 +61,11 @@ static inline void lid_db_touch(struct lid_db *db)
 	db->dirty = true;
 }
 const struct lid_entry *lid_db_get(const struct lid_db *db, uint64_t guid);
+/* How many GUIDs hold a LID. */
+static inline size_t lid_db_count(const struct lid_db *db)
+{
+	return db->tab.count;
+}
 /* Sets guid's range; seen refreshes last-seen (kept if older by less than
  * an hour, so a steady fabric does not rewrite the file every sweep). */
 void lid_db_set(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc, uint64_t seen);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/guidtab.h"
 #include "sm/light.h"
 #include "lib/log.h"
 #include "sm/sm.h"
@@ -46,53 +47,19 @@ static bool outdated(const struct scan_ctx *c)
 
 /* --- flap history: port -> when it last went down ---------------------- */
 
-static uint64_t port_key(const struct sm_port *p)
-{
-	return (p->node->guid << 8) | p->num;
-}
-
-/* Slot of key, or of the free entry where it would go; size must be > 0. */
-static size_t flap_index(const struct flap_tab *ft, uint64_t key)
-{
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 24) & (ft->size - 1);
-
-	while (ft->v[i].key && ft->v[i].key != key)
-		i = (i + 1) & (ft->size - 1);
-	return i;
-}
-
-static struct flap_entry *flap_slot(struct flap_tab *ft, uint64_t key)
-{
-	if (!ft->size) {
-		ft->size = 256;
-		ft->v = xcalloc(ft->size, sizeof(*ft->v));
-	}
-	return &ft->v[flap_index(ft, key)];
-}
-
-static void flap_grow(struct flap_tab *ft)
-{
-	struct flap_entry *old = ft->v;
-	size_t n = ft->size;
-
-	ft->size *= 2;
-	ft->v = xcalloc(ft->size, sizeof(*ft->v));
-	for (size_t i = 0; i < n; i++)
-		if (old[i].key)
-			*flap_slot(ft, old[i].key) = old[i];
-	free(old);
-}
+struct flap_entry {
+	struct guidtab_key key;  /* node GUID, port */
+	uint64_t down_ms;        /* when it last went down */
+	uint32_t downs;
+};
 
 static void flap_note_down(struct sm *sm, const struct sm_port *p)
 {
 	struct flap_entry *e;
 
-	if (sm->flaps.count * 2 >= sm->flaps.size && sm->flaps.size)
-		flap_grow(&sm->flaps);
-	e = flap_slot(&sm->flaps, port_key(p));
-	if (!e->key)
-		sm->flaps.count++;
-	e->key = port_key(p);
+	if (!sm->flaps.elem)
+		guidtab_init(&sm->flaps, sizeof(struct flap_entry));
+	e = guidtab_get(&sm->flaps, p->node->guid, p->num);
 	e->down_ms = clock_ms();
 	e->downs++;
 }
@@ -103,10 +70,10 @@ static uint64_t held_for(const struct sm *sm, const struct sm_port *p)
 	uint64_t hold = (uint64_t)sm->conf.flap_holddown_s * 1000, now = clock_ms();
 	const struct flap_entry *e;
 
-	if (!hold || !sm->flaps.size)
+	if (!hold)
 		return 0;
-	e = &sm->flaps.v[flap_index(&sm->flaps, port_key(p))];
-	if (!e->key || now >= e->down_ms + hold)
+	e = guidtab_find(&sm->flaps, p->node->guid, p->num);
+	if (!e || now >= e->down_ms + hold)
 		return 0;
 	return e->down_ms + hold - now;
 }
@@ -416,6 +383,5 @@ void sm_light_free(struct sm *sm)
 {
 	if (sm->ev_hold)
 		event_free(sm->ev_hold);
-	free(sm->flaps.v);
-	memset(&sm->flaps, 0, sizeof(sm->flaps));
+	guidtab_free(&sm->flaps);
 }

@@ -10,17 +10,6 @@
 
 struct sm;
 
-struct flap_entry {
-	uint64_t key;        /* node GUID << 8 | port; 0 = free */
-	uint64_t down_ms;    /* when it last went down */
-	uint32_t downs;
-};
-
-struct flap_tab {
-	struct flap_entry *v;
-	size_t size, count;
-};
-
 struct sm_light {
 	unsigned pending;
 	bool running;

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "conf/conf.h"
+#include "lib/guidtab.h"
 #include "mad/engine.h"
 #include "routing/routing.h"
 #include "sm/audit.h"
@@ -131,7 +132,7 @@ struct sm {
 	struct route_job *route_job;    /* routing running on the worker */
 	struct sm_light light;
 	struct sm_audit audit;
-	struct flap_tab flaps;
+	struct guidtab flaps;           /* when ports went down (light.c) */
 	uint16_t sm_lid;                /* our own LID */
 	struct sm_ar *ar;               /* adaptive routing, per switch (sm/ar.c) */
 	struct sm_pkey *pkey;           /* partitions, P_KeyTables (sm/pkey.c) */

@@ -124,7 +124,7 @@ static void print_summary(struct sm *sm)
 	       "dup_guids=%u discovery_ms=%.1f elapsed_ms=%.1f\n",
 	       sm->run.discover_only ? "discovered" : sm->subnet_up ? "subnet up" : "subnet NOT up",
 	       f ? f->nnodes : 0, f ? f->nswitches : 0,
-	       f ? f->ncas : 0, f ? f->nlinks : 0, sm->st.ports_active, sm->lids.count,
+	       f ? f->ncas : 0, f ? f->nlinks : 0, sm->st.ports_active, lid_db_count(&sm->lids),
 	       sm->have_routes ? sm->routes.engine : "-",
 	       (unsigned long long)(ms.sent - sm->st.smps_start),
 	       (unsigned long long)(f ? smps_minimum(sm) : 0), (unsigned long long)ms.failed,

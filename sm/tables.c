@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/guidtab.h"
 #include "sm/ar.h"
 #include "lib/log.h"
 #include "sm/mcast.h"
@@ -19,62 +20,32 @@
 
 /* Ports that ignore a field: node GUID, port, enum tables_pi_field bits. */
 struct ignored {
-	uint64_t guid;
-	uint8_t num;
+	struct guidtab_key key;
 	unsigned fields;
 };
 
-static struct ignored *ign;
-static size_t ign_size, ign_count;
-
-static size_t ign_slot(uint64_t guid, uint8_t num)
-{
-	size_t i = (size_t)(((guid ^ num) * 0x9e3779b97f4a7c15ULL) >> 24) & (ign_size - 1);
-
-	while (ign[i].guid && (ign[i].guid != guid || ign[i].num != num))
-		i = (i + 1) & (ign_size - 1);
-	return i;
-}
+static struct guidtab ign;
 
 static void ign_add(const struct sm_port *p, unsigned field)
 {
-	size_t i;
+	struct ignored *e;
 
-	if (2 * (ign_count + 1) > ign_size) {
-		struct ignored *old = ign;
-		size_t n = ign_size;
-
-		ign_size = n ? 2 * n : 64;
-		ign = xcalloc(ign_size, sizeof(*ign));
-		for (size_t k = 0; k < n; k++)
-			if (old[k].guid)
-				ign[ign_slot(old[k].guid, old[k].num)] = old[k];
-		free(old);
-	}
-	i = ign_slot(p->node->guid, p->num);
-	if (!ign[i].guid) {
-		ign[i].guid = p->node->guid;
-		ign[i].num = p->num;
-		ign_count++;
-	}
-	ign[i].fields |= field;
+	if (!ign.elem)
+		guidtab_init(&ign, sizeof(struct ignored));
+	e = guidtab_get(&ign, p->node->guid, p->num);
+	e->fields |= field;
 }
 
 bool tables_pi_ignored(const struct sm_port *p, enum tables_pi_field field)
 {
-	size_t i;
+	const struct ignored *e = guidtab_find(&ign, p->node->guid, p->num);
 
-	if (!ign_size)
-		return false;
-	i = ign_slot(p->node->guid, p->num);
-	return ign[i].guid && (ign[i].fields & field);
+	return e && (e->fields & field);
 }
 
 static void ign_free(void)
 {
-	free(ign);
-	ign = NULL;
-	ign_size = ign_count = 0;
+	guidtab_free(&ign);
 }
 
 /* --- the phases, in order ------------------------------------------------------ */

@@ -57,7 +57,7 @@ static void test_fresh(void **state)
 	assert_int_equal(c[0].lid, 6);
 	assert_int_equal(st.fresh, 4);
 	assert_int_equal(lid_db_get(&db, 0x30)->lid, 6);
-	assert_int_equal(db.count, 4);
+	assert_int_equal(lid_db_count(&db), 4);
 	lid_db_free(&db);
 }
 
@@ -220,7 +220,7 @@ static void test_exhaustion_releases_oldest(void **state)
 	assert_int_equal(c[1].lid, 4242);
 	assert_int_equal(st.released, 2);
 	assert_null(lid_db_get(&db, 0x100000 + 777));
-	assert_int_equal(db.count, TOPO_MAX_UCAST_LID);
+	assert_int_equal(lid_db_count(&db), TOPO_MAX_UCAST_LID);
 	/* with no absent reservation left, the claim gets none and the call fails */
 	struct lid_claim all[3];
 	lid_db_free(&db);
@@ -264,14 +264,17 @@ static void test_overlapping_fabrics_file(void **state)
 	assert_int_equal(run(&db, b, 20, &st), 0);
 	f = open_memstream(&buf, &len);
 	fprintf(f, "ibsmd-lids 2\n");
-	for (size_t i = 0; i < db.size; i++)
-		if (db.tab[i].used)
-			fprintf(f, "0x%016llx %u %u %llu\n", (unsigned long long)db.tab[i].guid,
-				db.tab[i].lid, db.tab[i].lmc, (unsigned long long)db.tab[i].seen);
+	for (size_t i = 0; i < db.tab.size; i++) {
+		const struct lid_entry *e = guidtab_slot(&db.tab, i);
+
+		if (e->key.guid)
+			fprintf(f, "0x%016llx %u %u %llu\n", (unsigned long long)e->key.guid,
+				e->lid, e->lmc, (unsigned long long)e->seen);
+	}
 	fclose(f);
 	lid_db_init(&back);
 	assert_int_equal(lid_db_parse(&back, "lids", buf, len, err, sizeof(err)), 0);
-	assert_int_equal(back.count, 30);
+	assert_int_equal(lid_db_count(&back), 30);
 	free(buf);
 	lid_db_free(&back);
 	lid_db_free(&db);
@@ -316,7 +319,7 @@ static void test_content_round_trip(void **state)
 	assert_non_null(buf);
 	lid_db_init(&back);
 	assert_int_equal(lid_db_parse(&back, "lids", buf, len, err, sizeof(err)), 0);
-	assert_int_equal(back.count, 100);
+	assert_int_equal(lid_db_count(&back), 100);
 	for (unsigned i = 1; i <= 100; i++) {
 		assert_int_equal(lid_db_get(&back, 0x5000 + i)->lid, 2 * i);
 		assert_int_equal(lid_db_get(&back, 0x5000 + i)->lmc, i % 2);
@@ -351,7 +354,7 @@ static void test_db_delete(void **state)
 		else
 			assert_int_equal(e->lid, i);
 	}
-	assert_int_equal(db.count, 2000);
+	assert_int_equal(lid_db_count(&db), 2000);
 	lid_db_free(&db);
 }
 
@@ -392,16 +395,18 @@ static void test_random_never_second_holder(void **state)
 			uint64_t g = (rnd(&s) % 2 ? 0x100 : 0x900) + rnd(&s) % 90;
 			int clash = lid == 0;
 
-			for (size_t i = 0; i < db.size && !clash; i++)
-				clash = db.tab[i].used && (db.tab[i].guid == g ||
-					(lid < db.tab[i].lid + (1u << db.tab[i].lmc) &&
-					 db.tab[i].lid < lid + (1u << el)));
+			for (size_t i = 0; i < db.tab.size && !clash; i++) {
+				const struct lid_entry *e = guidtab_slot(&db.tab, i);
+
+				clash = e->key.guid && (e->key.guid == g ||
+					(lid < e->lid + (1u << e->lmc) && e->lid < lid + (1u << el)));
+			}
 			if (!clash)
 				lid_db_set(&db, g, lid, el, 1);
 		}
 		struct lid_db before = db;
-		before.tab = malloc(db.size * sizeof(*db.tab));
-		memcpy(before.tab, db.tab, db.size * sizeof(*db.tab));
+		before.tab.v = malloc(db.tab.size * db.tab.elem);
+		memcpy(before.tab.v, db.tab.v, db.tab.size * db.tab.elem);
 		lid_alloc(&db, c, n, 10, &st);
 		for (size_t i = 0; i < n; i++) {
 			const struct lid_claim *x = &c[i];
@@ -422,14 +427,14 @@ static void test_random_never_second_holder(void **state)
 						     l < o->held + (1u << o->held_lmc);
 					assert_false(j != i && holds && !o->exclude);
 				}
-				for (size_t k = 0; k < before.size; k++) {
-					const struct lid_entry *e = &before.tab[k];
-					if (e->used && l >= e->lid && l < e->lid + (1u << e->lmc))
-						assert_true(e->guid == x->guid);
+				for (size_t k = 0; k < before.tab.size; k++) {
+					const struct lid_entry *e = guidtab_slot(&before.tab, k);
+					if (e->key.guid && l >= e->lid && l < e->lid + (1u << e->lmc))
+						assert_true(e->key.guid == x->guid);
 				}
 			}
 		}
-		free(before.tab);
+		free(before.tab.v);
 		free(given);
 		free(c);
 		lid_db_free(&db);
