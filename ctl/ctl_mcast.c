@@ -26,7 +26,7 @@
 #include "sm/pkey.h"
 #include "sm/qos.h"
 #include "sm/sm.h"
-#include "sm/snap.h"
+#include "sm/snap_build.h"
 
 #define MAX_PATH_HOPS 4096
 

@@ -14,7 +14,7 @@
 
 #include "ibsm/ctl_proto.h"
 #include "ctl/ctl_snap.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "lib/log.h"
 
 struct snap_node {

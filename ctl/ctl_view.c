@@ -16,7 +16,7 @@
 
 #include "ctl/ctl_out.h"
 #include "ctl/ctl_view.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "lib/log.h"
 
 #define NONE UINT32_MAX

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "lib/log.h"
 #include "ctl/verifyjob.h"
 #include "lib/worker.h"

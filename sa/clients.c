@@ -1,6 +1,6 @@
 /*
  * DOC: the SA's own client state - ServiceRecords and InformInfo
- * subscriptions - in and out of a client_state (sm/clientfile.h), for the
+ * subscriptions - in and out of a client_state (fabric/clientfile.h), for the
  * state file and a standby's copy.
  *
  * A lease runs on the monotonic clock here and on the wall clock in a
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "sa/sa_int.h"
-#include "sm/clientfile.h"
+#include "fabric/clientfile.h"
 #include "lib/log.h"
 
 uint64_t sa_clients_gen(const struct sa *sa)

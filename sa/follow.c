@@ -43,9 +43,9 @@
 #include "mad/sa.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
-#include "sm/clientfile.h"
+#include "fabric/clientfile.h"
 #include "lib/log.h"
-#include "sm/mcdb.h"
+#include "fabric/mcdb.h"
 #include "sm/sm.h"
 
 #define QUERY_TIMEOUT_MS 1000

@@ -38,7 +38,7 @@
 #include "sm/mcast.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
-#include "sm/snap.h"
+#include "sm/snap_build.h"
 
 /* After a request, the pump keeps waiting for the next one this long
  * instead of sleeping (main.c on_pump). */

@@ -6,7 +6,7 @@
  *
  * Saving. While we are master, every change (a join, a leave, a batch
  * whose trees differ, a service or subscription set, deleted or expired,
- * a port gone) is written to state_dir/clients (sm/clientfile.h,
+ * a port gone) is written to state_dir/clients (fabric/clientfile.h,
  * atomically) once changes have paused for SAVE_QUIET_MS, or
  * SAVE_MAX_MS after the first unsaved one, and never sooner than
  * SAVE_GAP_MS after the last write: a join storm is written a few times,
@@ -47,7 +47,7 @@
 #include "lib/clock.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
-#include "sm/clientfile.h"
+#include "fabric/clientfile.h"
 #include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/sm.h"

@@ -3,7 +3,7 @@
  * leaves (Delete) and queries (Get, GetTable) of multicast groups, and
  * the MulticastForwardingTableRecords that show the trees.
  *
- * The group database is the SM's (sm/mcdb.h has the rules, sm/mcast.h
+ * The group database is the SM's (fabric/mcdb.h has the rules, sm/mcast.h
  * programs the trees): joins change it between sweeps, so unlike the
  * other records it is not part of the snapshot. This file turns a
  * request into the SM's call through struct sa_env and its answer back
@@ -17,7 +17,7 @@
 
 #include "routing/mcast.h"
 #include "sa/sa_int.h"
-#include "sm/mcdb.h"
+#include "fabric/mcdb.h"
 
 #define MCMR_SIZE 52
 

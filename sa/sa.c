@@ -155,7 +155,7 @@ static void index_build(struct sa_index *ix, const struct sm_snap *s)
 			ix->ends[ix->nends++] = i;
 		if (!p->guid)
 			continue;
-		/* a GUID appears once in the snapshot (dups.c leaves clashes
+		/* a GUID appears once in the snapshot (dupguid.c leaves clashes
 		 * out); were it there twice, the first would be found */
 		r = guidtab_get(&ix->by_guid, p->guid, 0);
 		if (ix->by_guid.count != had)

@@ -3,7 +3,7 @@
  *
  * The SA answers SA MADs (class 0x03) that the MAD engine hands to its gsi
  * hook, from the immutable snapshot of the last complete sweep
- * (sm/snap.h): a running sweep never blocks or changes an answer, and
+ * (fabric/snap.h): a running sweep never blocks or changes an answer, and
  * answering never delays a sweep. It serves only while the SM is master.
  * Records, per attribute, come from one dispatch table (sa/table.c):
  * which methods are allowed, the record's size and component-mask fields
@@ -79,7 +79,7 @@ struct sa_env {
 	/* The MulticastForwardingTable a switch holds as far as the SM knows
 	 * (MulticastForwardingTableRecord), NULL: none. */
 	const struct mcast_mft *(*mft_held)(void *arg, uint64_t switch_guid);
-	/* The groups' generation (sm/mcdb.h mcdb_gen), how many groups and
+	/* The groups' generation (fabric/mcdb.h mcdb_gen), how many groups and
 	 * memberships there are, for ClientStateInfo. NULL: none. */
 	void (*mc_counts)(void *arg, uint64_t *gen, uint32_t *groups, uint32_t *members);
 };

@@ -21,7 +21,7 @@
 #include "mad/sa.h"
 #include "mad/sa_fields.h"
 #include "sa/sa.h"
-#include "sm/snap.h"
+#include "fabric/snap.h"
 
 /* Methods an attribute takes (struct sa_attr.methods). */
 #define SA_M_GET 0x01

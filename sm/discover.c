@@ -189,7 +189,7 @@ static void new_node(struct discover *d, struct query *q, const struct smp_node_
 
 /* Two nodes answer with n's GUID: n (found first) and the one that just
  * answered through q. Neither can be told apart from the other by what we
- * send, so both are left out of this sweep (dups.c says what is kept). */
+ * send, so both are left out of this sweep (dupguid.c says what is kept). */
 static void conflict(struct discover *d, struct sm_node *n, const struct query *q,
 		     const struct smp_node_info *ni, const char *what)
 {
@@ -318,7 +318,7 @@ static void got_answer(struct discover *d, struct query *q, const struct smp *r)
 	}
 }
 
-/* What a failed query leaves unknown; carry.c fills it in from the last
+/* What a failed query leaves unknown; lastseen.c fills it in from the last
  * sweep rather than taking it as gone. */
 static void note_failure(const struct query *q)
 {

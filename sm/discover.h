@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "mad/engine.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 struct discover_stats {
 	uint64_t submitted;      /* SMPs this discovery submitted */

@@ -9,7 +9,7 @@
 #include "sm/drift.h"
 #include "lib/log.h"
 #include "sm/sm.h"
-#include "sm/snap.h"
+#include "sm/snap_build.h"
 
 #define DRIFT_LOG_MAX 16
 

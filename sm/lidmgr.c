@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "lib/atomicfile.h"
-#include "sm/lidalloc.h"
+#include "fabric/lidalloc.h"
 #include "lib/log.h"
 #include "sm/sm.h"
 #include "lib/worker.h"

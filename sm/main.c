@@ -40,7 +40,7 @@
 #include "sm/routejob.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
-#include "sm/snap.h"
+#include "sm/snap_build.h"
 #include "sm/tables.h"
 #include "lib/worker.h"
 

@@ -25,7 +25,7 @@
 #include "sm/pkey.h"
 #include "lib/guidtab.h"
 #include "sm/sm.h"
-#include "sm/snap.h"
+#include "sm/snap_build.h"
 #include "sm/tables.h"
 
 #define CAP_MCAST_FDB_TOP 0x40000000u   /* PortInfo CapabilityMask bit 30 */

@@ -13,8 +13,8 @@
  * SM itself, e.g. ibsmctl, which is trusted and no proxy) and whether the
  * SM_Key was given and right. The return value is the SA status to
  * answer with (0 success); on success *resp is the record to send back.
- * The rules are those of sm/mcdb.h. Ports are looked up in the current
- * snapshot (sm/snap.h): a port must be in it and Active, its MTU is its
+ * The rules are those of fabric/mcdb.h. Ports are looked up in the current
+ * snapshot (fabric/snap.h): a port must be in it and Active, its MTU is its
  * NeighborMTU, its rate that of its link, its P_Keys those the SM gave
  * it.
  *  - Traps 66 and 67 (a group got its first full member / lost its
@@ -55,7 +55,7 @@
 #include <stdint.h>
 
 #include "routing/mcast.h"
-#include "sm/mcdb.h"
+#include "fabric/mcdb.h"
 
 struct sm;
 

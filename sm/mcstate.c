@@ -1,6 +1,6 @@
 /*
  * DOC: the multicast manager's groups and trees in and out of a
- * client_state (sm/clientfile.h): what a restart reads from state_dir and
+ * client_state (fabric/clientfile.h): what a restart reads from state_dir and
  * a standby copied from the master, and what is saved.
  *
  * Restoring replaces every group (their MLIDs as saved), then makes the
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/clientfile.h"
+#include "fabric/clientfile.h"
 #include "lib/log.h"
 #include "sm/mcast.h"
 #include "sm/sm.h"

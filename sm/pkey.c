@@ -22,10 +22,10 @@
 #include "sm/activate.h"
 #include "lib/log.h"
 #include "sm/pkey.h"
-#include "sm/pkeyset.h"
+#include "fabric/pkeyset.h"
 #include "lib/guidtab.h"
 #include "sm/sm.h"
-#include "sm/snap.h"
+#include "fabric/snap.h"
 #include "sm/tables.h"
 
 #define PK_BLOCK 32

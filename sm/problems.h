@@ -4,7 +4,7 @@
  *
  * Computed on demand from the current fabric and the last sweep (no state
  * of its own), so it is always what is true now:
- *   duplicate_guid  a GUID two nodes or ports claim (dups.h)
+ *   duplicate_guid  a GUID two nodes or ports claim (dupguid.h)
  *   not_answering   a node kept as last seen because it did not answer
  *   held            a link held down after flapping, until the hold-down ends
  *   not_active      a linked port that is not Active

@@ -31,12 +31,12 @@
 #include "sm/activate.h"
 #include "sm/ar.h"
 #include "sm/drift.h"
-#include "sm/linkset.h"
+#include "fabric/linkset.h"
 #include "sm/pkey.h"
 #include "sm/routejob.h"
 #include "lib/log.h"
 #include "sm/sm.h"
-#include "sm/snap.h"
+#include "sm/snap_build.h"
 #include "sm/tables.h"
 
 /* The bring-up phase's own state. */

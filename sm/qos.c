@@ -19,7 +19,7 @@
 #include "sm/pkey.h"
 #include "lib/guidtab.h"
 #include "sm/qos.h"
-#include "sm/qostab.h"
+#include "fabric/qostab.h"
 #include "sm/sm.h"
 #include "sm/tables.h"
 

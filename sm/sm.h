@@ -33,11 +33,11 @@
 #include "routing/routing.h"
 #include "sm/audit.h"
 #include "sm/discover.h"
-#include "sm/election.h"
-#include "sm/fabric.h"
-#include "sm/lids.h"
+#include "fabric/election.h"
+#include "fabric/fabric.h"
+#include "fabric/liddb.h"
 #include "sm/light.h"
-#include "sm/linkset.h"
+#include "fabric/linkset.h"
 
 struct event_base;
 struct event;
@@ -51,7 +51,7 @@ struct lids_job;
 struct sm_steps;
 struct portcfg_batch;
 struct sm_rereg; /* ClientReregister to send, sm/rereg.c */
-struct sm_snap; /* the last complete sweep, sm/snap.h */
+struct sm_snap; /* the last complete sweep, fabric/snap.h */
 struct sa;      /* Subnet Administration, sa/sa.h */
 struct rt_hold;
 struct sm;
@@ -125,7 +125,7 @@ struct sm {
 	struct route_tables routes;
 	bool have_routes;
 	struct rt_hold *rt_hold;        /* routes, once a snapshot shares them */
-	struct sm_snap *snap;           /* current snapshot (sm/snap.h) */
+	struct sm_snap *snap;           /* current snapshot (fabric/snap.h) */
 	struct linkset routed_links;    /* the links `routes` were computed for */
 	struct linkset pending_links;   /* ... and those the running job routes */
 	int pending_change;             /* enum linkset_change of that job */

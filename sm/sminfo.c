@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
-#include "sm/election.h"
+#include "fabric/election.h"
 #include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"

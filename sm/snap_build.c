@@ -1,5 +1,5 @@
 /*
- * DOC: building the SM's snapshot after every sweep and reroute (snap.h).
+ * DOC: building the SM's snapshot after every sweep and reroute (fabric/snap.h, snap_build.h).
  *
  * One pass over the fabric fills nodes in fabric order and their ports;
  * snap_index() adds the LID map and GUID indices. The SM keeps one
@@ -16,7 +16,7 @@
 #include "sm/pkey.h"
 #include "sm/qos.h"
 #include "sm/sm.h"
-#include "sm/snap.h"
+#include "sm/snap_build.h"
 
 void sm_routes_drop(struct sm *sm)
 {

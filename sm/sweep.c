@@ -17,12 +17,12 @@
 #include <string.h>
 
 #include "lib/clock.h"
-#include "sm/carry.h"
-#include "sm/dups.h"
+#include "fabric/lastseen.h"
+#include "fabric/dupguid.h"
 #include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
-#include "sm/snap.h"
+#include "sm/snap_build.h"
 
 #define ONCE_ATTEMPTS 10
 #define SWEEP_RETRY_S 1

@@ -1,6 +1,6 @@
 /*
  * DOC: libFuzzer target for the clients state file parser
- * (sm/clientfile.c): the file a restarted daemon reads from state_dir,
+ * (fabric/clientfile.c): the file a restarted daemon reads from state_dir,
  * which a disk error, an operator's editor or another program may have
  * damaged in any way. Whatever the input, the parser must return an
  * error or a value that passes client_state_check(), within the limits,
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/clientfile.h"
+#include "fabric/clientfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * DOC: libFuzzer target for the multicast group database (sm/mcdb.c): the
+ * DOC: libFuzzer target for the multicast group database (fabric/mcdb.c): the
  * MCMemberRecord joins, leaves and queries the SA will hand it come from
  * any host, so they are fuzzed as a sequence.
  *
@@ -22,7 +22,7 @@
 
 #include "mad/sa.h"
 #include "routing/mcast.h"
-#include "sm/mcdb.h"
+#include "fabric/mcdb.h"
 
 #define OP_SIZE 64
 #define NPORTS 6

@@ -17,7 +17,7 @@
  *         input);
  *   op 4: a Notice to report to subscribers;
  *   op 5: a restart: the services and subscriptions saved to the clients
- *         file's text (sm/clientfile.h), which must parse back within
+ *         file's text (fabric/clientfile.h), which must parse back within
  *         the SA's limits, and restored into a new SA.
  * Every answer the SA sends must be a well-formed SA response to the
  * request it answers (response method, same TID and attribute, SM_Key 0,
@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include "sa/sa.h"
-#include "sm/clientfile.h"
-#include "sm/mcdb.h"
+#include "fabric/clientfile.h"
+#include "fabric/mcdb.h"
 #include "tests/unit/sa_fixture.h"
 
 #define MAX_INPUT 16384

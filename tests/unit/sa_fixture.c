@@ -8,7 +8,7 @@
 
 #include "routing/lids.h"
 #include "lib/log.h"
-#include "sm/mcdb.h"
+#include "fabric/mcdb.h"
 #include "tests/unit/sa_fixture.h"
 
 #define ACTIVE 4

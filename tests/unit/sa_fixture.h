@@ -22,7 +22,7 @@
 #include "mad/sa.h"
 #include "routing/routing.h"
 #include "sa/sa.h"
-#include "sm/snap.h"
+#include "fabric/snap.h"
 #include "tests/unit/test_routing_topo.h"
 
 #define SA_FX_PREFIX 0xfe80000000000000ULL
@@ -83,7 +83,7 @@ unsigned sa_fx_nends(const struct sa_fx *f);
 unsigned sa_fx_nswitches(const struct sa_fx *f);
 unsigned sa_fx_nlinks(const struct sa_fx *f);
 
-/* Give the SA a multicast group database (sm/mcdb.h) over the current
+/* Give the SA a multicast group database (fabric/mcdb.h) over the current
  * snapshot's ports; traps 66/67 go to sa_report_mcast(). Resets the SA. */
 void sa_fx_multicast(struct sa_fx *f);
 

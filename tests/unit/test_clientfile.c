@@ -1,5 +1,5 @@
 /*
- * DOC: unit tests of the clients state file (sm/clientfile.c): a value
+ * DOC: unit tests of the clients state file (fabric/clientfile.c): a value
  * with groups, members, trees, services and subscriptions survives a
  * round trip through the text and through the file; every kind of damage
  * is refused with a reason and an empty value (a wrong magic, a file cut
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "sm/clientfile.h"
+#include "fabric/clientfile.h"
 
 #define PREFIX 0xfe80000000000000ull
 

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "ctl/ctl_view.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 static struct sm_node *node(struct sm_fabric *f, uint8_t type, uint64_t guid, uint8_t ports,
 			    const char *desc)

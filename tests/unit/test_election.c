@@ -1,5 +1,5 @@
 /*
- * DOC: tests of SM election (sm/election.c): who is master after a
+ * DOC: tests of SM election (fabric/election.c): who is master after a
  * discovery, when a master hands over or yields, the standby's poll
  * verdicts, and which SMInfo Sets may change our state.
  */
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "sm/election.h"
+#include "fabric/election.h"
 
 static const struct sm_self me = { .guid = 0x50, .priority = 5, .sm_key = 1 };
 

@@ -1,6 +1,6 @@
 /*
- * DOC: tests of the LID allocator (sm/lidalloc.c) and the LID state file
- * (sm/lids.c): reservations of absent ports, ports holding LIDs they do
+ * DOC: tests of the LID allocator (fabric/lidalloc.c) and the LID state file
+ * (fabric/liddb.c): reservations of absent ports, ports holding LIDs they do
  * not own, conflicts, exhaustion, and a randomized check that no call
  * ever makes a second holder of a LID.
  */
@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "ibsm/topo.h"
-#include "sm/lidalloc.h"
-#include "sm/lids.h"
+#include "fabric/lidalloc.h"
+#include "fabric/liddb.h"
 #include "lib/log.h"
 
 static struct lid_claim ca(uint64_t guid, uint16_t held, uint8_t lmc)

@@ -1,5 +1,5 @@
 /*
- * DOC: unit tests of the multicast group database (sm/mcdb.c) through its
+ * DOC: unit tests of the multicast group database (fabric/mcdb.c) through its
  * API, against a table of fake ports: IPoIB joins to a pre-created
  * broadcast group, create rules and their status codes, MGID allocation
  * and validation, MLID allocation and reuse, JoinState merging and
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "mad/sa.h"
-#include "sm/mcdb.h"
+#include "fabric/mcdb.h"
 
 #define PREFIX 0xfe80000000000000ull
 #define NPORTS 8

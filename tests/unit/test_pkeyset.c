@@ -1,5 +1,5 @@
 /*
- * DOC: unit tests of sm/pkeyset.c: P_Key lookup, the shared-partition
+ * DOC: unit tests of fabric/pkeyset.c: P_Key lookup, the shared-partition
  * rule (full-full and full-limited talk, limited-limited does not), and
  * the stable layout: index 0 as the rules say, surviving P_Keys keep
  * their index (also across a membership change), new ones fill the lowest
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sm/pkeyset.h"
+#include "fabric/pkeyset.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,5 +1,5 @@
 /*
- * DOC: unit tests of sm/qostab.c: the SL2VL fold into a port's data VLs
+ * DOC: unit tests of fabric/qostab.c: the SL2VL fold into a port's data VLs
  * (max_vls and OperVLs), VL15 kept only where configured, VLArbitration
  * blocks cut to the port's table sizes with weight 0 for VLs it does not
  * operate, no arbitration on a one-VL port, and the SL the SA gets.
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "conf/conf.h"
-#include "sm/qostab.h"
+#include "fabric/qostab.h"
 
 static void defaults(struct qos_params *p)
 {

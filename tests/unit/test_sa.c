@@ -31,8 +31,8 @@
 #include "lib/clock.h"
 #include "mad/rmpp.h"
 #include "sa/sa_int.h"
-#include "sm/clientfile.h"
-#include "sm/mcdb.h"
+#include "fabric/clientfile.h"
+#include "fabric/mcdb.h"
 #include "tests/unit/fake_transport.h"
 #include "tests/unit/sa_fixture.h"
 

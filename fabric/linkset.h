@@ -13,8 +13,8 @@
  *
  * The file is a cache: a corrupt one is reported and treated as absent.
  */
-#ifndef IBSM_SM_LINKSET_H
-#define IBSM_SM_LINKSET_H
+#ifndef IBSM_FABRIC_LINKSET_H
+#define IBSM_FABRIC_LINKSET_H
 
 #include <stddef.h>
 #include <stdint.h>

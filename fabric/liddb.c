@@ -1,5 +1,5 @@
 /*
- * DOC: the persistent GUID -> LID database (format in lids.h).
+ * DOC: the persistent GUID -> LID database (format in liddb.h).
  */
 #include "config.h"
 
@@ -14,7 +14,7 @@
 #include "ibsm/topo.h"
 #include "lib/atomicfile.h"
 #include "lib/guidtab.h"
-#include "sm/lids.h"
+#include "fabric/liddb.h"
 #include "lib/log.h"
 
 #define LIDS_MAGIC "ibsmd-lids 2"

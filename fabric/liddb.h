@@ -19,8 +19,8 @@
  * fsync, rename, fsync of the directory, so kill -9 at any moment leaves
  * either the old or the new file.
  */
-#ifndef IBSM_SM_LIDS_H
-#define IBSM_SM_LIDS_H
+#ifndef IBSM_FABRIC_LIDDB_H
+#define IBSM_FABRIC_LIDDB_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/atomicfile.h"
-#include "sm/linkset.h"
+#include "fabric/linkset.h"
 #include "lib/log.h"
 
 #define LINKS_MAGIC "ibsmd-links 1\n"

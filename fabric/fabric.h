@@ -8,8 +8,8 @@
  * any order). Ports point at their peer port. routing/ never sees this: it
  * gets an immutable struct topo built by fabric_to_topo().
  */
-#ifndef IBSM_SM_FABRIC_H
-#define IBSM_SM_FABRIC_H
+#ifndef IBSM_FABRIC_FABRIC_H
+#define IBSM_FABRIC_FABRIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -39,7 +39,7 @@ struct sm_port {
 	unsigned pi_ignored;       /* PortInfo fields this port does not take */
 	bool held;                 /* flapping: kept out of routing for now */
 	/* What this sweep could not learn (discover.c), and what was carried
-	 * over from the last sweep because of it (carry.c). */
+	 * over from the last sweep because of it (lastseen.c). */
 	bool pi_failed;            /* its PortInfo Get failed */
 	bool peer_unknown;         /* NodeInfo through it failed */
 	bool stale;                /* pi is from an earlier sweep, not read now */

@@ -4,7 +4,7 @@
  *
  * Input is one claim per port that holds or needs a LID (switch port 0,
  * CA ports), with the LID the port holds now as last read (0 when none or
- * unknown), and the state file (lids.h). A LID is taken, and never handed
+ * unknown), and the state file (liddb.h). A LID is taken, and never handed
  * to a port that does not already own it, when
  *   - the state file reserves it for any GUID, present or not (a node that
  *     did not answer, a powered-off host, a replaced HCA keep theirs), or
@@ -24,14 +24,14 @@
  * Excluded claims (a port whose GUID another port also claims) hold their
  * LID against everybody but get none.
  */
-#ifndef IBSM_SM_LIDALLOC_H
-#define IBSM_SM_LIDALLOC_H
+#ifndef IBSM_FABRIC_LIDALLOC_H
+#define IBSM_FABRIC_LIDALLOC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sm/lids.h"
+#include "fabric/liddb.h"
 
 struct lid_claim {
 	uint64_t guid;       /* port GUID */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "ibsm/topo.h"
-#include "sm/lidalloc.h"
+#include "fabric/lidalloc.h"
 #include "lib/log.h"
 
 #define NLIDS (TOPO_MAX_UCAST_LID + 1u)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "routing/routing.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "lib/log.h"
 
 static const char *node_name_prefix(const struct sm_node *n)

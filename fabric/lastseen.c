@@ -1,5 +1,5 @@
 /*
- * DOC: carrying over what a sweep could not confirm (rules in carry.h).
+ * DOC: carrying over what a sweep could not confirm (rules in lastseen.h).
  *
  * A breadth-first walk over the old generation, starting from every node
  * both generations have: each old link of a node in the new generation is
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/carry.h"
+#include "fabric/lastseen.h"
 #include "lib/log.h"
 
 struct walk {

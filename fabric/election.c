@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "sm/election.h"
+#include "fabric/election.h"
 
 bool sm_higher(uint8_t pa, uint64_t ga, uint8_t pb, uint64_t gb)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lib/guidtab.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "lib/log.h"
 
 /* The GUID index: a node by its GUID. */

@@ -6,7 +6,7 @@
  * port 0 GUID for one switch GUID, a port linked twice, another kind of
  * node). Discovery read the node along the path that first found it. If
  * the last sweep had this GUID elsewhere, that node is the newcomer: it is
- * dropped with what only it leads to, and carry.c brings the known one back
+ * dropped with what only it leads to, and lastseen.c brings the known one back
  * as it last saw it. Otherwise (found at its known place, or no history:
  * the first found is taken as the owner) it stays, keeping only the links
  * that are surely its own: found by queries through it, the one it was
@@ -19,10 +19,10 @@
  * others get no LID and no routes. With no history the lowest node GUID
  * keeps it.
  */
-#ifndef IBSM_SM_DUPS_H
-#define IBSM_SM_DUPS_H
+#ifndef IBSM_FABRIC_DUPGUID_H
+#define IBSM_FABRIC_DUPGUID_H
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 /* Settles nodes flagged dup_guid against old (may be NULL) and drops what
  * only dropped nodes lead to; returns the number of nodes dropped. */

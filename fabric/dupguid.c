@@ -1,12 +1,12 @@
 /*
- * DOC: duplicate node and port GUIDs (rules in dups.h).
+ * DOC: duplicate node and port GUIDs (rules in dupguid.h).
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/dups.h"
+#include "fabric/dupguid.h"
 #include "lib/log.h"
 
 /* Marks drop on every node that no link path from the SM node reaches
@@ -76,7 +76,7 @@ static void keep_own_links(struct sm_fabric *f, struct sm_node *n, const struct 
 }
 
 /* The node found first stays (fresh) unless the last sweep had its GUID
- * somewhere else: then it is the newcomer and goes, and carry.c brings the
+ * somewhere else: then it is the newcomer and goes, and lastseen.c brings the
  * known one back as it last was. */
 static bool settle(struct sm_fabric *f, struct sm_node *n, const struct sm_fabric *old)
 {

@@ -63,8 +63,8 @@
  * Bounds: groups are bounded by the MLIDs (at most 16383), members by
  * the ports the lookup knows. A member insert is O(members of the group).
  */
-#ifndef IBSM_SM_MCDB_H
-#define IBSM_SM_MCDB_H
+#ifndef IBSM_FABRIC_MCDB_H
+#define IBSM_FABRIC_MCDB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -113,7 +113,7 @@
 struct mc_port {
 	uint8_t mtu;            /* MTU code it can take (NeighborMTU) */
 	uint8_t rate;           /* rate code of its link */
-	const uint16_t *pkeys;  /* its P_Key table (sm/pkeyset.h) */
+	const uint16_t *pkeys;  /* its P_Key table (fabric/pkeyset.h) */
 	size_t npkeys;
 };
 

@@ -1,15 +1,15 @@
 /*
  * DOC: P_Key tables as plain arrays: membership questions and stable
  * index assignment. Pure functions, shared by the partition manager
- * (sm/pkey.c), the multicast group database (sm/mcdb.c) and the SA.
+ * (sm/pkey.c), the multicast group database (fabric/mcdb.c) and the SA.
  *
  * A P_Key is 16 bits: bit 15 set = full member, bits 14..0 the partition;
  * 0x0000 and 0x8000 are invalid and stand for an empty table entry
  * (reference sa-mcast-ha.md 6.1). Two ports may talk in a partition when
  * both hold it and at least one of them is a full member.
  */
-#ifndef IBSM_SM_PKEYSET_H
-#define IBSM_SM_PKEYSET_H
+#ifndef IBSM_FABRIC_PKEYSET_H
+#define IBSM_FABRIC_PKEYSET_H
 
 #include <stdbool.h>
 #include <stddef.h>

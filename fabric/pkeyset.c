@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "sm/pkeyset.h"
+#include "fabric/pkeyset.h"
 
 uint16_t pkey_find(const uint16_t *t, size_t n, uint16_t k)
 {

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "sm/qostab.h"
+#include "fabric/qostab.h"
 
 #define VL_DROP QOS_VL_DROP
 

@@ -16,8 +16,8 @@
  *    has no arbitration (reference 7.2) and gets no tables.
  *  - VLHighLimit: the configured value.
  */
-#ifndef IBSM_SM_QOSTAB_H
-#define IBSM_SM_QOSTAB_H
+#ifndef IBSM_FABRIC_QOSTAB_H
+#define IBSM_FABRIC_QOSTAB_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -15,8 +15,8 @@
 
 #include "routing/mcast.h"
 #include "lib/log.h"
-#include "sm/mcdb.h"
-#include "sm/pkeyset.h"
+#include "fabric/mcdb.h"
+#include "fabric/pkeyset.h"
 
 #define MLID_SLOTS (MCAST_MLID_MAX - MCAST_MLID_MIN + 1)
 #define SEL_EXACTLY 2

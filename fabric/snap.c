@@ -14,7 +14,7 @@
 
 #include "lib/log.h"
 #include "routing/routing.h"
-#include "sm/snap.h"
+#include "fabric/snap.h"
 
 static void fill_lids(struct sm_snap *s)
 {

@@ -20,8 +20,8 @@
  *     answers to our polls included: a live master always moves), or
  *     answers in another state than MASTER.
  */
-#ifndef IBSM_SM_ELECTION_H
-#define IBSM_SM_ELECTION_H
+#ifndef IBSM_FABRIC_ELECTION_H
+#define IBSM_FABRIC_ELECTION_H
 
 #include <stdbool.h>
 #include <stddef.h>

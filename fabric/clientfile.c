@@ -20,10 +20,10 @@
 
 #include "routing/mcast.h"
 #include "lib/atomicfile.h"
-#include "sm/clientfile.h"
+#include "fabric/clientfile.h"
 #include "lib/log.h"
-#include "sm/mcdb.h"
-#include "sm/pkeyset.h"
+#include "fabric/mcdb.h"
+#include "fabric/pkeyset.h"
 
 #define CF_MAGIC "ibsmd-clients 1"
 #define CF_NAME "clients"

@@ -17,10 +17,10 @@
  * Stale nodes and ports keep their LIDs and the routes to them; nothing
  * is sent to them until they answer again (no Sets, no tables).
  */
-#ifndef IBSM_SM_CARRY_H
-#define IBSM_SM_CARRY_H
+#ifndef IBSM_FABRIC_LASTSEEN_H
+#define IBSM_FABRIC_LASTSEEN_H
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 struct carry_stats {
 	unsigned nodes;      /* stale nodes brought in */

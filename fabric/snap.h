@@ -6,7 +6,7 @@
  * control socket's large replies (ctl/), later the performance manager. A
  * running sweep therefore never blocks or changes an answer, and an answer
  * never waits for a sweep. A new snapshot is published at the end of every
- * heavy sweep and reroute (sm_sweep_finished); readers that hold one across
+ * heavy sweep and reroute (sm/snap_build.h); readers that hold one across
  * loop turns take a reference.
  *
  * Contents: every node (NodeInfo, NodeDescription, SwitchInfo), every port
@@ -15,8 +15,8 @@
  * (shared with the SM, never copied; the snapshot takes them over when the
  * SM replaces them).
  */
-#ifndef IBSM_SM_SNAP_H
-#define IBSM_SM_SNAP_H
+#ifndef IBSM_FABRIC_SNAP_H
+#define IBSM_FABRIC_SNAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,11 +24,9 @@
 
 #include "mad/smp.h"
 #include "routing/routing.h"
-#include "sm/pkeyset.h"
+#include "fabric/pkeyset.h"
 
 #define SNAP_NONE UINT32_MAX
-
-struct sm;
 
 struct snap_port {
 	uint32_t node;            /* index into snap.nodes */
@@ -106,19 +104,9 @@ struct rt_hold {
 /* Drops one reference; the last frees the tables. */
 void rt_hold_put(struct rt_hold *h);
 
-/* Builds a snapshot of sm's fabric and tables and makes it current (the
- * previous one loses the SM's reference). */
-void sm_snap_publish(struct sm *sm);
-/* The current snapshot (borrowed: valid until the next publish, or until
- * the caller's own reference is dropped), NULL before the first sweep. */
-const struct sm_snap *sm_snap_current(const struct sm *sm);
+/* Another reference to s; dropping the last frees it. */
 struct sm_snap *sm_snap_ref(const struct sm_snap *s);
 void sm_snap_unref(struct sm_snap *s);
-/* Drops the SM's unicast tables (sm->routes): freed now, or by the last
- * snapshot that shares them. Leaves sm->routes empty. */
-void sm_routes_drop(struct sm *sm);
-/* Drops the SM's reference (shutdown). */
-void sm_snap_fini(struct sm *sm);
 
 /* For snapshots built without an SM (unit tests, benchmarks, fuzzing):
  * snap_new() allocates zeroed nodes[] and ports[] with one reference;

@@ -40,8 +40,8 @@
  * subscriptions). Refusing is all or nothing: a partly read file is never
  * used.
  */
-#ifndef IBSM_SM_CLIENTFILE_H
-#define IBSM_SM_CLIENTFILE_H
+#ifndef IBSM_FABRIC_CLIENTFILE_H
+#define IBSM_FABRIC_CLIENTFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
