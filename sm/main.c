@@ -204,24 +204,6 @@ static int load_config(struct sm_conf *c, const struct cli *cli, const struct ov
 	return 0;
 }
 
-void sm_arm_engine_timer(struct sm *sm)
-{
-	uint64_t dl = mad_engine_next_deadline(sm->eng), now = clock_ms();
-	struct timeval tv = { 0, 0 };
-
-	if (!sm->ev_timer)
-		return;
-	if (dl == UINT64_MAX) {
-		evtimer_del(sm->ev_timer);
-		return;
-	}
-	if (dl > now) {
-		tv.tv_sec = (time_t)((dl - now) / 1000);
-		tv.tv_usec = (suseconds_t)((dl - now) % 1000) * 1000;
-	}
-	evtimer_add(sm->ev_timer, &tv);
-}
-
 static void after_event(struct sm *sm)
 {
 	sm_arm_engine_timer(sm);
@@ -232,14 +214,6 @@ static void on_umad(evutil_socket_t fd, short what, void *arg)
 	struct sm *sm = arg;
 
 	mad_engine_on_readable(sm->eng);
-	after_event(sm);
-}
-
-static void on_engine_timer(evutil_socket_t fd, short what, void *arg)
-{
-	struct sm *sm = arg;
-
-	mad_engine_on_timer(sm->eng);
 	after_event(sm);
 }
 
@@ -355,46 +329,6 @@ static int open_port(struct sm *sm)
 	return 0;
 }
 
-/* The smp_* options into o. */
-static void smp_limits(const struct sm *sm, struct mad_engine_opts *o)
-{
-	o->window = sm->conf.smp_window;
-	o->per_dest = sm->conf.smp_per_dest;
-	o->timeout_ms = sm->conf.smp_timeout_ms;
-	o->retries = sm->conf.smp_retries;
-	o->retries_max = sm->conf.smp_retries_max;
-}
-
-void sm_smp_limits_apply(struct sm *sm)
-{
-	struct mad_engine_opts o;
-
-	mad_engine_opts_default(&o);
-	smp_limits(sm, &o);
-	mad_engine_set_limits(sm->eng, &o);
-	mad_umad_set_timeout(&sm->tp, sm->conf.smp_timeout_ms);
-	sm_arm_engine_timer(sm); /* it may have sent, with earlier deadlines */
-}
-
-static void engine_setup(struct sm *sm)
-{
-	struct mad_engine_opts o;
-
-	mad_engine_opts_default(&o);
-	smp_limits(sm, &o);
-	mad_umad_set_timeout(&sm->tp, sm->conf.smp_timeout_ms);
-	o.unsolicited = sm_unsolicited;
-	o.unsolicited_arg = sm;
-	o.set_gate = sm_set_gate;      /* only a master writes */
-	o.set_gate_arg = sm;
-	/* Subnet Administration (sa/), except for a one-shot run */
-	if (!sm->run.once) {
-		o.gsi = sa_glue_gsi;
-		o.gsi_arg = sm;
-	}
-	sm->eng = mad_engine_new(&sm->tp, &o);
-}
-
 static void events_setup(struct sm *sm)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
@@ -406,7 +340,7 @@ static void events_setup(struct sm *sm)
 	static const struct timeval now = { 0, 0 };
 	int fd = sm->tp.fd(sm->tp.ctx);
 
-	sm->ev_timer = evtimer_new(sm->base, on_engine_timer, sm);
+	sm_engine_timer_new(sm);
 	if (fd_is_real(fd)) {
 		sm->ev_umad = event_new(sm->base, fd, EV_READ | EV_PERSIST, on_umad, sm);
 		event_add(sm->ev_umad, NULL);
@@ -533,7 +467,8 @@ static int run(struct sm *sm)
 	if (prepare_dirs(sm) < 0 || prepare_state(sm) < 0 || check_simulator() < 0 ||
 	    open_port(sm) < 0)
 		return 1;
-	engine_setup(sm);
+	/* Subnet Administration (sa/), except for a one-shot run */
+	sm_engine_start(sm, sm->run.once ? NULL : sa_glue_gsi, sm);
 	events_setup(sm);
 	sm->state = SM_STATE_DISCOVERING;
 	if (!sm->run.once)

@@ -273,10 +273,16 @@ void sm_sweep_finished(struct sm *sm);   /* sweep.c */
 /* The sweep ends here: another SM is master (sweep.c). */
 void sm_sweep_standing_by(struct sm *sm);
 
+/* The MAD engine on sm->tp with the smp_* options; it answers unsolicited
+ * SMPs (sm_unsolicited), lets only a master write (sm_set_gate), and
+ * hands every GSI MAD to gsi(gsi_arg, ...) (the SA; NULL: dropped). */
+void sm_engine_start(struct sm *sm, mad_gsi_fn gsi, void *gsi_arg);
+/* The engine's deadline timer on sm->base (after the loop exists). */
+void sm_engine_timer_new(struct sm *sm);
 /* The smp_* options into the running MAD engine (a reload). */
-void sm_smp_limits_apply(struct sm *sm);           /* main.c */
+void sm_smp_limits_apply(struct sm *sm);
 /* The MAD engine's timer set to its next deadline (after a send or a reply). */
-void sm_arm_engine_timer(struct sm *sm);           /* main.c */
+void sm_arm_engine_timer(struct sm *sm);
 
 /* Answers MADs nobody asked for: Get SMInfo, traps. */
 void sm_unsolicited(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from);

@@ -28,52 +28,12 @@
 #define SWEEP_RETRY_S 1
 #define SWEEP_RETRY_MAX_S 30
 
-int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg)
-{
-	if (mad_engine_submit(sm->eng, r, cb, arg) < 0) {
-		log_warnx("SMP queue full: request dropped");
-		sm->sweep_clean = false;
-		return -1;
-	}
-	sm->pending++;
-	return 0;
-}
-
-void sm_dr_req(const struct sm *sm, const struct sm_node *n, uint8_t method,
-	       uint16_t attr, uint32_t mod, struct mad_req *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->mgmt_class = MAD_CLASS_SMI_DR;
-	r->method = method;
-	r->attr_id = attr;
-	r->attr_mod = mod;
-	r->mkey = sm->conf.m_key;
-	r->dlid = LID_PERMISSIVE;
-	r->hop_cnt = n->hop_cnt;
-	memcpy(r->path, n->path, sizeof(r->path));
-}
-
 static void carry_ports(const struct sm_node *o, struct sm_node *n)
 {
 	if (o->ni.num_ports != n->ni.num_ports)
 		return;
 	for (unsigned p = 0; p <= n->ni.num_ports; p++)
 		n->ports[p].pi_ignored = o->ports[p].pi_ignored;
-}
-
-void sm_port_req(const struct sm *sm, const struct sm_port *p, uint8_t method, uint16_t attr,
-		 uint32_t mod, struct mad_req *r)
-{
-	const struct sm_node *n = p->node;
-
-	sm_dr_req(sm, n, method, attr, mod, r);
-	if (node_is_switch(n) || !p->peer || p->peer->node->hop_cnt >= SMP_MAX_HOPS ||
-	    (n == sm->fabric->sm_node && p->num == sm->fabric->sm_port_num))
-		return;
-	/* A CA port is reached through its own link (see discover.c). */
-	memcpy(r->path, p->peer->node->path, sizeof(r->path));
-	r->hop_cnt = (uint8_t)(p->peer->node->hop_cnt + 1);
-	r->path[r->hop_cnt] = p->peer->num;
 }
 
 /* What we learned about nodes (switch tables, PortInfo fields a port
@@ -360,36 +320,6 @@ void sm_retry_later(struct sm *sm)
 		sm->ev_retry = evtimer_new(sm->base, retry_due, sm);
 	if (!evtimer_pending(sm->ev_retry, NULL))
 		evtimer_add(sm->ev_retry, &tv);
-}
-
-void sm_listen(struct sm *sm, const struct sm_listener *l)
-{
-	if (sm->nlisteners == SM_MAX_LISTENERS)
-		fatalx("too many SM listeners");
-	sm->listeners[sm->nlisteners++] = *l;
-}
-
-void sm_trap_notify(struct sm *sm, const struct smp_notice *n)
-{
-	for (unsigned i = 0; i < sm->nlisteners; i++)
-		if (sm->listeners[i].trap)
-			sm->listeners[i].trap(sm->listeners[i].arg, sm, n);
-}
-
-void sm_event(struct sm *sm, const char *type, const struct sm_port *p)
-{
-	if (p)
-		log_debug("event %s: %016llx port %u", type, (unsigned long long)p->node->guid, p->num);
-	else
-		log_debug("event %s", type);
-	for (unsigned i = 0; i < sm->nlisteners; i++) {
-		const struct sm_listener *l = &sm->listeners[i];
-
-		if (p && l->port_event)
-			l->port_event(l->arg, sm, type, p);
-		if (l->changed)
-			l->changed(l->arg, sm);
-	}
 }
 
 void sm_sweep_start(struct sm *sm)
