@@ -66,7 +66,7 @@ while getopts n:g:q: o; do
 	*) echo "usage: $0 [-n RUNS] [-g GEN] [-q SECONDS]" >&2; exit 2 ;;
 	esac
 done
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 [ -x "$IBSMD" ] || skip "no $IBSMD"
 TRACE="python3 $top_srcdir/tests/integration/simtrace.py"

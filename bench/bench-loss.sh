@@ -29,7 +29,7 @@
 # (transaction_retries) to umad_send, so here every drop fails that
 # transaction at once; its rows under loss say more about this simulator
 # than about OpenSM on hardware.
-# top_builddir (or a build in the source tree) provides sm/ibsmd.
+# top_builddir (or a build in the source tree) provides daemon/ibsmd.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$here/.." && pwd)}"
@@ -44,7 +44,7 @@ while getopts n:g:l:t: o; do
 	*) echo "usage: $0 [-n RUNS] [-g GEN] [-l LOSSES] [-t SECONDS]" >&2; exit 2 ;;
 	esac
 done
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 [ -x "$IBSMD" ] || skip "no $IBSMD"
 
 sim_setup

@@ -48,7 +48,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools opensm ibnetdiscover ibswitches
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 MCJOIN=$top_builddir/tests/agent/mcjoin
 MFTDUMP=$top_builddir/tests/agent/mftdump

@@ -15,7 +15,7 @@
 # min_changes depends on each SM's routes before the failure (how many
 # entries they put on the lost link): it is what the failure forces on
 # that SM's own tables, a lower bound for any repair that keeps every
-# route working.  The ibsmd binary is $IBSMD, else $top_builddir/sm/ibsmd.  An ibsmd run that fails (for instance because
+# route working.  The ibsmd binary is $IBSMD, else $top_builddir/daemon/ibsmd.  An ibsmd run that fails (for instance because
 # it logs no "last LFT block acknowledged" line) is reported and counts
 # as missing; the script then exits 1.  Without an ibsmd binary only
 # OpenSM is measured, without opensm only ibsmd.  SIM_KEEP=1 keeps each

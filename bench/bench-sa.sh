@@ -48,7 +48,7 @@ while getopts d:l:w:s:g: opt; do
 	*) echo "usage: $0 [-d SEC] [-l LOADERS] [-w WINDOW] [-s SWEEPS] [-g GEN]" >&2; exit 2 ;;
 	esac
 done
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 LOAD=$top_builddir/bench/sa-load
 TRIVIAL=$top_builddir/bench/sa-trivial

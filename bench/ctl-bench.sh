@@ -30,7 +30,7 @@ top_builddir=${top_builddir:-.}
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools
 [ $# -gt 0 ] || set -- ft3 24
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 
 sim_setup

@@ -39,7 +39,7 @@
 # rss_kb       ibsmd's peak resident set size (GNU time's %M), NA without
 #              /usr/bin/time
 #
-# The binary is $IBSMD, else $top_builddir/sm/ibsmd, else ibsmd in PATH;
+# The binary is $IBSMD, else $top_builddir/daemon/ibsmd, else ibsmd in PATH;
 # $IBSMD_CONF, if set, is passed with -c.  Exit 77 when there is no binary.
 
 set -u
@@ -59,10 +59,10 @@ fi
 skip_unless_tools perfquery
 
 ibsmd=${IBSMD:-}
-[ -z "$ibsmd" ] && [ -x "$top_builddir/sm/ibsmd" ] && ibsmd=$top_builddir/sm/ibsmd
+[ -z "$ibsmd" ] && [ -x "$top_builddir/daemon/ibsmd" ] && ibsmd=$top_builddir/daemon/ibsmd
 [ -z "$ibsmd" ] && ibsmd=$(command -v ibsmd)
 if [ -z "$ibsmd" ] || [ ! -x "$ibsmd" ]; then
-	skip "no ibsmd binary (build sm/ibsmd or set IBSMD)"
+	skip "no ibsmd binary (build daemon/ibsmd or set IBSMD)"
 fi
 case $ibsmd in /*) ;; *) ibsmd=$(pwd)/$ibsmd ;; esac
 

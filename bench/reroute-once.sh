@@ -23,7 +23,7 @@
 #                      bench/congestion.py
 # trap_to_up_ms        OpenSM only: trap to its next "SUBNET UP"
 #
-# ibsmd ($IBSMD, else $top_builddir/sm/ibsmd) runs with -o state_dir=DIR
+# ibsmd ($IBSMD, else $top_builddir/daemon/ibsmd) runs with -o state_dir=DIR
 # -o log_level=info; the time is X from its own line "reroute N: last LFT
 # block acknowledged X ms after the trap arrived".  Without that line the
 # run fails: there is no other ibsmd number to take.
@@ -115,9 +115,9 @@ start_opensm() {
 
 start_ibsmd() {
 	ibsmd=${IBSMD:-}
-	[ -z "$ibsmd" ] && [ -x "${top_builddir:-}/sm/ibsmd" ] && ibsmd=$top_builddir/sm/ibsmd
+	[ -z "$ibsmd" ] && [ -x "${top_builddir:-}/daemon/ibsmd" ] && ibsmd=$top_builddir/daemon/ibsmd
 	if [ -z "$ibsmd" ] || [ ! -x "$ibsmd" ]; then
-		skip "no ibsmd binary (build sm/ibsmd or set IBSMD)"
+		skip "no ibsmd binary (build daemon/ibsmd or set IBSMD)"
 	fi
 	case $ibsmd in /*) ;; *) ibsmd=$(pwd)/$ibsmd ;; esac
 	mkdir "$SIM_DIR/state"

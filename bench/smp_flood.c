@@ -175,7 +175,7 @@ static void top_up(struct flood *fl, unsigned window)
 		submit_one(fl);
 }
 
-/* Drain the transport the way ibsmd does under umad2sim (sm/main.c on_pump):
+/* Drain the transport the way ibsmd does under umad2sim (daemon/main.c on_pump):
  * poll the fake fd with a short wait, then read and expire. */
 static void pump(struct flood *fl)
 {

@@ -151,7 +151,7 @@ static void on_light(evutil_socket_t fd, short what, void *arg)
 	sm_arm_engine_timer(arg);
 }
 
-/* Periodic timers: main.c's when it made one, else ours. */
+/* Periodic timers: daemon/main.c's when it made one, else ours. */
 static void rearm(struct sm *sm, struct event *theirs, struct event **ours,
 		  event_callback_fn fn, unsigned interval)
 {

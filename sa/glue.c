@@ -41,7 +41,7 @@
 #include "sm/snap_build.h"
 
 /* After a request, the pump keeps waiting for the next one this long
- * instead of sleeping (main.c on_pump). */
+ * instead of sleeping (daemon/main.c on_pump). */
 #define SA_BUSY_MS 20
 
 #define HOLD_MAX 4096

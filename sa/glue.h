@@ -1,5 +1,5 @@
 /*
- * DOC: the SA's place in the daemon (sa/glue.c): what main.c calls.
+ * DOC: the SA's place in the daemon (sa/glue.c): what daemon/main.c calls.
  */
 #ifndef IBSM_SA_GLUE_H
 #define IBSM_SA_GLUE_H
@@ -19,7 +19,7 @@ void sa_glue_detach(struct sm *sm);
 void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status,
 		 const struct mad_addr *from);
 /* An SA request arrived in the last few ms: keep the umad pump waiting
- * for the next instead of sleeping (main.c). */
+ * for the next instead of sleeping (daemon/main.c). */
 bool sa_glue_busy(const struct sm *sm);
 
 #endif

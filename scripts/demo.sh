@@ -19,7 +19,7 @@ sim_start "$top/tests/topo/small.net"
 mkdir -p "$SIM_DIR/state"
 sock=$SIM_DIR/ibsmd.sock
 export SIM_HOST=H00001
-sim_bg sh -c 'exec "$@" 2>"$0"' "$SIM_DIR/ibsmd.log" "$top_builddir/sm/ibsmd" \
+sim_bg sh -c 'exec "$@" 2>"$0"' "$SIM_DIR/ibsmd.log" "$top_builddir/daemon/ibsmd" \
 	-o state_dir="$SIM_DIR/state" -o socket_path="$sock" -o log_level=notice
 i=0
 until grep -qs 'subnet UP' "$SIM_DIR/ibsmd.log"; do

@@ -21,7 +21,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibroute
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 AGENT=$top_builddir/tests/agent/ar_agent
 [ -x "$IBSMD" ] || hard_error "$IBSMD not built"
 [ -x "$AGENT" ] || hard_error "$AGENT not built"

@@ -46,7 +46,7 @@ check_line() {
 }
 
 check_line opensm
-if [ -x "$top_builddir/sm/ibsmd" ]; then
+if [ -x "$top_builddir/daemon/ibsmd" ]; then
 	check_line ibsmd
 fi
 for m in trap_to_last_ack_ms entries_changed min_changes a2a_max a2a_bound ratio; do

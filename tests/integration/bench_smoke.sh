@@ -40,7 +40,7 @@ if command -v opensm >/dev/null 2>&1; then
 	ran=1
 fi
 
-if [ -x "$top_builddir/sm/ibsmd" ]; then
+if [ -x "$top_builddir/daemon/ibsmd" ]; then
 	line=$(sh "$top_srcdir/bench/ibsmd-once.sh" "$net") || fail "ibsmd-once.sh failed"
 	for k in wall_ms cpu_ms up_ms discover_ms; do get "$line" $k >/dev/null; done
 	sent=$(get "$line" smps_sent)

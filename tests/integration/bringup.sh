@@ -23,7 +23,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 TRACE="python3 $top_srcdir/tests/integration/simtrace.py"
 [ -x "$IBSMD" ] || hard_error "build ibsmd"
 

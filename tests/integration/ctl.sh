@@ -21,7 +21,7 @@
 skip_unless_tools setpriv
 command -v setpriv >/dev/null || skip "setpriv missing"
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 [ -x "$IBSMD" ] && [ -x "$CTL" ] || hard_error "ibsmd or ibsmctl not built"
 [ "$(id -u)" = 0 ] || skip "needs root to test access as another user"

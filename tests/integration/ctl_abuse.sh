@@ -26,7 +26,7 @@
 skip_unless_tools setpriv
 [ "$(id -u)" = 0 ] || skip "needs root to act as other users"
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 [ -x "$IBSMD" ] && [ -x "$CTL" ] || hard_error "ibsmd or ibsmctl not built"
 # The abusers run as other users: they need a python3 outside /root.

@@ -9,7 +9,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 [ -x "$IBSMD" ] || hard_error "$IBSMD not built"
 EX=/usr/share/doc/ibsim-utils/net-examples
 

@@ -20,7 +20,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibtracert iblinkinfo ibroute
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CHECK="python3 $top_srcdir/tests/integration/diag_check.py"
 [ -x "$IBSMD" ] || hard_error "$IBSMD not built"
 export SIM_HOST=H00001

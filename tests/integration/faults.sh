@@ -47,7 +47,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools opensm
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 ROGUE=$top_builddir/tests/agent/rogue_smp
 [ -x "$IBSMD" ] && [ -x "$CTL" ] && [ -x "$ROGUE" ] || hard_error "build ibsmd, ibsmctl, rogue_smp"

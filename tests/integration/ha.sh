@@ -26,7 +26,7 @@
 . "$top_srcdir/tests/integration/sm_lib.sh"
 skip_unless_tools sminfo opensm
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 AGENT=$top_builddir/tests/agent/sm_agent
 ROGUE=$top_builddir/tests/agent/rogue_smp

@@ -22,7 +22,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibswitches ibroute
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 CHECK="python3 $top_srcdir/tests/integration/mftcheck.py"
 [ -x "$IBSMD" ] && [ -x "$CTL" ] || hard_error "ibsmd or ibsmctl not built"

@@ -17,7 +17,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools saquery smpdump sminfo ibtracert ibroute
 
-IBSMD=${IBSMD:-$top_builddir/sm/ibsmd}
+IBSMD=${IBSMD:-$top_builddir/daemon/ibsmd}
 AGENT=$top_builddir/tests/agent/sa_agent
 CTL=$top_builddir/cli/ibsmctl
 [ -x "$IBSMD" ] && [ -x "$AGENT" ] || hard_error "ibsmd or sa_agent not built"

@@ -40,7 +40,7 @@
 . "$top_srcdir/tests/integration/sm_lib.sh"
 skip_unless_tools saquery smpquery ibroute ibswitches ibnetdiscover
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 JOIN=$top_builddir/tests/agent/mcjoin
 AGENT=$top_builddir/tests/agent/sa_agent

@@ -13,7 +13,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibtracert iblinkinfo ibroute sminfo
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CHECK="python3 $top_srcdir/tests/integration/diag_check.py"
 EX=/usr/share/doc/ibsim-utils/net-examples
 [ -x "$IBSMD" ] || hard_error "$IBSMD not built"

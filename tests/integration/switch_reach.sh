@@ -17,7 +17,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibtracert ibroute perfquery
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 [ -x "$IBSMD" ] || hard_error "$IBSMD not built"
 
 start_sm() {

@@ -30,7 +30,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibswitches
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 [ -x "$IBSMD" ] && [ -x "$CTL" ] || hard_error "ibsmd or ibsmctl not built"
 export SIM_HOST=H00001

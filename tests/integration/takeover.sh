@@ -17,7 +17,7 @@
 . "$top_srcdir/tests/integration/sm_lib.sh"
 skip_unless_tools saquery ibroute ibswitches ibnetdiscover opensm
 
-IBSMD=$top_builddir/sm/ibsmd
+IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
 JOIN=$top_builddir/tests/agent/mcjoin
 AGENT=$top_builddir/tests/agent/sa_agent
