@@ -26,7 +26,7 @@
 #include "sm/light.h"
 #include "lib/log.h"
 #include "sm/sm.h"
-#include "sm/tables.h"
+#include "sm/tablephases.h"
 
 struct reload_state {
 	char *path;

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
-#include "sa/glue.h"
+#include "sa/host.h"
 #include "sm/activate.h"
 #include "sm/ar.h"
 #include "lib/atomicfile.h"
@@ -41,7 +41,7 @@
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap_build.h"
-#include "sm/tables.h"
+#include "sm/tablephases.h"
 #include "lib/worker.h"
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"

@@ -715,7 +715,7 @@ static int check_groups(struct check *c, const struct client_state *cs)
 }
 
 /* A service is named by ServiceID, ServiceGID and ServiceP_Key (bytes
- * 0..25 of the record, sa/service.c): the SA keeps one per name. */
+ * 0..25 of the record, sa/rec_service.c): the SA keeps one per name. */
 static int svc_key_cmp(const void *a, const void *b)
 {
 	return memcmp(((const struct cf_service *)a)->rec, ((const struct cf_service *)b)->rec, 26);

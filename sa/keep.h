@@ -2,7 +2,7 @@
  * DOC: what hosts built through the SA, across restarts and takeovers:
  * sa/keep.c saves and loads it and decides, on becoming master, whether
  * we hold it (else hosts are told to make it again); sa/follow.c is the
- * standby's copy of an ibsmd master's. Both are wired in by sa/glue.c.
+ * standby's copy of an ibsmd master's. Both are wired in by sa/host.c.
  */
 #ifndef IBSM_SA_KEEP_H
 #define IBSM_SA_KEEP_H

@@ -7,7 +7,7 @@
  *   - we are not master: dropped, as OpenSM does (a standby is silent);
  *   - shorter than the SA header, BaseVersion not 1, class not 0x03:
  *     dropped (counted as malformed);
- *   - a response: ReportResp goes to inform.c, the rest is dropped;
+ *   - a response: ReportResp goes to rec_inform.c, the rest is dropped;
  *   - ClassVersion not 2: UNSUP_CLASS_VER (0x0004);
  *   - not an SA request method: UNSUP_METHOD (0x0008);
  *   - an attribute we do not serve, or a method it does not take:

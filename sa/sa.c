@@ -7,7 +7,7 @@
  * costs the same on 40 or 40,000 LIDs. When the SM publishes a new
  * snapshot, sa_sync() moves over: port tables read for the old one are
  * dropped, and the GIDs that came into or went out of service between the
- * two are reported to subscribers (inform.c).
+ * two are reported to subscribers (rec_inform.c).
  */
 #include "config.h"
 

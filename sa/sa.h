@@ -14,7 +14,7 @@
  * memory are bounded per request (records, candidates examined, response
  * size) and per requester (a token bucket per source LID, parked requests).
  *
- * The SA knows nothing of struct sm: the daemon (sa/glue.c) hands it a
+ * The SA knows nothing of struct sm: the daemon (sa/host.c) hands it a
  * struct sa_env of callbacks - send a GSI message, submit an SMP (to read
  * a port table lazily), the current snapshot, are we master, our SMInfo -
  * so unit tests and the fuzz target run it on synthetic snapshots.
@@ -94,7 +94,7 @@ void sa_set_conf(struct sa *sa, const struct sa_conf *conf);
  * counts as received now. */
 void sa_recv(void *sa, const uint8_t *msg, size_t len, int status, const struct mad_addr *from);
 /* The same for a MAD the daemon received at t_us (clock_us()) and held
- * since (sa/glue.c's queue while a sweep runs): latency counts from t_us. */
+ * since (sa/host.c's queue while a sweep runs): latency counts from t_us. */
 void sa_recv_at(struct sa *sa, const uint8_t *msg, size_t len, int status,
 		const struct mad_addr *from, uint64_t t_us);
 /* Answer the request in msg BUSY without looking further (the daemon's

@@ -90,7 +90,7 @@ struct sa_attr {
 	void (*del)(struct sa_ctx *c);
 };
 
-/* What a PathRecord walk reads of a port and a node, packed (path.c):
+/* What a PathRecord walk reads of a port and a node, packed (rec_path.c):
  * on a 40k-LID fabric the snapshot's own structs are tens of MB, and a
  * walk would miss the cache at every hop. */
 struct sa_hop {
@@ -120,7 +120,7 @@ struct sa_index {
 	struct sa_hnode *hnode;      /* [nnodes] */
 };
 
-/* Fills ix->hop and ix->hnode for s (path.c). */
+/* Fills ix->hop and ix->hnode for s (rec_path.c). */
 void sa_path_index(struct sa_index *ix, const struct sm_snap *s);
 
 struct sa_ctx {
@@ -229,16 +229,16 @@ void sa_gir_get(struct sa_ctx *c);                       /* rec_ports.c */
 void sa_pktr_get(struct sa_ctx *c);
 void sa_sl2vl_get(struct sa_ctx *c);
 void sa_vlar_get(struct sa_ctx *c);
-uint16_t sa_pr_check(struct sa_ctx *c);                  /* path.c */
+uint16_t sa_pr_check(struct sa_ctx *c);                  /* rec_path.c */
 void sa_pr_get(struct sa_ctx *c);
-uint16_t sa_mpr_check(struct sa_ctx *c);                 /* multipath.c */
+uint16_t sa_mpr_check(struct sa_ctx *c);                 /* rec_multipath.c */
 void sa_mpr_get(struct sa_ctx *c);
-uint16_t sa_sr_check(struct sa_ctx *c);                  /* service.c */
+uint16_t sa_sr_check(struct sa_ctx *c);                  /* rec_service.c */
 void sa_sr_get(struct sa_ctx *c);
 void sa_sr_set(struct sa_ctx *c);
 void sa_sr_del(struct sa_ctx *c);
-void sa_ii_set(struct sa_ctx *c);                        /* inform.c */
-void sa_mcmr_set(struct sa_ctx *c);                      /* mcmember.c */
+void sa_ii_set(struct sa_ctx *c);                        /* rec_inform.c */
+void sa_mcmr_set(struct sa_ctx *c);                      /* rec_mcmember.c */
 void sa_mcmr_del(struct sa_ctx *c);
 void sa_mcmr_get(struct sa_ctx *c);
 /* The port masks of MFT block (position, block) of switch n as the SM
@@ -247,7 +247,7 @@ bool sa_mft_block(const struct sa_ctx *c, const struct snap_node *n, unsigned po
 		  unsigned block, uint16_t mask[32]);
 void sa_iir_get(struct sa_ctx *c);
 
-/* PathRecords for one pair of end ports (path.c), also for MultiPath:
+/* PathRecords for one pair of end ports (rec_path.c), also for MultiPath:
  * t is the PathRecord template (host order) and c->match_mask its mask in
  * PathRecord bits; *budget is how many more records the caller wants
  * (UINT32_MAX: all). */
@@ -256,7 +256,7 @@ void sa_pr_pair(struct sa_ctx *c, const struct sa_path_rec *t, uint64_t mask,
 /* Validate the selector/value pairs of a PathRecord template. */
 uint16_t sa_pr_check_sel(const struct sa_path_rec *t, uint64_t mask);
 
-/* Services, subscriptions and Reports (service.c, inform.c). */
+/* Services, subscriptions and Reports (rec_service.c, rec_inform.c). */
 void sa_services_free(struct sa *sa);
 void sa_services_expire(struct sa *sa, uint64_t now);
 uint64_t sa_services_deadline(const struct sa *sa);

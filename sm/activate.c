@@ -4,7 +4,7 @@
  *
  * Gates are counters: per port the Sets and Gets its activation waits
  * for, per switch its LFT writes plus one held from the start of the
- * phase until its writes are known (program.c). A link is walked once:
+ * phase until its writes are known (bringup.c). A link is walked once:
  * ARMED Sets to its ends in INIT, and when both have answered, ACTIVE
  * Sets to its ends in ARMED.
  */

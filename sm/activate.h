@@ -43,7 +43,7 @@ struct sm_node;
 struct sm_port;
 
 /* A new bring-up phase on sm->fabric: every gate closed; every switch
- * held once until its LFT is written (program.c releases it), every port
+ * held once until its LFT is written (bringup.c releases it), every port
  * until the Sets and Gets it waits for are known (sm_act_prepared). */
 void sm_act_begin(struct sm *sm, bool pipelined);
 /* Every hold of this phase's ports is taken: the own hold of the ports

@@ -518,7 +518,7 @@ static void lft_block(const struct sm *sm, const struct sm_node *n, uint32_t b, 
 	}
 }
 
-/* program.c's picture of the standard LFT follows what the switch
+/* bringup.c's picture of the standard LFT follows what the switch
  * forwards by statically: the AR LFT DefaultPorts. */
 static void note_static_ports(struct ar_sw *w, uint32_t block, const uint8_t *data)
 {
@@ -722,7 +722,7 @@ static void job_start(struct ar_sw *w, const enum ar_step *steps)
 	w->fallback_job = steps == steps_fallback;
 	if (steps != steps_update)
 		forget_tables(w);
-	/* AR is off (or about to be) while these run: program.c may write */
+	/* AR is off (or about to be) while these run: bringup.c may write */
 	if (steps != steps_update)
 		w->enabled = false;
 	run_step(w, steps[0]);

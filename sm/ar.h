@@ -2,7 +2,7 @@
  * DOC: adaptive routing in the daemon: detect, compute, program, fall back.
  *
  * Runs as one extra pipeline stage between the LFT write phase and port
- * activation (program.c calls sm_ar_phase() instead of
+ * activation (bringup.c calls sm_ar_phase() instead of
  * sm_activate_phase(); it ends by calling that). With ar_enable off and no
  * switch left with AR on, it costs nothing.
  *
@@ -11,7 +11,7 @@
  *               -> ARInfo group_cap != 0; any failure or timeout marks the
  *               switch unsupported for the life of the process (one failed
  *               SMP plus the engine's retries, never re-probed);
- *   programming standard LFT (program.c, while AR is off) -> ARInfo e=0
+ *   programming standard LFT (bringup.c, while AR is off) -> ARInfo e=0
  *               (read-modify-write) -> group blocks -> AR LFT blocks ->
  *               ARInfo e=1 with group_top; afterwards only changed blocks,
  *               make-before-break, never a plain LFT Set;

@@ -19,7 +19,7 @@
  * ran is taken as ours), and on a restart without it (no link history: the
  * switches' tables are the only record of the routes in use). When no
  * switch holds any table either (a new or power-cycled fabric) there is
- * nothing to keep and the routes are computed afresh (program.c).
+ * nothing to keep and the routes are computed afresh (bringup.c).
  */
 #ifndef IBSM_SM_DRIFT_H
 #define IBSM_SM_DRIFT_H

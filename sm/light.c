@@ -5,7 +5,7 @@
  * sets SwitchInfo.PortStateChange (IBA 14.2.5.4). Either way we read the
  * PortInfo of that one switch's ports and compare with the model:
  *   - a link went down: mark both ends down and reroute at once, without
- *     rediscovery (only routes that used the link change, see program.c);
+ *     rediscovery (only routes that used the link change, see bringup.c);
  *   - a link came up, or the switch stopped answering: heavy sweep;
  *   - a port that fell from Active to Init or Armed bounced (down and up
  *     again between two looks): it carries no traffic until it is walked

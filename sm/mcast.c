@@ -26,7 +26,7 @@
 #include "lib/guidtab.h"
 #include "sm/sm.h"
 #include "sm/snap_build.h"
-#include "sm/tables.h"
+#include "sm/tablephases.h"
 
 #define CAP_MCAST_FDB_TOP 0x40000000u   /* PortInfo CapabilityMask bit 30 */
 #define RETRY_MS 1000                   /* after a batch with failed SMPs */

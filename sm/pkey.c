@@ -26,7 +26,7 @@
 #include "lib/guidtab.h"
 #include "sm/sm.h"
 #include "fabric/snap.h"
-#include "sm/tables.h"
+#include "sm/tablephases.h"
 
 #define PK_BLOCK 32
 

@@ -22,7 +22,7 @@
 #include "lib/log.h"
 #include "sm/pkey.h"
 #include "sm/sm.h"
-#include "sm/tables.h"
+#include "sm/tablephases.h"
 
 struct pi_ctx {
 	struct sm *sm;

@@ -21,7 +21,7 @@
 #include "sm/qos.h"
 #include "fabric/qostab.h"
 #include "sm/sm.h"
-#include "sm/tables.h"
+#include "sm/tablephases.h"
 
 #define CAP_SL_MAPPING 0x00000040u   /* PortInfo CapabilityMask IsSLMappingSupported */
 

@@ -7,7 +7,7 @@
  *   discover -> LIDs -> bring-up -> QoS tables -> MFTs -> adaptive routing
  *   -> the links left to walk -> subnet up
  *
- * The bring-up phase (program.c) is everything that can go at once: the
+ * The bring-up phase (bringup.c) is everything that can go at once: the
  * PortInfo Sets (LID, SM LID, MTU, VLs...), P_Key tables read and written
  * port by port, LFT blocks read back and routing on its worker, then the
  * differing blocks and LinearFDBTop switch by switch; each link goes
@@ -63,7 +63,7 @@ struct sm;
 struct sm_listener {
 	void (*changed)(void *arg, struct sm *sm);
 	void (*port_event)(void *arg, struct sm *sm, const char *type, const struct sm_port *p);
-	/* A Trap the SM received and acknowledged (sm/smserv.c), decoded;
+	/* A Trap the SM received and acknowledged (sm/unsolicited.c), decoded;
 	 * the SA forwards traps 128 and 144 to its subscribers. */
 	void (*trap)(void *arg, struct sm *sm, const struct smp_notice *n);
 	void *arg;
@@ -139,7 +139,7 @@ struct sm {
 	struct sm_qos *qos;             /* SL2VL and VLArbitration (sm/qos.c) */
 	struct sm_mcast *mcast;         /* multicast groups and MFTs (sm/mcast.c) */
 	struct sm_act *act;             /* links walked this phase (sm/activate.c) */
-	struct sm_prog *prog;           /* the bring-up phase's LFT writes (program.c) */
+	struct sm_prog *prog;           /* the bring-up phase's LFT writes (bringup.c) */
 	struct lids_job *lids_job;      /* the LID file being written (lidmgr.c) */
 	struct sm_steps *steps;         /* loops cut into turns (phase.c) */
 	struct sm_rereg *rereg;         /* ClientReregister to send (sm/rereg.c) */
@@ -246,7 +246,7 @@ bool sm_rereg_wanted(const struct sm *sm, const struct sm_port *p);
 void sm_rereg_result(struct sm *sm, const struct sm_port *p, bool ok);
 size_t sm_rereg_pending(const struct sm *sm);
 void sm_rereg_free(struct sm *sm);
-/* The LFT block b switch n should hold (program.c). */
+/* The LFT block b switch n should hold (bringup.c). */
 void sm_lft_desired(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t out[64]);
 
 void sm_sweep_start(struct sm *sm);
@@ -264,7 +264,7 @@ void sm_lids_save(struct sm *sm, void (*then)(struct sm *));
 /* Waits for a save in progress and forgets it (shutdown). */
 void sm_lids_abandon(struct sm *sm);
 /* The bring-up: PortInfo, P_Keys, routing, LFTs and the links that may
- * go ACTIVE meanwhile (program.c); with_ports false for a reroute. */
+ * go ACTIVE meanwhile (bringup.c); with_ports false for a reroute. */
 void sm_program_phase(struct sm *sm, bool with_ports);
 /* Frees what a bring-up phase left (shutdown). */
 void sm_program_free(struct sm *sm);

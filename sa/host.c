@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
-#include "sa/glue.h"
+#include "sa/host.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
 #include "lib/log.h"

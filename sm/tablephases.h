@@ -2,8 +2,8 @@
  * DOC: the table phases of a sweep, and their state's lifetime.
  *
  * P_KeyTables and partition enforcement (pkey.c) go with the bring-up
- * phase (program.c), port by port. After it, before adaptive routing
- * (program.c calls sm_tables_phase instead of sm_ar_phase), a heavy
+ * phase (bringup.c), port by port. After it, before adaptive routing
+ * (bringup.c calls sm_tables_phase instead of sm_ar_phase), a heavy
  * sweep or a reroute runs
  *
  *   SL2VL + VLArbitration tables (qos.c) ->
@@ -19,8 +19,8 @@
  * file before anything is applied (sm_tables_reload_check) and commits it
  * with the rest of the configuration (sm_tables_reload_commit).
  */
-#ifndef IBSM_SM_TABLES_H
-#define IBSM_SM_TABLES_H
+#ifndef IBSM_SM_TABLEPHASES_H
+#define IBSM_SM_TABLEPHASES_H
 
 #include <json-c/json.h>
 #include <stddef.h>

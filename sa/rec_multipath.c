@@ -3,7 +3,7 @@
  *
  * The request carries SGIDCount source and DGIDCount destination GIDs
  * after its 24 fixed bytes; the answer is PathRecords, for every source x
- * destination pair, built by the PathRecord code (path.c) from the same
+ * destination pair, built by the PathRecord code (rec_path.c) from the same
  * QoS fields: MultiPathRecord component bits 0-15 are PathRecord bits
  * 6-21, and ServiceID comes in the same two halves (bits 16 and 21).
  * NumbPath caps the records of the whole answer. IndependenceSelector is
@@ -99,7 +99,7 @@ void sa_mpr_get(struct sa_ctx *c)
 	c->desc = sa_rec_desc_find(SA_ATTR_PATH_REC);
 	c->rec_size = PR_RECORD;
 	c->tmpl = tmpl;
-	/* what path.c leaves to the matcher: RawTraffic..TClass, QoSClass */
+	/* what rec_path.c leaves to the matcher: RawTraffic..TClass, QoSClass */
 	c->match_mask = mask & ((0x1Full << 6) | (1ull << 14));
 	for (unsigned i = 0; i < m.sgid_count && budget && !c->stop; i++) {
 		const struct snap_port *src = gid_port(c, i);

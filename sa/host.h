@@ -1,8 +1,8 @@
 /*
- * DOC: the SA's place in the daemon (sa/glue.c): what daemon/main.c calls.
+ * DOC: the SA's place in the daemon (sa/host.c): what daemon/main.c calls.
  */
-#ifndef IBSM_SA_GLUE_H
-#define IBSM_SA_GLUE_H
+#ifndef IBSM_SA_HOST_H
+#define IBSM_SA_HOST_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -37,7 +37,7 @@
 #include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/snap_build.h"
-#include "sm/tables.h"
+#include "sm/tablephases.h"
 
 /* The bring-up phase's own state. */
 struct sm_prog {
@@ -508,7 +508,7 @@ static void program_done(struct sm *sm)
 		sm_sweep_finished(sm);
 		return;
 	}
-	sm_tables_phase(sm);   /* QoS, MFTs (tables.c), then adaptive routing */
+	sm_tables_phase(sm);   /* QoS, MFTs (tablephases.c), then adaptive routing */
 }
 
 static void cfg_send(struct sm *sm, size_t i)

@@ -1,6 +1,6 @@
 /*
  * DOC: the table phases of a sweep in order, their state's lifetime and
- * reload, and the PortInfo Set they share (see tables.h).
+ * reload, and the PortInfo Set they share (see tablephases.h).
  */
 #include "config.h"
 
@@ -14,7 +14,7 @@
 #include "sm/pkey.h"
 #include "sm/qos.h"
 #include "sm/sm.h"
-#include "sm/tables.h"
+#include "sm/tablephases.h"
 
 /* --- ports that ignore a PortInfo field ---------------------------------- */
 
