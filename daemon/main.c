@@ -236,14 +236,14 @@ static void on_pump(evutil_socket_t fd, short what, void *arg)
 	 * back to libevent after each wait, or a sweep's other events (the
 	 * routing worker's result) would wait for the stream to end */
 	do {
-		bool busy = !mad_engine_idle(sm->eng) || sa_glue_busy(sm);
+		bool busy = !mad_engine_idle(sm->eng) || sa_host_busy(sm);
 
 		if (poll(&p, 1, busy ? PUMP_WAIT_MS : 0) > 0)
 			mad_engine_on_readable(sm->eng);
 		mad_engine_on_timer(sm->eng);
 	} while (!mad_engine_idle(sm->eng) && clock_ms() < until && !worker_results_waiting() &&
 		 !sm->steps);
-	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) && !sa_glue_busy(sm) ? &idle : &now);
+	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) && !sa_host_busy(sm) ? &idle : &now);
 }
 
 static bool fd_is_real(int fd)
@@ -378,10 +378,10 @@ static void teardown(struct sm *sm)
 		discover_abort(sm->disc);
 	if (sm->eng)
 		mad_engine_free(sm->eng);
-	sa_glue_detach(sm);   /* after the engine: it completes the SA's SMPs */
+	sa_host_detach(sm);   /* after the engine: it completes the SA's SMPs */
 	sm_tables_free(sm);   /* after the engine: its cancellations use it */
 	sm_act_free(sm);      /* the same */
-	sm_program_free(sm);
+	sm_bringup_free(sm);
 	if (sm->tp.close)
 		sm->tp.close(sm->tp.ctx);
 	for (int i = 0; i < 3; i++)
@@ -468,11 +468,11 @@ static int run(struct sm *sm)
 	    open_port(sm) < 0)
 		return 1;
 	/* Subnet Administration (sa/), except for a one-shot run */
-	sm_engine_start(sm, sm->run.once ? NULL : sa_glue_gsi, sm);
+	sm_engine_start(sm, sm->run.once ? NULL : sa_host_gsi, sm);
 	events_setup(sm);
 	sm->state = SM_STATE_DISCOVERING;
 	if (!sm->run.once)
-		sa_glue_attach(sm);
+		sa_host_attach(sm);
 	/* A daemon nobody can ask or stop cleanly is not run. */
 	if (!sm->run.once && ctl_init(sm) < 0) {
 		fprintf(stderr, "ibsmd: cannot serve the control socket %s: %s\n",

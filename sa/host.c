@@ -250,7 +250,7 @@ static bool must_wait(struct sm *sm, const uint8_t *msg, size_t len, int status)
 	return true;
 }
 
-void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const struct mad_addr *from)
+void sa_host_gsi(void *arg, const uint8_t *msg, size_t len, int status, const struct mad_addr *from)
 {
 	struct sm *sm = arg;
 	uint64_t t_us = clock_us();   /* the engine calls us as it reads the MAD */
@@ -271,7 +271,7 @@ void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const st
 	sa_keep_note(sm);
 }
 
-bool sa_glue_busy(const struct sm *sm)
+bool sa_host_busy(const struct sm *sm)
 {
 	return sm->sa && clock_ms() - last_request_ms < SA_BUSY_MS;
 }
@@ -313,7 +313,7 @@ static void on_trap(void *arg, struct sm *sm, const struct smp_notice *n)
 	arm(sm);
 }
 
-void sa_glue_attach(struct sm *sm)
+void sa_host_attach(struct sm *sm)
 {
 	struct sa_env env = {
 		.arg = sm, .send = env_send, .smp = env_smp, .snapshot = env_snapshot,
@@ -337,7 +337,7 @@ void sa_glue_attach(struct sm *sm)
 	sa_follow_attach(sm);
 }
 
-void sa_glue_detach(struct sm *sm)
+void sa_host_detach(struct sm *sm)
 {
 	while (hold.head) {
 		struct held *h = hold.head;

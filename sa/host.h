@@ -12,14 +12,14 @@ struct sm;
 struct mad_addr;
 
 /* Creates sm->sa, its timer and its SM listener; after events_setup(). */
-void sa_glue_attach(struct sm *sm);
+void sa_host_attach(struct sm *sm);
 /* After the MAD engine is freed (it completes the SA's SMPs). */
-void sa_glue_detach(struct sm *sm);
+void sa_host_detach(struct sm *sm);
 /* The engine's gsi hook; arg is the struct sm. */
-void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status,
+void sa_host_gsi(void *arg, const uint8_t *msg, size_t len, int status,
 		 const struct mad_addr *from);
 /* An SA request arrived in the last few ms: keep the umad pump waiting
  * for the next instead of sleeping (daemon/main.c). */
-bool sa_glue_busy(const struct sm *sm);
+bool sa_host_busy(const struct sm *sm);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * DOC: routing and switch programming as a diff.
  *
- * The bring-up phase (sm_program_phase) runs everything that can go at
+ * The bring-up phase (sm_bringup_phase) runs everything that can go at
  * once after the LIDs: PortInfo Sets (portcfg.c), P_Key tables (pkey.c),
  * LFT read-back and routing, then the LFT writes; links go ACTIVE as
  * their switches are done (activate.h). One phase, so the wire stays
@@ -266,7 +266,7 @@ static void si_set(struct sm *sm, struct sm_node *n)
 
 /* --- switches written a few at a time ---------------------------------------- */
 
-void sm_program_free(struct sm *sm)
+void sm_bringup_free(struct sm *sm)
 {
 	struct sm_prog *P = sm->prog;
 
@@ -285,7 +285,7 @@ static void prog_new(struct sm *sm)
 {
 	uint32_t n = sm->fabric->nnodes ? sm->fabric->nnodes : 1;
 
-	sm_program_free(sm);
+	sm_bringup_free(sm);
 	sm->prog = xcalloc(1, sizeof(*sm->prog));
 	sm->prog->order = xcalloc(n, sizeof(*sm->prog->order));
 	sm->prog->left = xcalloc(n, sizeof(*sm->prog->left));
@@ -500,7 +500,7 @@ static void routes_start(struct sm *sm)
 
 static void program_done(struct sm *sm)
 {
-	sm_program_free(sm);
+	sm_bringup_free(sm);
 	sm_pkey_log(sm);
 	drift_summary(sm);
 	if (!sm->have_routes) {
@@ -538,7 +538,7 @@ static void ports_held(struct sm *sm)
  * while the loop puts the P_Key reads on the wire and the LID file is
  * written; the PortInfo Sets follow the file. Long loops go a few hundred
  * steps per turn of the event loop, so that answers are read between. */
-void sm_program_phase(struct sm *sm, bool with_ports)
+void sm_bringup_phase(struct sm *sm, bool with_ports)
 {
 	prog_new(sm);
 	sm_act_begin(sm, !sm->conf.qos);

@@ -264,5 +264,5 @@ void sm_lids_phase(struct sm *sm)
 	assign(sm, lp, n);
 	sm->sm_lid = own_lid(sm);
 	free(lp);
-	sm_program_phase(sm, true);
+	sm_bringup_phase(sm, true);
 }

@@ -265,9 +265,9 @@ void sm_lids_save(struct sm *sm, void (*then)(struct sm *));
 void sm_lids_abandon(struct sm *sm);
 /* The bring-up: PortInfo, P_Keys, routing, LFTs and the links that may
  * go ACTIVE meanwhile (bringup.c); with_ports false for a reroute. */
-void sm_program_phase(struct sm *sm, bool with_ports);
+void sm_bringup_phase(struct sm *sm, bool with_ports);
 /* Frees what a bring-up phase left (shutdown). */
-void sm_program_free(struct sm *sm);
+void sm_bringup_free(struct sm *sm);
 void sm_activate_phase(struct sm *sm);   /* the end walk, activate.c */
 void sm_sweep_finished(struct sm *sm);   /* sweep.c */
 /* The sweep ends here: another SM is master (sweep.c). */

@@ -28,7 +28,7 @@
 #define SWEEP_RETRY_S 1
 #define SWEEP_RETRY_MAX_S 30
 
-static void carry_ports(const struct sm_node *o, struct sm_node *n)
+static void keep_ignored_fields(const struct sm_node *o, struct sm_node *n)
 {
 	if (o->ni.num_ports != n->ni.num_ports)
 		return;
@@ -38,14 +38,14 @@ static void carry_ports(const struct sm_node *o, struct sm_node *n)
 
 /* What we learned about nodes (switch tables, PortInfo fields a port
  * ignores) survives into the new generation. */
-static void carry_over(struct sm_fabric *old, struct sm_fabric *nw)
+static void keep_learned(struct sm_fabric *old, struct sm_fabric *nw)
 {
 	for (uint32_t i = 0; old && i < nw->nnodes; i++) {
 		struct sm_node *n = nw->nodes[i];
 		struct sm_node *o = fabric_find(old, n->guid);
 
 		if (o)
-			carry_ports(o, n);
+			keep_ignored_fields(o, n);
 		if (o && node_is_switch(n) && o->lft)
 			fabric_move_lft(n, o);
 	}
@@ -243,7 +243,7 @@ static void discovered(void *arg, struct sm_fabric *f, const struct discover_sta
 	if (cs.nodes || cs.links || cs.ports || f->dup_guids)
 		sm->sweep_clean = false;
 	dups_log(f);
-	carry_over(sm->fabric, f);
+	keep_learned(sm->fabric, f);
 	fabric_free(sm->fabric);
 	sm->fabric = f;
 	sm->fabric_gen++;
@@ -290,7 +290,7 @@ void sm_reroute_start(struct sm *sm)
 	fabric_shortest_paths(sm->fabric);
 	log_info("reroute %llu started (no rediscovery)", (unsigned long long)sm->sweeps);
 	sm_event(sm, "reroute_started", NULL);
-	sm_program_phase(sm, false);
+	sm_bringup_phase(sm, false);
 }
 
 static void retry_due(evutil_socket_t fd, short what, void *arg)

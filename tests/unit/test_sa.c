@@ -1676,7 +1676,7 @@ static void test_stats(void **state)
 }
 
 /* Latency counts from the daemon's receipt: a request held 300 ms (the
- * glue's queue while a sweep runs) shows at least 300 ms, also when it
+ * SA host's queue while a sweep runs) shows at least 300 ms, also when it
  * was parked for port tables on top. */
 static void test_stats_from_receipt(void **state)
 {
