@@ -57,6 +57,7 @@
 #include "sm/sm.h"
 #include "routing/verify.h"
 #include "ctl/verifyjob.h"
+#include "sm/sweep.h"
 
 static struct ctl *the_ctl;
 

@@ -50,6 +50,7 @@
 #include "fabric/clientfile.h"
 #include "lib/log.h"
 #include "sm/mcast.h"
+#include "sm/rereg.h"
 #include "sm/sm.h"
 
 #define SAVE_QUIET_MS 5

@@ -16,7 +16,10 @@
 
 #include "sm/activate.h"
 #include "lib/log.h"
+#include "sm/phase.h"
+#include "sm/portcfg.h"
 #include "sm/sm.h"
+#include "sm/sweep.h"
 
 /* Where a port's link walk stands; both ends move together but for
  * ARMING, which is per end. */

@@ -26,9 +26,11 @@
 #include "mad/ar.h"
 #include "routing/ar.h"
 #include "routing/verify.h"
+#include "sm/activate.h"
 #include "sm/ar.h"
 #include "lib/atomicfile.h"
 #include "lib/log.h"
+#include "sm/phase.h"
 #include "sm/sm.h"
 
 #define AR_MAX_ERRORS 5                      /* switch failures ... */

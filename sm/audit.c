@@ -16,8 +16,10 @@
 #include "lib/clock.h"
 #include "sm/ar.h"
 #include "sm/audit.h"
+#include "sm/bringup.h"
 #include "sm/drift.h"
 #include "lib/log.h"
+#include "sm/portcfg.h"
 #include "sm/sm.h"
 
 #define AUDIT_MIN_SHARE 32

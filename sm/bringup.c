@@ -30,13 +30,18 @@
 #include "routing/repair.h"
 #include "sm/activate.h"
 #include "sm/ar.h"
+#include "sm/bringup.h"
 #include "sm/drift.h"
 #include "fabric/linkset.h"
+#include "sm/lidmgr.h"
+#include "sm/phase.h"
 #include "sm/pkey.h"
+#include "sm/portcfg.h"
 #include "sm/routejob.h"
 #include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/snap_build.h"
+#include "sm/sweep.h"
 #include "sm/tablephases.h"
 
 /* The bring-up phase's own state. */

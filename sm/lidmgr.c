@@ -16,6 +16,8 @@
 #include "lib/atomicfile.h"
 #include "fabric/lidalloc.h"
 #include "lib/log.h"
+#include "sm/bringup.h"
+#include "sm/lidmgr.h"
 #include "sm/sm.h"
 #include "lib/worker.h"
 

@@ -30,6 +30,7 @@
 #include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
+#include "sm/sweep.h"
 
 struct scan_ctx {
 	struct sm *sm;

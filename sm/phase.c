@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "lib/log.h"
+#include "sm/phase.h"
 #include "sm/sm.h"
 
 /* Steps per turn of the loop. While a turn runs, no answer is read and

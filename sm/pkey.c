@@ -21,6 +21,7 @@
 
 #include "sm/activate.h"
 #include "lib/log.h"
+#include "sm/phase.h"
 #include "sm/pkey.h"
 #include "fabric/pkeyset.h"
 #include "lib/guidtab.h"

@@ -20,7 +20,10 @@
 
 #include "sm/activate.h"
 #include "lib/log.h"
+#include "sm/phase.h"
 #include "sm/pkey.h"
+#include "sm/portcfg.h"
+#include "sm/rereg.h"
 #include "sm/sm.h"
 #include "sm/tablephases.h"
 

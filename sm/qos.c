@@ -16,6 +16,7 @@
 
 #include "conf/partitions.h"
 #include "lib/log.h"
+#include "sm/phase.h"
 #include "sm/pkey.h"
 #include "lib/guidtab.h"
 #include "sm/qos.h"

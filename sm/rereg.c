@@ -23,6 +23,7 @@
 
 #include "lib/log.h"
 #include "lib/guidtab.h"
+#include "sm/rereg.h"
 #include "sm/sm.h"
 
 struct rereg_port {

@@ -12,6 +12,7 @@
 #include "lib/timer.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
+#include "sm/unsolicited.h"
 
 /* --- the MAD engine ------------------------------------------------------ */
 

@@ -17,8 +17,11 @@
 #include "lib/clock.h"
 #include "fabric/election.h"
 #include "lib/log.h"
+#include "sm/lidmgr.h"
+#include "sm/phase.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
+#include "sm/sweep.h"
 
 #define CAP_IS_SM 0x00000002u           /* PortInfo:CapabilityMask IsSM */
 #define CAP_SM_DISABLED 0x00000400u     /* ... IsSMdisabled */

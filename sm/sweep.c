@@ -20,9 +20,12 @@
 #include "fabric/lastseen.h"
 #include "fabric/dupguid.h"
 #include "lib/log.h"
+#include "sm/bringup.h"
+#include "sm/lidmgr.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap_build.h"
+#include "sm/sweep.h"
 
 #define ONCE_ATTEMPTS 10
 #define SWEEP_RETRY_S 1

@@ -11,9 +11,11 @@
 #include "sm/ar.h"
 #include "lib/log.h"
 #include "sm/mcast.h"
+#include "sm/phase.h"
 #include "sm/pkey.h"
 #include "sm/qos.h"
 #include "sm/sm.h"
+#include "sm/sweep.h"
 #include "sm/tablephases.h"
 
 /* --- ports that ignore a PortInfo field ---------------------------------- */

@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
+#include "sm/unsolicited.h"
 
 static uint64_t unsolicited_dropped;
 

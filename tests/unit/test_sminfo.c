@@ -26,8 +26,10 @@
 #include "mad/engine.h"
 #include "mad/smp.h"
 #include "lib/log.h"
+#include "sm/lidmgr.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
+#include "sm/sweep.h"
 #include "tests/unit/fake_transport.h"
 
 #define G_SW 0x200ULL

@@ -1,0 +1,22 @@
+/*
+ * DOC: the bring-up phase (bringup.c): PortInfo, P_Keys, routing and the
+ * LFTs as a diff, with the links that may go ACTIVE meanwhile.
+ */
+#ifndef IBSM_SM_BRINGUP_H
+#define IBSM_SM_BRINGUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sm;
+struct sm_node;
+
+/* The bring-up: PortInfo, P_Keys, routing, LFTs and the links that may
+ * go ACTIVE meanwhile (bringup.c); with_ports false for a reroute. */
+void sm_bringup_phase(struct sm *sm, bool with_ports);
+/* Frees what a bring-up phase left (shutdown). */
+void sm_bringup_free(struct sm *sm);
+/* The LFT block b switch n should hold (bringup.c). */
+void sm_lft_desired(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t out[64]);
+
+#endif
