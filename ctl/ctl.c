@@ -615,10 +615,10 @@ uint64_t ctl_start_sweep(struct sm *sm, bool reroute)
 	bool was = sm->sweeping || (reroute && !sm->fabric);
 
 	if (reroute) {
-		sm_reroute_start(sm);
+		sm_reroute_request(sm);
 	} else {
 		sm->reread_lfts = true;   /* an operator's sweep reads every LFT back */
-		sm_sweep_start(sm);
+		sm_sweep_request(sm);
 	}
 	sm_arm_engine_timer(sm);
 	if (the_ctl)

@@ -270,7 +270,7 @@ static void on_sweep_timer(evutil_socket_t fd, short what, void *arg)
 
 	if (!sm_is_master(sm))
 		return;
-	sm_sweep_start(sm);
+	sm_sweep_request(sm);
 	after_event(sm);
 }
 
@@ -282,7 +282,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		/* control socket: reload (ctl/ctl_reload.c), then sweep as before */
 		log_notice("SIGHUP: reloading the configuration and sweeping");
 		ctl_reload_signal(sm);
-		sm_sweep_start(sm);
+		sm_sweep_request(sm);
 		after_event(sm);
 		return;
 	}
@@ -484,7 +484,7 @@ static int run(struct sm *sm)
 			sm->conf.socket_path, strerror(errno));
 		return 1;
 	}
-	sm_sweep_start(sm);
+	sm_sweep_request(sm);
 	after_event(sm);
 	event_base_dispatch(sm->base);
 	return sm->exit_code;

@@ -42,6 +42,7 @@ struct sm_act {
 	bool pipelined;        /* links may go ACTIVE before the end walk */
 	bool routed;           /* the routes are computed (sm_act_routed) */
 	bool all_open;         /* the end walk: every gate open */
+	void (*done)(struct sm *);   /* after the end walk */
 };
 
 static struct sm_act *act_of(const struct sm *sm)
@@ -256,18 +257,21 @@ static void count_active(struct sm *sm)
 
 static void active_done(struct sm *sm)
 {
+	void (*done)(struct sm *) = act_of(sm)->done;
+
 	sm_act_free(sm);
 	count_active(sm);
-	sm_sweep_finished(sm);
+	done(sm);
 }
 
 /* Every link still to walk, whatever its gates: after the table phases,
  * in the order every sweep used before links were pipelined. */
-void sm_activate_phase(struct sm *sm)
+void sm_activate_phase(struct sm *sm, void (*done)(struct sm *))
 {
 	if (!sm->act)
 		sm_act_begin(sm, false);
 	act_of(sm)->all_open = true;
+	act_of(sm)->done = done;
 	sm_phase_begin(sm, active_done);
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
 		struct sm_node *n = sm->fabric->nodes[i];

@@ -62,7 +62,8 @@ void sm_act_release_switch(struct sm *sm, const struct sm_node *n, bool ok);
 bool sm_act_will_walk(const struct sm_port *p);
 /* Frees the phase's state (the sweep ended, or the fabric is replaced). */
 void sm_act_free(struct sm *sm);
-/* The end walk: every link still to walk, whatever its gates. */
-void sm_activate_phase(struct sm *sm);
+/* The end walk: every link still to walk, whatever its gates; then
+ * done(sm), with the count of Active ports in the sweep's statistics. */
+void sm_activate_phase(struct sm *sm, void (*done)(struct sm *));
 
 #endif

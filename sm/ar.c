@@ -26,7 +26,6 @@
 #include "mad/ar.h"
 #include "routing/ar.h"
 #include "routing/verify.h"
-#include "sm/activate.h"
 #include "sm/ar.h"
 #include "lib/atomicfile.h"
 #include "lib/log.h"
@@ -103,6 +102,7 @@ struct sm_ar {
 	bool tripped;
 	uint64_t tripped_ms;
 	struct timespec t_phase;  /* start of this sweep's AR phase */
+	void (*done)(struct sm *);    /* where the sweep goes after it */
 };
 
 struct ar_req {
@@ -898,18 +898,21 @@ static void probed(struct sm *sm)
 	program(sm, ok);
 }
 
-void sm_ar_phase(struct sm *sm)
+void sm_ar_phase(struct sm *sm, void (*done)(struct sm *))
 {
 	struct sm_ar *ar = sm->ar;
 
+	if (ar)
+		ar->done = done;
 	if (!sm->conf.ar_enable && !any_enabled(ar)) {
 		if (ar && ar->dump_path)
 			phase_done(sm);
 		else
-			sm_activate_phase(sm);
+			done(sm);
 		return;
 	}
 	ar = ar_get(sm);
+	ar->done = done;
 	clock_gettime(CLOCK_MONOTONIC, &ar->t_phase);
 	if (sm->conf.ar_enable && !ar->ids_loaded) {
 		ids_load(sm, &ar->ids);
@@ -1011,7 +1014,7 @@ static void phase_done(struct sm *sm)
 	}
 	if (ar && ar->dump_path && atomic_write(ar->dump_path, dump_fill, sm, err, sizeof(err)) < 0)
 		log_warnx("AR: cannot write the dump: %s", err);
-	sm_activate_phase(sm);
+	ar->done(sm);
 }
 
 /* --- JSON for the control socket --- */

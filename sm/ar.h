@@ -1,10 +1,9 @@
 /*
  * DOC: adaptive routing in the daemon: detect, compute, program, fall back.
  *
- * Runs as one extra pipeline stage between the LFT write phase and port
- * activation (bringup.c calls sm_ar_phase() instead of
- * sm_activate_phase(); it ends by calling that). With ar_enable off and no
- * switch left with AR on, it costs nothing.
+ * Runs as the last table phase (tablephases.c), after the LFT writes of
+ * the bring-up and before the end walk that activates the links left.
+ * With ar_enable off and no switch left with AR on, it costs nothing.
  *
  * Per switch (remembered by GUID across sweeps and fabric generations):
  *   detection   NVIDIA vendor OUI -> GeneralInfo(mod 4) capability bit 2
@@ -31,8 +30,8 @@
 struct sm;
 struct sm_node;
 
-/* The pipeline stage (see above). */
-void sm_ar_phase(struct sm *sm);
+/* The table phase (see above); then done(sm). */
+void sm_ar_phase(struct sm *sm, void (*done)(struct sm *));
 /* True when the switch's forwarding comes from AR tables we wrote: the
  * caller must not send it a standard LFT Set. */
 bool sm_ar_owns_lft(const struct sm *sm, const struct sm_node *n);

@@ -54,6 +54,7 @@ struct sm_prog {
 	unsigned *left;        /* per node: its Sets in flight */
 	bool *top_sent;        /* per node: its blocks are in, its top is next */
 	bool *bad;             /* per node: a block failed or is unknown */
+	void (*done)(struct sm *);   /* when everything above is through */
 };
 
 static void routes_ready(struct sm *sm);
@@ -505,15 +506,12 @@ static void routes_start(struct sm *sm)
 
 static void program_done(struct sm *sm)
 {
+	void (*done)(struct sm *) = sm->prog->done;
+
 	sm_bringup_free(sm);
 	sm_pkey_log(sm);
 	drift_summary(sm);
-	if (!sm->have_routes) {
-		sm_act_free(sm);
-		sm_sweep_finished(sm);
-		return;
-	}
-	sm_tables_phase(sm);   /* QoS, MFTs (tablephases.c), then adaptive routing */
+	done(sm);
 }
 
 static void cfg_send(struct sm *sm, size_t i)
@@ -541,15 +539,17 @@ static void ports_held(struct sm *sm)
 
 /* Routing first: it is the longest step, and on its worker it computes
  * while the loop puts the P_Key reads on the wire and the LID file is
- * written; the PortInfo Sets follow the file. Long loops go a few hundred
+ * written; the PortInfo Sets follow the file (none on a reroute: the
+ * ports keep what the last sweep gave them). Long loops go a few hundred
  * steps per turn of the event loop, so that answers are read between. */
-void sm_bringup_phase(struct sm *sm, bool with_ports)
+void sm_bringup_phase(struct sm *sm, void (*done)(struct sm *))
 {
 	prog_new(sm);
+	sm->prog->done = done;
 	sm_act_begin(sm, !sm->conf.qos);
 	sm_phase_begin(sm, program_done);
 	routes_start(sm);
-	if (with_ports)
+	if (!sm->st.reroute)
 		sm->prog->cfg = sm_portcfg_prepare(sm);
 	sm_phase_hold(sm);   /* until ports_next() */
 	sm_pkey_prepare(sm, ports_held);

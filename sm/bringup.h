@@ -11,9 +11,10 @@
 struct sm;
 struct sm_node;
 
-/* The bring-up: PortInfo, P_Keys, routing, LFTs and the links that may
- * go ACTIVE meanwhile (bringup.c); with_ports false for a reroute. */
-void sm_bringup_phase(struct sm *sm, bool with_ports);
+/* The bring-up: PortInfo (not on a reroute), P_Keys, routing, LFTs and
+ * the links that may go ACTIVE meanwhile; then done(sm), routed or not
+ * (sm->have_routes). */
+void sm_bringup_phase(struct sm *sm, void (*done)(struct sm *));
 /* Frees what a bring-up phase left (shutdown). */
 void sm_bringup_free(struct sm *sm);
 /* The LFT block b switch n should hold (bringup.c). */

@@ -250,7 +250,7 @@ static uint16_t own_lid(const struct sm *sm)
 	return node_is_switch(n) ? n->ports[0].lid : n->ports[sm->fabric->sm_port_num].lid;
 }
 
-void sm_lids_phase(struct sm *sm)
+void sm_lids_phase(struct sm *sm, void (*done)(struct sm *))
 {
 	struct sm_fabric *f = sm->fabric;
 	size_t cap = 0, n;
@@ -266,5 +266,5 @@ void sm_lids_phase(struct sm *sm)
 	assign(sm, lp, n);
 	sm->sm_lid = own_lid(sm);
 	free(lp);
-	sm_bringup_phase(sm, true);
+	done(sm);
 }

@@ -7,7 +7,8 @@
 
 struct sm;
 
-void sm_lids_phase(struct sm *sm);       /* lidmgr.c */
+/* Every port's LID, as the allocator gives them; then done(sm). */
+void sm_lids_phase(struct sm *sm, void (*done)(struct sm *));
 /* The LIDs just assigned into the state file (lidmgr.c), written on a
  * worker; then(sm) runs once they are on disk (or could not be written,
  * logged): before it no PortInfo Set may give one out. */

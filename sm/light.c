@@ -86,7 +86,7 @@ static void holddown_expired(evutil_socket_t fd, short what, void *arg)
 	if (!sm_is_master(sm))
 		return;
 	log_info("flap hold-down over: sweeping");
-	sm_sweep_start(sm);
+	sm_sweep_request(sm);
 }
 
 static void arm_holddown(struct sm *sm, uint64_t ms)
@@ -212,13 +212,13 @@ static void light_done(struct sm *sm)
 	if (sm->light.gen != sm->fabric_gen)
 		return;   /* a heavy sweep ran meanwhile */
 	if (up || (failed && !down)) {
-		sm_sweep_start(sm);
+		sm_sweep_request(sm);
 		return;
 	}
 	if (again || failed)
 		sm->light.pending_sweep = true;
 	if (down)
-		sm_reroute_start(sm);
+		sm_reroute_request(sm);
 	if (sm->light.pending_sweep && !sm->sweeping)
 		sm_light_sweep(sm);
 }
@@ -332,7 +332,7 @@ void sm_trap_scan(struct sm *sm, uint16_t issuer_lid)
 		if (node_is_switch(sm->fabric->nodes[i]) && sm->fabric->nodes[i]->ports[0].lid == issuer_lid)
 			n = sm->fabric->nodes[i];
 	if (!n || !n->reachable) {
-		sm_sweep_start(sm);
+		sm_sweep_request(sm);
 		return;
 	}
 	begin(sm);

@@ -133,6 +133,8 @@ struct sm {
 	struct sm_rereg *rereg;         /* ClientReregister to send (sm/rereg.c) */
 
 	/* the running phase */
+	unsigned sweep_at;              /* the next of sweep.c's phases */
+	void (*elected)(struct sm *);   /* after the election (sminfo.c) */
 	unsigned pending;
 	void (*phase_done)(struct sm *);
 	bool sweeping;

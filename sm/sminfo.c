@@ -97,7 +97,7 @@ static void take_over(struct sm *sm, const char *why)
 	log_notice("taking over: %s", why);
 	sm->takeover = true;
 	sm->reread_lfts = true;
-	sm_sweep_start(sm);
+	sm_sweep_request(sm);
 }
 
 /* --- sending --- */
@@ -241,16 +241,16 @@ static void elect(struct sm *sm)
 	}
 	if (to == SM_STATE_MASTER) {
 		become(sm, SM_STATE_MASTER, 0);
-		sm_lids_phase(sm);
-		return;
+	} else {
+		sm->takeover = false;
+		become(sm, SM_STATE_STANDBY, m->guid);
 	}
-	sm->takeover = false;
-	become(sm, SM_STATE_STANDBY, m->guid);
-	sm_sweep_standing_by(sm);
+	sm->elected(sm);
 }
 
-void sm_sminfo_phase(struct sm *sm)
+void sm_sminfo_phase(struct sm *sm, void (*done)(struct sm *))
 {
+	sm->elected = done;
 	sm_phase_begin(sm, elect);
 	ask_all(sm, Q_SCAN, scan_done);
 	sm_phase_end(sm);
@@ -281,7 +281,7 @@ static void handover_done(void *arg, int err, const struct smp *resp)
 		log_warnx("handover to SM %016" PRIx64 " failed (%d): staying master", c->target, err);
 		if (sm->sweep_again && sm->state == SM_STATE_MASTER) {
 			sm->sweep_again = false;
-			sm_sweep_start(sm);   /* the one held back while handing over */
+			sm_sweep_request(sm);   /* the one held back while handing over */
 		}
 	}
 	free(c);
@@ -357,7 +357,7 @@ void sm_sminfo_trap144(struct sm *sm, uint16_t issuer_lid)
 	for (size_t i = 0; i < sm->peers.n; i++)
 		known |= sm->peers.v[i].lid == issuer_lid;
 	if (!known || sm->sweeping) {
-		sm_sweep_start(sm);
+		sm_sweep_request(sm);
 		return;
 	}
 	sm->rescan_pending = 1;
@@ -528,7 +528,7 @@ static void poll_done(void *arg, int err, const struct smp *resp)
 	case POLL_REELECT:
 		log_notice("SM %016" PRIx64 " is no longer master: electing again", sm->master_guid);
 		become(sm, SM_STATE_DISCOVERING, 0);
-		sm_sweep_start(sm);
+		sm_sweep_request(sm);
 		break;
 	}
 }
@@ -613,7 +613,7 @@ static void apply(struct sm *sm, unsigned mod, const struct smp_sm_info *in)
 		break;
 	case SM_CTL_DISCOVER:
 		become(sm, SM_STATE_DISCOVERING, 0);
-		sm_sweep_start(sm);
+		sm_sweep_request(sm);
 		break;
 	default:
 		log_info("SM %016" PRIx64 " acknowledged our handover", in->guid);

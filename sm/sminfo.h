@@ -25,9 +25,9 @@ struct sm;
 struct smp;
 struct mad_addr;
 
-/* The discovery's SMInfo phase: asks the SMs, elects, then either goes on
- * with the LID phase (MASTER) or ends the sweep (STANDBY). */
-void sm_sminfo_phase(struct sm *sm);
+/* The discovery's SMInfo phase: asks the SMs and elects; then done(sm),
+ * MASTER or STANDBY (sm->state says which). */
+void sm_sminfo_phase(struct sm *sm, void (*done)(struct sm *));
 /* After a MASTER's sweep or light sweep: hand over or yield when an SM
  * above us says so, or an operator asked for a handover meanwhile. */
 void sm_sminfo_after_sweep(struct sm *sm);

@@ -1,6 +1,7 @@
 /*
- * DOC: the heavy sweep: phase plumbing, start, hand-over between
- * generations, and the end-of-sweep verdict.
+ * DOC: the heavy sweep: its phases in order (one table, phases[]), its
+ * start, the new generation of the fabric after discovery, and the
+ * end-of-sweep verdict. A reroute runs the same table from the bring-up.
  *
  * The subnet is declared up only when a sweep ran without a failed Set,
  * routes were computed, every linked port is Active and nothing that is up
@@ -20,16 +21,21 @@
 #include "fabric/lastseen.h"
 #include "fabric/dupguid.h"
 #include "lib/log.h"
+#include "sm/activate.h"
 #include "sm/bringup.h"
 #include "sm/lidmgr.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap_build.h"
 #include "sm/sweep.h"
+#include "sm/tablephases.h"
 
 #define ONCE_ATTEMPTS 10
 #define SWEEP_RETRY_S 1
 #define SWEEP_RETRY_MAX_S 30
+
+static void next_phase(struct sm *sm);
+static void retry_later(struct sm *sm);
 
 static void keep_ignored_fields(const struct sm_node *o, struct sm_node *n)
 {
@@ -140,7 +146,8 @@ static void once_verdict(struct sm *sm)
 	sm->sweep_again = true;
 }
 
-void sm_sweep_finished(struct sm *sm)
+/* The end of a sweep or reroute that configured the fabric (or tried). */
+static void finished(struct sm *sm)
 {
 	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_done);
 	sm->sweeping = false;
@@ -171,17 +178,18 @@ void sm_sweep_finished(struct sm *sm)
 	if (sm->run.once)
 		once_verdict(sm);
 	if ((!sm->subnet_up || !sm->sweep_clean) && !sm->run.once && !sm->sweep_again)
-		sm_retry_later(sm);
+		retry_later(sm);
 	sm_sminfo_after_sweep(sm);
 	if (sm->sweep_again) {
 		sm->sweep_again = false;
-		sm_sweep_start(sm);
+		sm_sweep_request(sm);
 	} else if (sm->light.pending_sweep) {
 		sm_light_sweep(sm);
 	}
 }
 
-void sm_sweep_standing_by(struct sm *sm)
+/* The end of a sweep that found another SM master. */
+static void standing_by(struct sm *sm)
 {
 	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_done);
 	sm->sweeping = false;
@@ -251,11 +259,86 @@ static void discovered(void *arg, struct sm_fabric *f, const struct discover_sta
 	sm->fabric = f;
 	sm->fabric_gen++;
 	sm_apply_holddown(sm);
-	if (sm->run.discover_only) {
-		discovery_only_done(sm);
+	next_phase(sm);
+}
+
+/* Discovery, and the new generation of the fabric made of what it found
+ * and of what the last one knew (discovered()). */
+static void discovery(struct sm *sm, void (*done)(struct sm *))
+{
+	sm->disc = discover_start(sm->eng, sm->conf.m_key, discovered, sm);
+	if (!sm->disc) {
+		log_warnx("cannot start discovery");
+		sm->sweeping = false;
+		sm->exit_code = 1;
+		event_base_loopexit(sm->base, NULL);
+	}
+}
+
+/* --- the phases, in order -------------------------------------------------------- */
+
+/* Before the election: --discover-only stops after discovery. */
+static bool discovery_only(struct sm *sm)
+{
+	if (!sm->run.discover_only)
+		return false;
+	discovery_only_done(sm);
+	return true;
+}
+
+/* Before the LIDs: a standby configures nothing. */
+static bool not_elected(struct sm *sm)
+{
+	if (sm_is_master(sm))
+		return false;
+	standing_by(sm);
+	return true;
+}
+
+/* Before the tables: without routes the bring-up was the last phase. */
+static bool unrouted(struct sm *sm)
+{
+	if (sm->have_routes)
+		return false;
+	sm_act_free(sm);
+	finished(sm);
+	return true;
+}
+
+/* A phase: run does its part, as a batch of SMPs or several, and calls
+ * done(sm) when it is through. ends, where set, is asked first: it may
+ * end the sweep there (and returns true). */
+struct sweep_phase {
+	const char *name;
+	void (*run)(struct sm *sm, void (*done)(struct sm *));
+	bool (*ends)(struct sm *sm);
+};
+
+/* The heavy sweep, from the first SMP to the verdict (finished()). */
+static const struct sweep_phase phases[] = {
+	{ "discovery",   discovery,         NULL },           /* sm/discover.c */
+	{ "SM election", sm_sminfo_phase,   discovery_only }, /* sm/sminfo.c */
+	{ "LIDs",        sm_lids_phase,     not_elected },    /* sm/lidmgr.c */
+	{ "bring-up",    sm_bringup_phase,  NULL },           /* sm/bringup.c */
+	{ "tables",      sm_tables_phase,   unrouted },       /* sm/tablephases.c */
+	{ "links",       sm_activate_phase, NULL },           /* sm/activate.c */
+};
+#define NPHASES (sizeof(phases) / sizeof(phases[0]))
+/* A reroute (a link went down) is the same list from the bring-up on. */
+#define REROUTE_FROM 3
+
+static void next_phase(struct sm *sm)
+{
+	const struct sweep_phase *p;
+
+	if (sm->sweep_at == NPHASES) {
+		finished(sm);
 		return;
 	}
-	sm_sminfo_phase(sm);   /* elects; a master goes on to sm_lids_phase() */
+	p = &phases[sm->sweep_at++];
+	if (p->ends && p->ends(sm))
+		return;
+	p->run(sm, next_phase);
 }
 
 static void sweep_begin(struct sm *sm, bool reroute)
@@ -272,7 +355,7 @@ static void sweep_begin(struct sm *sm, bool reroute)
 	sm->sweeps++;
 }
 
-void sm_reroute_start(struct sm *sm)
+void sm_reroute_request(struct sm *sm)
 {
 	if (sm->stopping)
 		return;
@@ -293,7 +376,8 @@ void sm_reroute_start(struct sm *sm)
 	fabric_shortest_paths(sm->fabric);
 	log_info("reroute %llu started (no rediscovery)", (unsigned long long)sm->sweeps);
 	sm_event(sm, "reroute_started", NULL);
-	sm_bringup_phase(sm, false);
+	sm->sweep_at = REROUTE_FROM;
+	next_phase(sm);
 }
 
 static void retry_due(evutil_socket_t fd, short what, void *arg)
@@ -303,14 +387,14 @@ static void retry_due(evutil_socket_t fd, short what, void *arg)
 	if (!sm_is_master(sm))
 		return;
 	log_info("retrying after an unclean sweep");
-	sm_sweep_start(sm);
+	sm_sweep_request(sm);
 }
 
 /* A sweep that did not bring the subnet up, or could not confirm all of
  * it, is retried, not in a tight loop: a switch that rejects a Set or a
  * lossy link would otherwise keep the SM sweeping. The pause doubles
  * while sweeps stay unclean. */
-void sm_retry_later(struct sm *sm)
+static void retry_later(struct sm *sm)
 {
 	struct timeval tv;
 
@@ -325,7 +409,7 @@ void sm_retry_later(struct sm *sm)
 		evtimer_add(sm->ev_retry, &tv);
 }
 
-void sm_sweep_start(struct sm *sm)
+void sm_sweep_request(struct sm *sm)
 {
 	if (sm->stopping || sm->state == SM_STATE_NOT_ACTIVE)
 		return;   /* disabled by the master: we send no SMP at all */
@@ -338,11 +422,6 @@ void sm_sweep_start(struct sm *sm)
 	if (sm->state != SM_STATE_MASTER)
 		sm->state = SM_STATE_DISCOVERING;
 	log_info("heavy sweep %llu started", (unsigned long long)sm->sweeps);
-	sm->disc = discover_start(sm->eng, sm->conf.m_key, discovered, sm);
-	if (!sm->disc) {
-		log_warnx("cannot start discovery");
-		sm->sweeping = false;
-		sm->exit_code = 1;
-		event_base_loopexit(sm->base, NULL);
-	}
+	sm->sweep_at = 0;
+	next_phase(sm);
 }

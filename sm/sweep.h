@@ -1,11 +1,17 @@
 /*
  * DOC: the heavy sweep and the reroute (sweep.c).
  *
- * A heavy sweep is a chain of phases, each a batch of SMPs whose last
- * completion starts the next phase:
+ * A heavy sweep is a list of phases, each one or more batches of SMPs,
+ * listed once in order in sweep.c (phases[]); a phase that is through
+ * hands back to the sweep, which starts the next:
  *
- *   discover -> LIDs -> bring-up -> QoS tables -> MFTs -> adaptive routing
- *   -> the links left to walk -> subnet up
+ *   discovery -> SM election -> LIDs -> bring-up -> tables (QoS,
+ *   multicast, adaptive routing: tablephases.c) -> the links left to
+ *   walk -> the verdict: subnet up or not
+ *
+ * A reroute (a link went down) runs the same list from the bring-up on,
+ * without rediscovery. Modules that need a sweep ask for one
+ * (sm_sweep_request); none starts a phase of its own accord.
  *
  * The bring-up phase (bringup.c) is everything that can go at once: the
  * PortInfo Sets (LID, SM LID, MTU, VLs...), P_Key tables read and written
@@ -25,12 +31,11 @@
 
 struct sm;
 
-void sm_sweep_start(struct sm *sm);
-/* Route and program again without rediscovery (a link went down). */
-void sm_reroute_start(struct sm *sm);
-void sm_retry_later(struct sm *sm);
-void sm_sweep_finished(struct sm *sm);   /* sweep.c */
-/* The sweep ends here: another SM is master (sweep.c). */
-void sm_sweep_standing_by(struct sm *sm);
+/* A heavy sweep: now, or after the one running (or the handover in
+ * flight, should it fail); none while disabled or stopping. */
+void sm_sweep_request(struct sm *sm);
+/* Route and program again without rediscovery (a link went down): now,
+ * or as a heavy sweep after the one running; only as master. */
+void sm_reroute_request(struct sm *sm);
 
 #endif

@@ -52,9 +52,11 @@ static void ign_free(void)
 
 /* --- the phases, in order ------------------------------------------------------ */
 
+static void (*tables_done)(struct sm *);
+
 static void mcast_done(struct sm *sm)
 {
-	sm_ar_phase(sm);
+	sm_ar_phase(sm, tables_done);
 }
 
 static void qos_done(struct sm *sm)
@@ -62,8 +64,9 @@ static void qos_done(struct sm *sm)
 	sm_mcast_phase(sm, mcast_done);
 }
 
-void sm_tables_phase(struct sm *sm)
+void sm_tables_phase(struct sm *sm, void (*done)(struct sm *))
 {
+	tables_done = done;
 	sm_qos_phase(sm, qos_done);
 }
 
@@ -136,7 +139,7 @@ void sm_tables_reload_commit(struct sm *sm, json_object *result)
 	json_object_object_add(result, "tables_sweep", json_object_new_boolean(sweep));
 	if (sweep) {
 		log_notice("reload: partitions or table options changed, sweeping");
-		sm_sweep_start(sm);
+		sm_sweep_request(sm);
 	}
 }
 

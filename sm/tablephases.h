@@ -35,8 +35,8 @@ struct sm_port;
 /* 0, or -1 with the partitions file's errors written to err. */
 int sm_tables_init(struct sm *sm, FILE *err);
 void sm_tables_free(struct sm *sm);
-/* The sweep's table phases; ends with sm_ar_phase(). */
-void sm_tables_phase(struct sm *sm);
+/* The sweep's table phases, in order; then done(sm). */
+void sm_tables_phase(struct sm *sm, void (*done)(struct sm *));
 
 /* Reload, step 1: parse the partitions file nw names. 0, or -1 with the
  * errors in err; nothing changes either way. */

@@ -26,7 +26,6 @@
 #include "mad/engine.h"
 #include "mad/smp.h"
 #include "lib/log.h"
-#include "sm/lidmgr.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/sweep.h"
@@ -52,20 +51,20 @@ void sm_event(struct sm *sm, const char *type, const struct sm_port *p)
 	(void)sm, (void)type, (void)p;
 }
 
-void sm_sweep_start(struct sm *sm)
+void sm_sweep_request(struct sm *sm)
 {
 	(void)sm;
 	fx.sweeps++;
 }
 
-void sm_lids_phase(struct sm *sm)
+/* The sweep after the election: its LID phase (master) or its end
+ * (standby). */
+static void elected(struct sm *sm)
 {
-	(void)sm;
-	fx.lids_phases++;
-}
-
-void sm_sweep_standing_by(struct sm *sm)
-{
+	if (sm_is_master(sm)) {
+		fx.lids_phases++;
+		return;
+	}
 	sm->sweeping = false;
 	fx.standing_by++;
 }
@@ -270,7 +269,7 @@ static void scan(uint8_t m_state, uint8_t m_prio)
 {
 	struct smp_sm_info mi = info(G_M, m_prio, m_state, KEY, 10);
 
-	sm_sminfo_phase(&fx.sm);
+	sm_sminfo_phase(&fx.sm, elected);
 	assert_int_equal(fx.ft.nsent, 1);
 	assert_int_equal(sent(0).hdr.method, MAD_METHOD_GET);
 	assert_int_equal(sent(0).hdr.attr_id, SMP_ATTR_SM_INFO);
