@@ -1,10 +1,8 @@
 /*
  * DOC: every switch reaches every LID (see reach.h).
  *
- * Per destination LID every switch's path is followed once, memoised, so a
- * pass costs O(switches x LIDs). The LFTs are read 64 LIDs at a time into a
- * block (one cache line of every switch's table), since walking one LID
- * across all switches would otherwise miss the cache at every switch.
+ * Per destination LID every switch's path is followed once (walk.h), so a
+ * pass costs O(switches x LIDs).
  *
  * Filling one LID grows the set of switches that reach it outwards, fewest
  * hops first (a heap keyed by hops): a switch without a route takes a
@@ -23,8 +21,8 @@
 #include "routing/cdg.h"
 #include "routing/reach.h"
 #include "routing/routing.h"
+#include "routing/walk.h"
 
-#define RB 64        /* LIDs per block: one cache line of every LFT */
 #define WAITS 2      /* times a switch waits for a neighbour without a cycle */
 /* Channels the cycle searches may visit: a sixteenth of the table's cells,
  * at least this many (some 0.05 s), so that a fabric with many holes is not
@@ -32,249 +30,25 @@
  * tells whether a credit loop came of it. */
 #define REACH_MIN_WORK (1u << 20)
 
-enum { R_INPROG = 1, R_REACH, R_NONE };
-
-struct rw {
-	const struct rgraph *g;
-	uint8_t *const *lft;
-	uint32_t top;     /* the tables' highest LID; LIDs above have no entry */
-	uint32_t ltop;    /* the highest LID assigned (g->top), or top if higher */
-	uint32_t *own;    /* per LID: switch it ends at, RG_NONE if unassigned */
-	uint8_t *last;    /* per LID: that switch's port for it (0: its own LID) */
-	uint32_t *comp;   /* per switch: its connected part */
-	uint32_t *peer;   /* per directed link id: peer switch or RG_NONE */
-	uint8_t *blk;     /* bn LIDs from b0 of every switch, RB apart */
-	uint32_t b0, bn;
-	uint8_t *st;
-	uint32_t *stamp, cur, *nxt, *hops, *stack;
-	uint8_t *cdg;     /* 32 bytes per link id (cdg.h), the caller's */
-	uint8_t *lastq;   /* per link id: the last dependency set in cdg (0: none) */
-};
-
-static uint8_t at(const struct rw *w, uint32_t s, uint32_t lid)
+/* Channel dependencies of every switch's path to CA LID lid, into cdg;
+ * lastq per link id: the last dependency set (0: none). Consecutive LIDs
+ * mostly repeat a channel's dependency: the small array spares a miss in
+ * the big one. */
+static void add_cdg(const struct lwalk *w, uint32_t lid, uint8_t *cdg, uint8_t *lastq)
 {
-	uint32_t j = lid - w->b0;
-
-	if (j < w->bn)
-		return w->blk[(size_t)s * RB + j];
-	return lid <= w->top ? w->lft[s][lid] : LFT_NO_PORT;
-}
-
-/* One hop of switch s for lid: a final state, or 0 and *next. */
-static int step(const struct rw *w, uint32_t s, uint32_t lid, uint32_t *next)
-{
-	uint8_t p = at(w, s, lid);
-
-	if (s == w->own[lid] && p == w->last[lid])
-		return R_REACH;
-	if (p == 0 || p == LFT_NO_PORT || p > w->g->sw[s].nports)
-		return R_NONE;
-	*next = w->peer[w->g->sw[s].portbase + p];
-	return *next == RG_NONE ? R_NONE : 0;
-}
-
-/* Fate of switch s for lid, memoised for the current stamp. */
-static void resolve(struct rw *w, uint32_t s, uint32_t lid)
-{
-	uint32_t n = 0, cur = s;
-
-	while (w->stamp[cur] != w->cur) {
-		w->stamp[cur] = w->cur;
-		w->st[cur] = R_INPROG;
-		w->nxt[cur] = RG_NONE;
-		w->hops[cur] = 0;
-		uint32_t next = RG_NONE;
-		int r = step(w, cur, lid, &next);
-		if (r) {
-			w->st[cur] = (uint8_t)r;
-			break;
-		}
-		w->nxt[cur] = next;
-		w->stack[n++] = cur;
-		cur = next;
-	}
-	int fin = w->st[cur] == R_INPROG ? R_NONE : w->st[cur];
-	while (n--) {
-		uint32_t y = w->stack[n];
-		w->st[y] = (uint8_t)fin;
-		w->hops[y] = fin == R_REACH ? w->hops[w->nxt[y]] + 1 : 0;
-		if (fin != R_REACH)
-			w->nxt[y] = RG_NONE;
-	}
-}
-
-static void lid_owners(struct rw *w)
-{
-	const struct rgraph *g = w->g;
-
-	for (uint32_t lid = 0; lid <= w->ltop; lid++)
-		w->own[lid] = RG_NONE;
-	for (uint32_t s = 0; s < g->nsw; s++)
-		if (g->sw[s].lid) {
-			w->own[g->sw[s].lid] = s;
-			w->last[g->sw[s].lid] = 0;
-		}
-	for (uint32_t h = 0; h < g->nhosts; h++)
-		for (uint32_t i = 0; i < g->hosts[h].nlids; i++) {
-			uint32_t lid = g->hosts[h].lid + i;
-			w->own[lid] = g->hosts[h].sw;
-			w->last[lid] = g->hosts[h].swport;
-		}
-}
-
-static void parts(struct rw *w)
-{
-	const struct rgraph *g = w->g;
-	uint32_t *dist = rg_xmalloc(g->nsw, sizeof(*dist));
-
-	for (uint32_t s = 0; s < g->nsw; s++)
-		w->comp[s] = RG_NONE;
-	for (uint32_t s = 0; s < g->nsw; s++) {
-		if (w->comp[s] != RG_NONE)
-			continue;
-		rg_bfs(g, &s, 1, dist, w->stack);
-		for (uint32_t t = 0; t < g->nsw; t++)
-			if (dist[t] != UINT32_MAX)
-				w->comp[t] = s;
-	}
-	free(dist);
-}
-
-static void rw_init(struct rw *w, const struct rgraph *g, uint8_t *const *lft, uint32_t top)
-{
-	uint32_t n = g->nsw ? g->nsw : 1;
-
-	memset(w, 0, sizeof(*w));
-	w->g = g;
-	w->lft = lft;
-	w->top = top;
-	w->ltop = g->top > top ? g->top : top;
-	w->own = rg_xmalloc(w->ltop + 1u, sizeof(*w->own));
-	w->last = rg_xcalloc(w->ltop + 1u, 1);
-	w->comp = rg_xmalloc(n, sizeof(*w->comp));
-	w->peer = rg_xmalloc(g->nlinks ? g->nlinks : 1, sizeof(*w->peer));
-	w->blk = rg_xmalloc((size_t)n * RB, 1);
-	w->st = rg_xcalloc(n, 1);
-	w->stamp = rg_xcalloc(n, sizeof(*w->stamp));
-	w->nxt = rg_xcalloc(n, sizeof(*w->nxt));
-	w->hops = rg_xcalloc(n, sizeof(*w->hops));
-	w->stack = rg_xcalloc(n, sizeof(*w->stack));
-	w->lastq = rg_xcalloc(g->nlinks ? g->nlinks : 1, 1);
-	for (uint32_t s = 0; s < g->nsw; s++)
-		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
-			w->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
-	lid_owners(w);
-	parts(w);
-}
-
-static void rw_free(struct rw *w)
-{
-	free(w->own);
-	free(w->last);
-	free(w->comp);
-	free(w->peer);
-	free(w->blk);
-	free(w->st);
-	free(w->stamp);
-	free(w->nxt);
-	free(w->hops);
-	free(w->stack);
-	free(w->lastq);
-}
-
-typedef void (*lid_fn)(struct rw *w, uint32_t lid, void *arg);
-
-/* Calls fn for every assigned LID (with want, those it flags), resolved
- * for every switch of its part. */
-static void each_lid(struct rw *w, const uint8_t *want, lid_fn fn, void *arg)
-{
-	const struct rgraph *g = w->g;
-
-	for (uint32_t b0 = 1; b0 <= w->ltop; b0 += RB) {
-		uint32_t n = w->ltop + 1 - b0 < RB ? w->ltop + 1 - b0 : RB;
-		uint32_t have = b0 > w->top ? 0 : w->top + 1 - b0 < n ? w->top + 1 - b0 : n;
-		for (uint32_t s = 0; s < g->nsw; s++) {
-			memcpy(w->blk + (size_t)s * RB, w->lft[s] + b0, have);
-			memset(w->blk + (size_t)s * RB + have, LFT_NO_PORT, n - have);
-		}
-		w->b0 = b0;
-		w->bn = n;
-		for (uint32_t lid = b0; lid < b0 + n; lid++) {
-			uint32_t o = w->own[lid];
-			if (o == RG_NONE || (want && !want[lid]))
-				continue;
-			w->cur++;
-			for (uint32_t s = 0; s < g->nsw; s++)
-				if (w->comp[s] == w->comp[o])
-					resolve(w, s, lid);
-			fn(w, lid, arg);
-		}
-	}
-	w->bn = 0;
-}
-
-/* Writes an entry, in the table and in the block being walked. */
-static void put(struct rw *w, uint32_t s, uint32_t lid, uint8_t p)
-{
-	uint32_t j = lid - w->b0;
-
-	w->lft[s][lid] = p;
-	if (j < w->bn)
-		w->blk[(size_t)s * RB + j] = p;
-}
-
-static uint8_t *cdg_bits(const struct rw *w, uint32_t s, uint8_t p)
-{
-	return w->cdg + 32u * (w->g->sw[s].portbase + p);
-}
-
-/* Channel dependencies of every switch's path to CA LID lid. */
-static void add_cdg(struct rw *w, uint32_t lid)
-{
-	const struct rgraph *g = w->g;
-
 	if (!w->last[lid])
 		return;
-	for (uint32_t s = 0; s < g->nsw; s++) {
-		uint32_t t = w->st[s] == R_REACH && w->stamp[s] == w->cur ? w->nxt[s] : RG_NONE;
-		if (t == RG_NONE || w->nxt[t] == RG_NONE)
+	for (uint32_t s = 0; s < w->g->nsw; s++) {
+		const struct lw_sw *c = &w->s[s];
+		if (c->st != LW_REACH || c->hops < 2)
 			continue;
-		uint8_t p = at(w, s, lid), q = at(w, t, lid);
-		uint32_t id = g->sw[s].portbase + p;
-		/* consecutive LIDs mostly repeat a channel's dependency: the
-		 * small array of the last one spares a miss in the big one */
-		if (w->lastq[id] == q)
+		uint32_t id = c->link;
+		uint8_t q = w->s[c->nxt].port;
+		if (lastq[id] == q)
 			continue;
-		w->lastq[id] = q;
-		cdg_bits(w, s, p)[q >> 3] |= (uint8_t)(1u << (q & 7));
+		lastq[id] = q;
+		cdg[32u * id + (q >> 3)] |= (uint8_t)(1u << (q & 7));
 	}
-}
-
-static void count_lid(struct rw *w, uint32_t lid, void *arg)
-{
-	struct reach_stats *st = arg;
-	uint32_t c = w->comp[w->own[lid]];
-
-	for (uint32_t s = 0; s < w->g->nsw; s++)
-		if (w->comp[s] == c) {
-			st->pairs++;
-			st->unrouted += w->st[s] != R_REACH;
-		}
-	add_cdg(w, lid);
-}
-
-void reach_count(const struct rgraph *g, uint8_t *const *lft, uint32_t top,
-		 struct reach_stats *st)
-{
-	struct rw w;
-
-	st->pairs = st->unrouted = 0;
-	rw_init(&w, g, lft, top);
-	w.cdg = rg_xcalloc(g->nlinks ? g->nlinks : 1, 32);
-	each_lid(&w, NULL, count_lid, st);
-	st->cdg_cycle = cdg_cyclic(g, w.cdg);
-	free(w.cdg);
-	rw_free(&w);
 }
 
 struct cand {
@@ -285,7 +59,9 @@ struct cand {
 
 /* State of reach_fill(): the walker, the heap and the cycle search. */
 struct fill {
-	struct rw w;
+	struct lwalk w;
+	uint8_t *lastq;     /* add_cdg()'s, per link id */
+	uint32_t cur;       /* LIDs filled so far: astamp's stamp */
 	struct reach_stats *st;
 	uint64_t *heap;     /* (hops << 32) | switch */
 	uint32_t nheap;
@@ -297,7 +73,7 @@ struct fill {
 	uint8_t *hole;      /* per LID: some switch does not reach it */
 	uint8_t *swhole;    /* per switch: misses some CA LID */
 	struct cand *cands; /* a switch's ports to choose from */
-	uint32_t *astamp;   /* per switch: ahead[] is for the LID walked (w.cur) */
+	uint32_t *astamp;   /* per switch: ahead[] is for the LID walked (cur) */
 	uint8_t *ahead;     /* holes_ahead() of the switch */
 	uint8_t *lastp;     /* per switch: the port it took last (same_again()) */
 };
@@ -339,7 +115,7 @@ static int closes(struct fill *f, uint32_t x, uint8_t p, uint32_t y, uint32_t li
 {
 	if (!f->w.last[lid] || y == f->w.own[lid])
 		return 0;
-	return cdg_closes(&f->d, f->w.g->sw[x].portbase + p, at(&f->w, y, lid));
+	return cdg_closes(&f->d, f->w.g->sw[x].portbase + p, lw_at(&f->w, y, lid));
 }
 
 /* Moves the best of c[i .. n) to c[i]. */
@@ -366,13 +142,13 @@ static uint64_t holes_ahead(struct fill *f, uint32_t y, uint32_t lid)
 	uint32_t n = 0, z = y;
 
 	/* memoised per LID: many switches ask about the same way */
-	for (uint32_t i = 0; i < g->nsw && z != f->w.own[lid] && f->astamp[z] != f->w.cur; i++) {
+	for (uint32_t i = 0; i < g->nsw && z != f->w.own[lid] && f->astamp[z] != f->cur; i++) {
 		n += f->swhole[z];
-		z = f->w.peer[g->sw[z].portbase + at(&f->w, z, lid)];
+		z = f->w.peer[g->sw[z].portbase + lw_at(&f->w, z, lid)];
 	}
-	if (z != f->w.own[lid] && f->astamp[z] == f->w.cur)
+	if (z != f->w.own[lid] && f->astamp[z] == f->cur)
 		n += f->ahead[z];
-	f->astamp[y] = f->w.cur;
+	f->astamp[y] = f->cur;
 	f->ahead[y] = n > 0xFF ? 0xFF : (uint8_t)n;
 	return f->ahead[y];
 }
@@ -382,7 +158,7 @@ static uint64_t new_dep(const struct fill *f, uint32_t x, uint8_t p, uint32_t y,
 {
 	if (!f->w.last[lid] || y == f->w.own[lid])
 		return 0;
-	return !cdg_has(&f->d, f->w.g->sw[x].portbase + p, at(&f->w, y, lid));
+	return !cdg_has(&f->d, f->w.g->sw[x].portbase + p, lw_at(&f->w, y, lid));
 }
 
 /* Ports of x towards switches that reach lid, best first (hops, then no
@@ -398,7 +174,7 @@ static uint32_t candidates(struct fill *f, uint32_t x, uint32_t lid, struct cand
 		uint32_t y = gr->peer;
 		if (!f->set[y])
 			continue;
-		uint64_t hops = f->w.hops[y] > 0xFFFF ? 0xFFFF : f->w.hops[y];
+		uint64_t hops = f->w.s[y].hops > 0xFFFF ? 0xFFFF : f->w.s[y].hops;
 		uint64_t ahead = f->w.last[lid] ? holes_ahead(f, y, lid) : 0;
 		for (uint32_t i = 0; i < gr->n; i++) {
 			uint8_t p = g->gports[gr->first + i];
@@ -432,8 +208,8 @@ static void first_hops(struct fill *f, uint32_t x)
 
 	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
 		uint32_t y = rg_group(g, x, k)->peer;
-		if (f->set[y] && f->w.hops[y] + 1 < f->tent[x])
-			f->tent[x] = f->w.hops[y] + 1;
+		if (f->set[y] && f->w.s[y].hops + 1 < f->tent[x])
+			f->tent[x] = f->w.s[y].hops + 1;
 	}
 	if (f->tent[x] != UINT32_MAX)
 		heap_push(f, (uint64_t)f->tent[x] << 32 | x);
@@ -461,7 +237,7 @@ static int same_again(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, stru
 	uint8_t p = f->lastp[x];
 	uint32_t y = p ? f->w.peer[f->w.g->sw[x].portbase + p] : RG_NONE;
 
-	if (y == RG_NONE || !f->set[y] || f->w.hops[y] + 1 != h || new_dep(f, x, p, y, lid))
+	if (y == RG_NONE || !f->set[y] || f->w.s[y].hops + 1 != h || new_dep(f, x, p, y, lid))
 		return 0;
 	c[0] = (struct cand){ 0, y, p };
 	return 1;
@@ -496,19 +272,19 @@ static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct c
 				c[0] = c[j];
 	}
 	uint32_t y = c[i].y;
-	put(&f->w, x, lid, c[i].p);
+	lw_put(&f->w, x, lid, c[i].p);
 	f->lastp[x] = c[i].p;
 	f->use[g->sw[x].portbase + c[i].p]++;
 	if (f->w.last[lid] && y != f->w.own[lid])
-		cdg_add(&f->d, g->sw[x].portbase + c[i].p, at(&f->w, y, lid), forced);
+		cdg_add(&f->d, g->sw[x].portbase + c[i].p, lw_at(&f->w, y, lid), forced);
 	f->set[x] = 1;
-	f->w.hops[x] = f->w.hops[y] + 1;
+	f->w.s[x].hops = f->w.s[y].hops + 1;
 	f->st->filled++;
 	return 1;
 }
 
-/* Fills one LID, resolved by each_lid() for the switches of its part. */
-static void fill_lid(struct rw *w, uint32_t lid, void *arg)
+/* Fills one LID. */
+static void fill_lid(struct lwalk *w, uint32_t lid, void *arg)
 {
 	struct fill *f = arg;
 	const struct rgraph *g = w->g;
@@ -517,12 +293,14 @@ static void fill_lid(struct rw *w, uint32_t lid, void *arg)
 
 	if (lid > w->top)
 		return; /* no cell to write: the tables end below */
+	lw_resolve_all(w, lid);
+	f->cur++;
 	f->nheap = 0;
 	for (uint32_t s = 0; s < g->nsw; s++) {
 		f->set[s] = 1;
 		if (w->comp[s] != part)
 			continue;
-		f->set[s] = w->st[s] == R_REACH;
+		f->set[s] = w->s[s].st == LW_REACH;
 		f->tent[s] = UINT32_MAX;
 		f->waits[s] = 0;
 	}
@@ -536,23 +314,24 @@ static void fill_lid(struct rw *w, uint32_t lid, void *arg)
 		uint32_t x = (uint32_t)k, h = (uint32_t)(k >> 32);
 		if (f->set[x] || !settle(f, x, lid, h, c))
 			continue;
-		relax(f, x, f->w.hops[x] + 1);
+		relax(f, x, f->w.s[x].hops + 1);
 	}
 }
 
 /* Pass 1 of a fill: which LIDs and switches have holes, and the channel
  * dependencies of the routes that work. */
-static void note_lid(struct rw *w, uint32_t lid, void *arg)
+static void note_lid(struct lwalk *w, uint32_t lid, void *arg)
 {
 	struct fill *f = arg;
 	uint32_t c = w->comp[w->own[lid]];
 
+	lw_resolve_all(w, lid);
 	for (uint32_t s = 0; s < w->g->nsw; s++)
-		if (w->comp[s] == c && w->st[s] != R_REACH) {
+		if (w->comp[s] == c && w->s[s].st != LW_REACH) {
 			f->hole[lid] = 1;
 			f->swhole[s] |= w->last[lid] != 0;
 		}
-	add_cdg(w, lid);
+	add_cdg(w, lid, f->d.bits, f->lastq);
 }
 
 /*
@@ -562,7 +341,7 @@ static void note_lid(struct rw *w, uint32_t lid, void *arg)
  * every LID across the switches, says there is nothing to fill. (Loops and
  * dead ports are engine bugs the verifier counts, not holes to fill.)
  */
-static int some_no_route(const struct rw *w)
+static int some_no_route(const struct lwalk *w)
 {
 	if (w->top < w->ltop)
 		return 1; /* LIDs past the tables' end: some switch has none */
@@ -595,7 +374,7 @@ static void fill_all(struct fill *f)
 	f->astamp = rg_xcalloc(n, sizeof(*f->astamp));
 	f->ahead = rg_xcalloc(n, 1);
 	f->lastp = rg_xcalloc(n, 1);
-	each_lid(&f->w, f->hole, fill_lid, f);
+	lw_each(&f->w, 1, f->w.ltop + 1, f->hole, fill_lid, NULL, f);
 	free(f->astamp);
 	free(f->ahead);
 	free(f->lastp);
@@ -616,13 +395,14 @@ void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reac
 	memset(&f, 0, sizeof(f));
 	f.st = st;
 	st->filled = st->cyclic = st->unchecked = 0;
-	rw_init(&f.w, g, lft, top);
+	lw_init(&f.w, g, lft, top);
 	if (some_no_route(&f.w)) {
 		f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
 		f.swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
 		cdg_init(&f.d, g);
-		f.w.cdg = f.d.bits;
-		each_lid(&f.w, NULL, note_lid, &f);
+		f.lastq = rg_xcalloc(g->nlinks ? g->nlinks : 1, 1);
+		lw_each(&f.w, 1, f.w.ltop + 1, NULL, note_lid, NULL, &f);
+		free(f.lastq);
 		for (uint32_t lid = 1; lid <= top && !any; lid++)
 			any = f.hole[lid];
 		if (any)
@@ -631,5 +411,5 @@ void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reac
 		free(f.hole);
 		free(f.swhole);
 	}
-	rw_free(&f.w);
+	lw_free(&f.w);
 }
