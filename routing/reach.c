@@ -24,32 +24,13 @@
 #include "routing/walk.h"
 
 #define WAITS 2      /* times a switch waits for a neighbour without a cycle */
+#define NOWAY (UINT32_MAX - 1) /* fill.hv of a switch without a way */
 /* Channels the cycle searches may visit: a sixteenth of the table's cells,
  * at least this many (some 0.05 s), so that a fabric with many holes is not
  * held up; past it the entries are taken unchecked and the verification
  * tells whether a credit loop came of it. */
 #define REACH_MIN_WORK (1u << 20)
 
-/* Channel dependencies of every switch's path to CA LID lid, into cdg;
- * lastq per link id: the last dependency set (0: none). Consecutive LIDs
- * mostly repeat a channel's dependency: the small array spares a miss in
- * the big one. */
-static void add_cdg(const struct lwalk *w, uint32_t lid, uint8_t *cdg, uint8_t *lastq)
-{
-	if (!w->last[lid])
-		return;
-	for (uint32_t s = 0; s < w->g->nsw; s++) {
-		const struct lw_sw *c = &w->s[s];
-		if (c->st != LW_REACH || c->hops < 2)
-			continue;
-		uint32_t id = c->link;
-		uint8_t q = w->s[c->nxt].port;
-		if (lastq[id] == q)
-			continue;
-		lastq[id] = q;
-		cdg[32u * id + (q >> 3)] |= (uint8_t)(1u << (q & 7));
-	}
-}
 
 struct cand {
 	uint64_t key;       /* see candidates(): smaller is better */
@@ -60,8 +41,9 @@ struct cand {
 /* State of reach_fill(): the walker, the heap and the cycle search. */
 struct fill {
 	struct lwalk w;
-	uint8_t *lastq;     /* add_cdg()'s, per link id */
+	struct lw_deps deps;/* pass 1: the routes' dependencies, into d */
 	uint32_t cur;       /* LIDs filled so far: astamp's stamp */
+	uint32_t *hbuf;     /* holes_of()'s list */
 	struct reach_stats *st;
 	uint64_t *heap;     /* (hops << 32) | switch */
 	uint32_t nheap;
@@ -69,7 +51,9 @@ struct fill {
 	uint8_t *waits;
 	uint32_t *use;      /* per link id: entries fill wrote */
 	struct cdg d;       /* CA LIDs' dependencies: the routes that work, then new ones */
-	uint8_t *set;       /* per switch: reaches the LID being filled */
+	uint32_t *hv;       /* per switch: its hops to the LID being filled, NOWAY
+			       while it has none (a hole) */
+	uint32_t *nbr;      /* the peers of every switch's groups (graph.h), dense */
 	uint8_t *hole;      /* per LID: some switch does not reach it */
 	uint8_t *swhole;    /* per switch: misses some CA LID */
 	struct cand *cands; /* a switch's ports to choose from */
@@ -172,9 +156,9 @@ static uint32_t candidates(struct fill *f, uint32_t x, uint32_t lid, struct cand
 	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
 		const struct rg_group *gr = rg_group(g, x, k);
 		uint32_t y = gr->peer;
-		if (!f->set[y])
+		if (f->hv[y] == NOWAY)
 			continue;
-		uint64_t hops = f->w.s[y].hops > 0xFFFF ? 0xFFFF : f->w.s[y].hops;
+		uint64_t hops = f->hv[y] > 0xFFFF ? 0xFFFF : f->hv[y];
 		uint64_t ahead = f->w.last[lid] ? holes_ahead(f, y, lid) : 0;
 		for (uint32_t i = 0; i < gr->n; i++) {
 			uint8_t p = g->gports[gr->first + i];
@@ -190,11 +174,12 @@ static uint32_t candidates(struct fill *f, uint32_t x, uint32_t lid, struct cand
 /* Queues x's neighbours that do not reach lid yet, hops h away. */
 static void relax(struct fill *f, uint32_t x, uint32_t h)
 {
-	const struct rgraph *g = f->w.g;
+	const struct rg_sw *w = &f->w.g->sw[x];
+	const uint32_t *nb = f->nbr + w->gfirst;
 
-	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
-		uint32_t y = rg_group(g, x, k)->peer;
-		if (!f->set[y] && f->tent[y] > h) {
+	for (uint32_t k = 0; k < w->ngroups; k++) {
+		uint32_t y = nb[k];
+		if (f->hv[y] == NOWAY && f->tent[y] > h) {
 			f->tent[y] = h;
 			heap_push(f, (uint64_t)h << 32 | y);
 		}
@@ -204,23 +189,24 @@ static void relax(struct fill *f, uint32_t x, uint32_t h)
 /* Queues switch x (no route yet) by its best neighbour that has one. */
 static void first_hops(struct fill *f, uint32_t x)
 {
-	const struct rgraph *g = f->w.g;
+	const struct rg_sw *w = &f->w.g->sw[x];
+	const uint32_t *nb = f->nbr + w->gfirst;
+	uint32_t best = NOWAY;
 
-	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
-		uint32_t y = rg_group(g, x, k)->peer;
-		if (f->set[y] && f->w.s[y].hops + 1 < f->tent[x])
-			f->tent[x] = f->w.s[y].hops + 1;
-	}
+	for (uint32_t k = 0; k < w->ngroups; k++)
+		best = f->hv[nb[k]] < best ? f->hv[nb[k]] : best;
+	f->tent[x] = best + 1; /* UINT32_MAX: none */
 	if (f->tent[x] != UINT32_MAX)
 		heap_push(f, (uint64_t)f->tent[x] << 32 | x);
 }
 
 static int waiting_neighbour(const struct fill *f, uint32_t x)
 {
-	const struct rgraph *g = f->w.g;
+	const struct rg_sw *w = &f->w.g->sw[x];
+	const uint32_t *nb = f->nbr + w->gfirst;
 
-	for (uint32_t k = 0; k < g->sw[x].ngroups; k++)
-		if (!f->set[rg_group(g, x, k)->peer])
+	for (uint32_t k = 0; k < w->ngroups; k++)
+		if (f->hv[nb[k]] == NOWAY)
 			return 1;
 	return 0;
 }
@@ -237,7 +223,7 @@ static int same_again(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, stru
 	uint8_t p = f->lastp[x];
 	uint32_t y = p ? f->w.peer[f->w.g->sw[x].portbase + p] : RG_NONE;
 
-	if (y == RG_NONE || !f->set[y] || f->w.s[y].hops + 1 != h || new_dep(f, x, p, y, lid))
+	if (y == RG_NONE || f->hv[y] == NOWAY || f->hv[y] + 1 != h || new_dep(f, x, p, y, lid))
 		return 0;
 	c[0] = (struct cand){ 0, y, p };
 	return 1;
@@ -277,44 +263,54 @@ static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct c
 	f->use[g->sw[x].portbase + c[i].p]++;
 	if (f->w.last[lid] && y != f->w.own[lid])
 		cdg_add(&f->d, g->sw[x].portbase + c[i].p, lw_at(&f->w, y, lid), forced);
-	f->set[x] = 1;
-	f->w.s[x].hops = f->w.s[y].hops + 1;
+	f->hv[x] = f->hv[y] + 1;
 	f->st->filled++;
 	return 1;
 }
 
-/* Fills one LID. */
+/* Walks lid; returns the switches of its part that do not reach it, *n of
+ * them. */
+static const uint32_t *holes_of(struct fill *f, uint32_t lid, uint32_t *n)
+{
+	struct lwalk *w = &f->w;
+	uint32_t part = w->comp[w->own[lid]], k = 0;
+
+	lw_resolve_all(w, lid);
+	for (uint32_t s = 0; s < w->g->nsw; s++) {
+		/* switches of other parts are never a neighbour: any value */
+		f->hv[s] = w->s[s].st == LW_REACH ? w->s[s].hops : NOWAY;
+		if (w->comp[s] == part && w->s[s].st != LW_REACH)
+			f->hbuf[k++] = s;
+	}
+	*n = k;
+	return f->hbuf;
+}
+
+/* Fills one LID: its holes grow towards it, fewest hops first. */
 static void fill_lid(struct lwalk *w, uint32_t lid, void *arg)
 {
 	struct fill *f = arg;
-	const struct rgraph *g = w->g;
-	uint32_t o = w->own[lid], part = w->comp[o];
 	struct cand *c = f->cands;
+	uint32_t n;
 
 	if (lid > w->top)
 		return; /* no cell to write: the tables end below */
-	lw_resolve_all(w, lid);
+	const uint32_t *hs = holes_of(f, lid, &n);
 	f->cur++;
 	f->nheap = 0;
-	for (uint32_t s = 0; s < g->nsw; s++) {
-		f->set[s] = 1;
-		if (w->comp[s] != part)
-			continue;
-		f->set[s] = w->s[s].st == LW_REACH;
-		f->tent[s] = UINT32_MAX;
-		f->waits[s] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		f->tent[hs[i]] = UINT32_MAX;
+		f->waits[hs[i]] = 0;
 	}
-	if (!f->set[o])
-		return; /* the last hop is route.c's; without it nothing reaches */
-	for (uint32_t x = 0; x < g->nsw; x++)
-		if (!f->set[x])
-			first_hops(f, x);
+	/* without the last hop (route.c's) nothing reaches */
+	for (uint32_t i = 0; f->hv[w->own[lid]] != NOWAY && i < n; i++)
+		first_hops(f, hs[i]);
 	while (f->nheap) {
 		uint64_t k = heap_pop(f);
 		uint32_t x = (uint32_t)k, h = (uint32_t)(k >> 32);
-		if (f->set[x] || !settle(f, x, lid, h, c))
+		if (f->hv[x] != NOWAY || !settle(f, x, lid, h, c))
 			continue;
-		relax(f, x, f->w.s[x].hops + 1);
+		relax(f, x, f->hv[x] + 1);
 	}
 }
 
@@ -324,14 +320,29 @@ static void note_lid(struct lwalk *w, uint32_t lid, void *arg)
 {
 	struct fill *f = arg;
 	uint32_t c = w->comp[w->own[lid]];
+	uint64_t bit = w->last[lid] ? 1ull << (lid - w->b0) : 0;
 
 	lw_resolve_all(w, lid);
-	for (uint32_t s = 0; s < w->g->nsw; s++)
-		if (w->comp[s] == c && w->s[s].st != LW_REACH) {
-			f->hole[lid] = 1;
-			f->swhole[s] |= w->last[lid] != 0;
+	for (uint32_t s = 0; s < w->g->nsw; s++) {
+		const struct lw_sw *y = &w->s[s];
+		if (y->st == LW_REACH) {
+			if (y->hops >= 2)
+				f->deps.flag[s] |= bit;
+			continue;
 		}
-	add_cdg(w, lid, f->d.bits, f->lastq);
+		if (w->comp[s] != c)
+			continue;
+		f->hole[lid] = 1;
+		f->swhole[s] |= w->last[lid] != 0;
+	}
+}
+
+static void note_block(struct lwalk *w, uint32_t b0, void *arg)
+{
+	struct fill *f = arg;
+
+	(void)b0;
+	lw_deps_flush(w, &f->deps);
 }
 
 /*
@@ -368,7 +379,11 @@ static void fill_all(struct fill *f)
 	f->heap = rg_xmalloc((size_t)n * (WAITS + 2) + g->nlinks, sizeof(*f->heap));
 	f->tent = rg_xmalloc(n, sizeof(*f->tent));
 	f->waits = rg_xcalloc(n, 1);
-	f->set = rg_xcalloc(n, 1);
+	f->hv = rg_xmalloc(n, sizeof(*f->hv));
+	f->nbr = rg_xmalloc(g->ngroups ? g->ngroups : 1, sizeof(*f->nbr));
+	for (uint32_t k = 0; k < g->ngroups; k++)
+		f->nbr[k] = g->groups[k].peer;
+	f->hbuf = rg_xmalloc(n, sizeof(*f->hbuf));
 	f->use = rg_xcalloc(g->nlinks, sizeof(*f->use));
 	f->cands = rg_xmalloc(256, sizeof(*f->cands));
 	f->astamp = rg_xcalloc(n, sizeof(*f->astamp));
@@ -383,8 +398,10 @@ static void fill_all(struct fill *f)
 	free(f->heap);
 	free(f->tent);
 	free(f->waits);
-	free(f->set);
+	free(f->hv);
+	free(f->nbr);
 	free(f->use);
+	free(f->hbuf);
 }
 
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st)
@@ -400,9 +417,9 @@ void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reac
 		f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
 		f.swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
 		cdg_init(&f.d, g);
-		f.lastq = rg_xcalloc(g->nlinks ? g->nlinks : 1, 1);
-		lw_each(&f.w, 1, f.w.ltop + 1, NULL, note_lid, NULL, &f);
-		free(f.lastq);
+		lw_deps_init(&f.deps, g, f.d.bits);
+		lw_each(&f.w, 1, f.w.ltop + 1, NULL, note_lid, note_block, &f);
+		lw_deps_done(&f.deps, g);
 		for (uint32_t lid = 1; lid <= top && !any; lid++)
 			any = f.hole[lid];
 		if (any)
