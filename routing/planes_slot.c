@@ -16,7 +16,12 @@
  * left over the target gets another try, then others sharing its links
  * and shifts move aside where they fit elsewhere (unblock()).
  * The extras are counted per (link, shift), a byte each, with the largest
- * of every 64 kept beside them: a pod's run of shifts is long.
+ * of every 64 kept beside them: a pod's run of shifts is long. A link's
+ * counters live in blocks of 64 taken from a pool when the block first
+ * gets an extra (most stay empty: a plane's extras fill a fifth of its
+ * links' shifts), so that a plane needs a fraction of the memory, blocks
+ * taken together (one destination pod's) lie together, and clearing them
+ * for the next plane costs what was used.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +42,14 @@ struct runs {
 };
 
 struct sstate {
-	uint8_t *ex;      /* [row * N + shift]: extras on the link in the shift */
-	uint8_t *bm;      /* [row * NB + block]: their largest in each block */
-	uint32_t NB;
+	/* extras on a link (row) in a shift: block shift / BLK of the row is
+	 * pool + BLK * (dir[row * NB + block] - 1), all zero where dir is 0 */
+	uint32_t *dir;
+	uint8_t *pool;    /* PL_PAD readable bytes after the last block */
+	uint32_t *owner;  /* per pool block: its row * NB + block */
+	uint32_t npool, cappool;
+	uint8_t *bm;      /* [row * NB + block]: the block's largest */
+	uint32_t NB, N;
 	uint8_t *slot;    /* [pod * N + host]: chosen slot, 0xFF none */
 	uint64_t *ent;    /* a plane's entries: (pod, slots, sources, first extra) */
 	uint32_t nent, capent;
@@ -58,19 +68,78 @@ static uint32_t dnrow(const struct pl *x, uint32_t t, uint32_t p)
 	return x->npod * x->S + t * x->npod + p;
 }
 
-static uint32_t seg_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len,
-			uint32_t N)
+/* Block b of a row's counters; NULL while they are all zero. */
+static const uint8_t *blk_at(const struct sstate *ss, uint32_t row, uint32_t b)
 {
-	const uint8_t *c = ss->ex + (size_t)row * N, *bm = ss->bm + (size_t)row * ss->NB;
+	uint32_t k = ss->dir[(size_t)row * ss->NB + b];
+
+	return k ? ss->pool + (size_t)(k - 1) * BLK : NULL;
+}
+
+/* Block b of a row's counters, taken from the pool (zero) if need be. */
+static uint8_t *blk_take(struct sstate *ss, uint32_t row, uint32_t b)
+{
+	uint32_t *k = &ss->dir[(size_t)row * ss->NB + b];
+
+	if (!*k) {
+		if (ss->npool == ss->cappool) {
+			ss->cappool = ss->cappool ? 2 * ss->cappool : 4096;
+			uint8_t *n = realloc(ss->pool, (size_t)ss->cappool * BLK + PL_PAD);
+			uint32_t *o = realloc(ss->owner, (size_t)ss->cappool * sizeof(*o));
+			if (!n || !o)
+				abort();
+			ss->pool = n;
+			ss->owner = o;
+		}
+		memset(ss->pool + (size_t)ss->npool * BLK, 0, BLK);
+		ss->owner[ss->npool] = row * ss->NB + b;
+		*k = ++ss->npool;
+	}
+	return ss->pool + (size_t)(*k - 1) * BLK;
+}
+
+/* Counters of block b (the last one of a row may be short). */
+static uint32_t blk_len(const struct sstate *ss, uint32_t b)
+{
+	return ss->N - b * BLK < BLK ? ss->N - b * BLK : BLK;
+}
+
+/* Largest counter of a row in [st, st + len), st + len <= N, block by block. */
+static uint32_t part_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len)
+{
+	uint32_t m = 0;
+
+	while (len) {
+		uint32_t b = st / BLK, off = st % BLK, n = BLK - off < len ? BLK - off : len;
+		const uint8_t *c = blk_at(ss, row, b);
+		uint32_t v = c ? pl_runmax(c, off, n, BLK) : 0;
+		m = v > m ? v : m;
+		st += n;
+		len -= n;
+	}
+	return m;
+}
+
+/* One counter of a row. */
+static uint8_t at_shift(const struct sstate *ss, uint32_t row, uint32_t s)
+{
+	const uint8_t *c = blk_at(ss, row, s / BLK);
+
+	return c ? c[s % BLK] : 0;
+}
+
+static uint32_t seg_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len)
+{
+	const uint8_t *bm = ss->bm + (size_t)row * ss->NB;
 	uint32_t e = st + len, m = 0;
 
 	if (len < 3 * BLK)
-		return pl_runmax(c, st, len, N);
+		return part_max(ss, row, st, len);
 	uint32_t b0 = (st + BLK - 1) / BLK, b1 = e / BLK;
-	m = pl_runmax(c, st, b0 * BLK - st, N);
+	m = part_max(ss, row, st, b0 * BLK - st);
 	for (uint32_t b = b0; b < b1; b++)
 		m = bm[b] > m ? bm[b] : m;
-	uint32_t t = pl_runmax(c, b1 * BLK, e - b1 * BLK, N);
+	uint32_t t = part_max(ss, row, b1 * BLK, e - b1 * BLK);
 	return t > m ? t : m;
 }
 
@@ -78,37 +147,75 @@ static uint32_t run_max(const struct sstate *ss, uint32_t row, uint32_t st, uint
 			uint32_t N)
 {
 	if (st + len <= N)
-		return seg_max(ss, row, st, len, N);
-	uint32_t a = seg_max(ss, row, st, N - st, N), b = seg_max(ss, row, 0, st + len - N, N);
+		return seg_max(ss, row, st, len);
+	uint32_t a = seg_max(ss, row, st, N - st), b = seg_max(ss, row, 0, st + len - N);
 	return a > b ? a : b;
 }
 
-/* Adds d (1 or -1) to a run's counters (saturating at both ends), then
- * brings the block maxima it touched up to date. */
-static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, uint32_t N,
-		    int d)
+/* Largest counter + add - limit over a cyclic run, from the run's largest
+ * counter (mx, if known) where the limit is T throughout; as pl_run_excess(). */
+static int32_t row_excess(const struct pl *x, const struct sstate *ss, uint32_t row, uint32_t st,
+			  uint32_t len, uint32_t add, uint32_t mx)
 {
-	uint8_t *c = ss->ex + (size_t)row * N, *bm = ss->bm + (size_t)row * ss->NB;
-	uint32_t s = st;
+	uint32_t N = x->N;
+	int32_t e = INT32_MIN;
 
+	if (st >= x->zone && st + len <= N - x->zone) {
+		if (mx == UINT32_MAX)
+			mx = run_max(ss, row, st, len, N);
+		return (int32_t)(mx + add) - (int32_t)x->T;
+	}
+	for (uint32_t k = 0, s = st; k < len; k++, s = s + 1 == N ? 0 : s + 1) {
+		int32_t v = (int32_t)(at_shift(ss, row, s) + add) - (int32_t)x->lim[s];
+		e = v > e ? v : e;
+	}
+	return e;
+}
+
+/* Adds d (1 or -1) to n counters from c, saturating at both ends. */
+static void bump_run(uint8_t *c, uint32_t n, int d)
+{
 	uint32_t k = 0;
+
 #ifdef __SSE2__
-	/* 16 at a time up to the end of the row, saturating */
 	const __m128i one = _mm_set1_epi8(1);
-	for (; k + 16 <= len && s + 16 <= N; k += 16, s += 16) {
-		__m128i v = rg_load16(c + s);
+	for (; k + 16 <= n; k += 16) {
+		__m128i v = rg_load16(c + k);
 		v = d > 0 ? _mm_adds_epu8(v, one) : _mm_subs_epu8(v, one);
-		_mm_storeu_si128((__m128i *)(void *)(c + s), v);
+		_mm_storeu_si128((__m128i *)(void *)(c + k), v);
 	}
-	s = s == N ? 0 : s;
 #endif
-	for (; k < len; k++, s = s + 1 == N ? 0 : s + 1)
-		c[s] = d > 0 ? (uint8_t)(c[s] + (c[s] < UINT8_MAX)) : (uint8_t)(c[s] - (c[s] > 0));
-	for (uint32_t j = 0, b = st / BLK; j <= len / BLK + 1 && j < ss->NB; j++) {
-		uint32_t b0 = b * BLK, n = b0 + BLK <= N ? BLK : N - b0;
-		bm[b] = (uint8_t)pl_runmax(c, b0, n, N);
-		b = b + 1 == ss->NB ? 0 : b + 1;
+	for (; k < n; k++)
+		c[k] = d > 0 ? (uint8_t)(c[k] + (c[k] < UINT8_MAX)) : (uint8_t)(c[k] - (c[k] > 0));
+}
+
+/* Adds d (1 or -1) to a cyclic run's counters (saturating at both ends),
+ * block by block, each block's largest brought up to date. */
+static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, int d)
+{
+	uint8_t *bm = ss->bm + (size_t)row * ss->NB;
+
+	for (uint32_t s = st; len;) {
+		uint32_t b = s / BLK, off = s % BLK, bl = blk_len(ss, b);
+		uint32_t n = bl - off < len ? bl - off : len;
+		uint8_t *c = d > 0 ? blk_take(ss, row, b) : (uint8_t *)(uintptr_t)blk_at(ss, row, b);
+		if (c) {
+			bump_run(c + off, n, d);
+			bm[b] = (uint8_t)pl_runmax(c, 0, bl, BLK);
+		}
+		len -= n;
+		s = s + n == ss->N ? 0 : s + n;
 	}
+}
+
+/* Every counter back to zero, the pool emptied: the next plane. */
+static void clear_counts(struct sstate *ss)
+{
+	for (uint32_t k = 0; k < ss->npool; k++) {
+		ss->dir[ss->owner[k]] = 0;
+		ss->bm[ss->owner[k]] = 0;
+	}
+	ss->npool = 0;
 }
 
 /* Adds leaf a's run of shifts for host i, merged with one it meets (a
@@ -165,11 +272,7 @@ static int32_t excess(const struct pl *x, const struct sstate *ss, const struct 
 
 	for (uint32_t k = 0; k < r->n; k++)
 		for (uint32_t j = 0; j < 2; j++) {
-			const uint8_t *c = ss->ex + (size_t)rows[j] * x->N;
-			uint32_t st = r->st[k], len = r->len[k], mx = UINT32_MAX;
-			if (st >= x->zone && st + len <= x->N - x->zone)
-				mx = run_max(ss, rows[j], st, len, x->N);
-			int32_t e = pl_run_excess(x, c, st, len, add, mx);
+			int32_t e = row_excess(x, ss, rows[j], r->st[k], r->len[k], add, UINT32_MAX);
 			m = e > m ? e : m;
 			if (m >= stop)
 				return m;
@@ -231,8 +334,8 @@ static void place(struct pl *x, struct sstate *ss, const struct runs *r, uint32_
 
 	ss->slot[(size_t)p1 * x->N + i] = add ? (uint8_t)t : 0xFF;
 	for (uint32_t k = 0; k < r->n; k++) {
-		run_add(ss, uprow(x, p1, t), r->st[k], r->len[k], x->N, add ? 1 : -1);
-		run_add(ss, dnrow(x, t, p), r->st[k], r->len[k], x->N, add ? 1 : -1);
+		run_add(ss, uprow(x, p1, t), r->st[k], r->len[k], add ? 1 : -1);
+		run_add(ss, dnrow(x, t, p), r->st[k], r->len[k], add ? 1 : -1);
 	}
 	x->mload[((size_t)q * np + p1) * S + t] += dw;
 	x->tload[((size_t)q * S + t) * np + p] += dw;
@@ -422,13 +525,13 @@ void pl_route_middles(struct pl *x, uint8_t **lft)
 	struct sstate ss;
 
 	memset(&ss, 0, sizeof(ss));
+	ss.N = x->N;
 	ss.NB = (x->N + BLK - 1) / BLK;
-	ss.ex = rg_xmalloc((size_t)rows * x->N + PL_PAD, 1);
-	ss.bm = rg_xmalloc((size_t)rows * ss.NB, 1);
+	ss.dir = rg_xcalloc((size_t)rows * ss.NB, sizeof(*ss.dir));
+	ss.bm = rg_xcalloc((size_t)rows * ss.NB, 1);
 	ss.slot = rg_xmalloc((size_t)x->npod * x->N, 1);
 	for (uint32_t q = 0; q < x->P; q++) {
-		memset(ss.ex, 0, (size_t)rows * x->N);
-		memset(ss.bm, 0, (size_t)rows * ss.NB);
+		clear_counts(&ss);
 		memset(ss.slot, 0xFF, (size_t)x->npod * x->N);
 		plane_entries(x, &ss, q);
 		plane_slots(x, &ss, q);
@@ -438,7 +541,9 @@ void pl_route_middles(struct pl *x, uint8_t **lft)
 		x->st->a2a_max = x->mload[k] > x->st->a2a_max ? x->mload[k] : x->st->a2a_max;
 		x->st->a2a_max = x->tload[k] > x->st->a2a_max ? x->tload[k] : x->st->a2a_max;
 	}
-	free(ss.ex);
+	free(ss.dir);
+	free(ss.pool);
+	free(ss.owner);
 	free(ss.bm);
 	free(ss.slot);
 	free(ss.ent);
