@@ -454,6 +454,10 @@ static int pl_build(struct pl *x, const struct rgraph *g, const uint32_t *rank, 
 	x->N = g->nhosts;
 	if (!shape_ok(g, rank, &maxr, why, len))
 		return -1;
+	if (g->nhosts > UINT16_MAX) {
+		snprintf(why, len, "more hosts than a 16-bit index");
+		return -1;
+	}
 	uint32_t *podof = rg_xmalloc(n, sizeof(*podof)), *planeof = rg_xmalloc(n, sizeof(*planeof));
 	uint32_t *slotof = rg_xcalloc(n, sizeof(*slotof));
 	components(g, rank, maxr, podof, planeof, &x->npod, &x->P);

@@ -96,12 +96,12 @@ static void push_extra(struct pl *x, uint32_t q, uint32_t a, uint32_t i)
 {
 	if (x->nxl[q] == x->capxl[q]) {
 		x->capxl[q] = x->capxl[q] ? 2 * x->capxl[q] : 1024;
-		uint64_t *n = realloc(x->xl[q], x->capxl[q] * sizeof(*n));
+		uint32_t *n = realloc(x->xl[q], x->capxl[q] * sizeof(*n));
 		if (!n)
 			abort();
 		x->xl[q] = n;
 	}
-	x->xl[q][x->nxl[q]++] = PL_EXTRA(i, x->pod[a], a);
+	x->xl[q][x->nxl[q]++] = PL_EXTRA(i, a);
 }
 
 /* Planes leaf a may send a host of leaf l through (the host's own one

@@ -53,7 +53,7 @@ struct sstate {
 	uint8_t *slot;    /* [pod * N + host]: chosen slot, 0xFF none */
 	uint64_t *ent;    /* a plane's entries: (pod, slots, sources, first extra) */
 	uint32_t nent, capent;
-	const uint64_t *xl; /* the plane's extras, sorted */
+	const uint32_t *xl; /* the plane's extras, sorted */
 	uint32_t nxl;
 };
 
@@ -254,10 +254,11 @@ static void entry(const struct pl *x, const struct sstate *ss, uint32_t j, uint3
 	uint32_t k = (uint32_t)ss->ent[j] & ~ENT_OVER;
 
 	*i = PL_EXTRA_HOST(ss->xl[k]);
-	*p1 = PL_EXTRA_POD(ss->xl[k]);
+	*p1 = x->pod[PL_EXTRA_LEAF(ss->xl[k])];
 	r->n = 0;
 	r->w = 0;
-	for (; k < ss->nxl && PL_EXTRA_HOST(ss->xl[k]) == *i && PL_EXTRA_POD(ss->xl[k]) == *p1; k++)
+	for (; k < ss->nxl && PL_EXTRA_HOST(ss->xl[k]) == *i &&
+	       x->pod[PL_EXTRA_LEAF(ss->xl[k])] == *p1; k++)
 		add_run(x, r, PL_EXTRA_LEAF(ss->xl[k]), *i);
 }
 
@@ -412,17 +413,23 @@ static void sort_hi32(struct sstate *ss)
 	free(pos);
 }
 
+/* An extra's order within its host: source pod, then leaf. */
+static uint64_t pod_leaf(const struct pl *x, uint32_t e)
+{
+	return (uint64_t)x->pod[PL_EXTRA_LEAF(e)] << 32 | PL_EXTRA_LEAF(e);
+}
+
 /* Extras of plane q, by (host, source pod): one entry each. */
 static void plane_entries(struct pl *x, struct sstate *ss, uint32_t q)
 {
-	uint64_t *e = x->xl[q];
+	uint32_t *e = x->xl[q];
 	uint32_t n = x->nxl[q], S = x->S, np = x->npod;
 
 	/* planes_leaf.c lists them by host: order each host's by (pod, leaf) */
 	for (uint32_t k = 1; k < n; k++) {
-		uint64_t v = e[k];
-		uint32_t j = k;
-		while (j && PL_EXTRA_HOST(e[j - 1]) == PL_EXTRA_HOST(v) && e[j - 1] > v) {
+		uint32_t v = e[k], j = k;
+		while (j && PL_EXTRA_HOST(e[j - 1]) == PL_EXTRA_HOST(v) &&
+		       pod_leaf(x, e[j - 1]) > pod_leaf(x, v)) {
 			e[j] = e[j - 1];
 			j--;
 		}
@@ -437,11 +444,11 @@ static void plane_entries(struct pl *x, struct sstate *ss, uint32_t q)
 		ss->ent = rg_xmalloc(n, sizeof(*ss->ent));
 	}
 	for (uint32_t k = 0; k < n;) {
-		uint32_t i = PL_EXTRA_HOST(e[k]), p1 = PL_EXTRA_POD(e[k]), k0 = k;
+		uint32_t i = PL_EXTRA_HOST(e[k]), p1 = x->pod[PL_EXTRA_LEAF(e[k])], k0 = k;
 		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
 		uint64_t w = 0, nc = 0;
 		struct pmask m;
-		for (; k < n && PL_EXTRA_HOST(e[k]) == i && PL_EXTRA_POD(e[k]) == p1; k++)
+		for (; k < n && PL_EXTRA_HOST(e[k]) == i && x->pod[PL_EXTRA_LEAF(e[k])] == p1; k++)
 			w += x->g->sw[x->leafsw[PL_EXTRA_LEAF(e[k])]].nhosts;
 		if (p1 == p)
 			continue;
@@ -536,6 +543,8 @@ void pl_route_middles(struct pl *x, uint8_t **lft)
 		plane_entries(x, &ss, q);
 		plane_slots(x, &ss, q);
 		write_plane(x, &ss, q, lft);
+		free(x->xl[q]); /* done with: the next planes need the room */
+		x->xl[q] = NULL;
 	}
 	for (size_t k = 0; k < (size_t)x->P * x->npod * x->S; k++) {
 		x->st->a2a_max = x->mload[k] > x->st->a2a_max ? x->mload[k] : x->st->a2a_max;
