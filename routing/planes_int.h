@@ -130,6 +130,6 @@ void pl_route_leaves(struct pl *x, uint8_t **lft);
 
 /* planes_slot.c */
 /* Every middle's entry for every CA base LID of another pod. */
-void pl_route_middles(struct pl *x, uint8_t **lft);
+void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads);
 
 #endif

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/par.h"
 #include "routing/planes_int.h"
 #include "routing/simd.h"
 
@@ -45,11 +46,13 @@ struct sstate {
 	/* extras on a link (row) in a shift: block shift / BLK of the row is
 	 * pool + BLK * (dir[row * NB + block] - 1), all zero where dir is 0 */
 	uint32_t *dir;
-	uint8_t *pool;    /* PL_PAD readable bytes after the last block */
+	uint8_t *pool;    /* room for every block (only those used are ever
+			     touched, so only they take memory), PL_PAD more */
 	uint32_t *owner;  /* per pool block: its row * NB + block */
-	uint32_t npool, cappool;
+	uint32_t npool;
 	uint8_t *bm;      /* [row * NB + block]: the block's largest */
 	uint32_t NB, N;
+	uint64_t extras, over; /* planes_stats' slot_extras and slot_over */
 	uint8_t *slot;    /* [pod * N + host]: chosen slot, 0xFF none */
 	uint64_t *ent;    /* a plane's entries: (pod, slots, sources, first extra) */
 	uint32_t nent, capent;
@@ -82,15 +85,6 @@ static uint8_t *blk_take(struct sstate *ss, uint32_t row, uint32_t b)
 	uint32_t *k = &ss->dir[(size_t)row * ss->NB + b];
 
 	if (!*k) {
-		if (ss->npool == ss->cappool) {
-			ss->cappool = ss->cappool ? 2 * ss->cappool : 4096;
-			uint8_t *n = realloc(ss->pool, (size_t)ss->cappool * BLK + PL_PAD);
-			uint32_t *o = realloc(ss->owner, (size_t)ss->cappool * sizeof(*o));
-			if (!n || !o)
-				abort();
-			ss->pool = n;
-			ss->owner = o;
-		}
 		memset(ss->pool + (size_t)ss->npool * BLK, 0, BLK);
 		ss->owner[ss->npool] = row * ss->NB + b;
 		*k = ++ss->npool;
@@ -474,7 +468,7 @@ static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 		entry(x, ss, j, &i, &p1, &r);
 		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
 		uint32_t t = choose(x, ss, &r, q, p1, p, RG_NONE, &e);
-		x->st->slot_extras++;
+		ss->extras++;
 		if (t == RG_NONE)
 			continue;
 		place(x, ss, &r, q, p1, i, t, 1);
@@ -493,7 +487,7 @@ static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 		place(x, ss, &r, q, p1, i, t, 1);
 		/* unblock() walks the plane's entries: a bounded number of times */
 		if (e > 0 && (tries++ >= PL_UNBLOCKS || !unblock(x, ss, q, j, t)))
-			x->st->slot_over++;
+			ss->over++;
 	}
 }
 
@@ -526,34 +520,58 @@ static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q,
 	}
 }
 
-void pl_route_middles(struct pl *x, uint8_t **lft)
-{
-	uint32_t rows = 2 * x->npod * x->S;
+/* Every other plane from first on, with counters of its own. */
+struct half {
+	struct pl *x;
+	uint8_t **lft;
+	uint32_t first;
 	struct sstate ss;
+};
 
-	memset(&ss, 0, sizeof(ss));
-	ss.N = x->N;
-	ss.NB = (x->N + BLK - 1) / BLK;
-	ss.dir = rg_xcalloc((size_t)rows * ss.NB, sizeof(*ss.dir));
-	ss.bm = rg_xcalloc((size_t)rows * ss.NB, 1);
-	ss.slot = rg_xmalloc((size_t)x->npod * x->N, 1);
-	for (uint32_t q = 0; q < x->P; q++) {
-		clear_counts(&ss);
-		memset(ss.slot, 0xFF, (size_t)x->npod * x->N);
-		plane_entries(x, &ss, q);
-		plane_slots(x, &ss, q);
-		write_plane(x, &ss, q, lft);
+static void route_half(void *arg)
+{
+	struct half *h = arg;
+	struct pl *x = h->x;
+	struct sstate *ss = &h->ss;
+	uint32_t rows = 2 * x->npod * x->S;
+
+	ss->N = x->N;
+	ss->NB = (x->N + BLK - 1) / BLK;
+	ss->dir = rg_xcalloc((size_t)rows * ss->NB, sizeof(*ss->dir));
+	ss->pool = rg_xmalloc((size_t)rows * ss->NB * BLK + PL_PAD, 1);
+	ss->owner = rg_xmalloc((size_t)rows * ss->NB, sizeof(*ss->owner));
+	ss->bm = rg_xcalloc((size_t)rows * ss->NB, 1);
+	ss->slot = rg_xmalloc((size_t)x->npod * x->N, 1);
+	for (uint32_t q = h->first; q < x->P; q += 2) {
+		clear_counts(ss);
+		memset(ss->slot, 0xFF, (size_t)x->npod * x->N);
+		plane_entries(x, ss, q);
+		plane_slots(x, ss, q);
+		write_plane(x, ss, q, h->lft);
 		free(x->xl[q]); /* done with: the next planes need the room */
 		x->xl[q] = NULL;
+	}
+	free(ss->dir);
+	free(ss->pool);
+	free(ss->owner);
+	free(ss->bm);
+	free(ss->slot);
+	free(ss->ent);
+}
+
+/* Planes are apart: the even and the odd ones may go on two threads (their
+ * load counts, extras lists and middle switches are theirs alone). */
+void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads)
+{
+	struct half h[2] = { { .x = x, .lft = lft, .first = 0 }, { .x = x, .lft = lft, .first = 1 } };
+
+	rg_par2(route_half, &h[1], &h[0], threads);
+	for (uint32_t k = 0; k < 2; k++) {
+		x->st->slot_extras += h[k].ss.extras;
+		x->st->slot_over += h[k].ss.over;
 	}
 	for (size_t k = 0; k < (size_t)x->P * x->npod * x->S; k++) {
 		x->st->a2a_max = x->mload[k] > x->st->a2a_max ? x->mload[k] : x->st->a2a_max;
 		x->st->a2a_max = x->tload[k] > x->st->a2a_max ? x->tload[k] : x->st->a2a_max;
 	}
-	free(ss.dir);
-	free(ss.pool);
-	free(ss.owner);
-	free(ss.bm);
-	free(ss.slot);
-	free(ss.ent);
 }

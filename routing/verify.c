@@ -15,20 +15,35 @@
 #include "routing/cdg.h"
 #include "routing/graph.h"
 #include "routing/pairbound.h"
+#include "routing/par.h"
 #include "routing/verify.h"
 #include "routing/vshift.h"
 #include "routing/walk.h"
 
+/* What every part reads and none writes. */
 struct vctx {
 	const struct rgraph *g;
 	uint8_t **lft;          /* per switch index */
-	uint32_t top;
-	struct lwalk w;
+	uint32_t top, ltop;
 	struct pair_bound pb;   /* its distances serve the pairs too */
-	struct route_verify *v;
 	uint32_t *hostof;       /* per LID: the host whose base LID it is, RG_NONE */
 	uint32_t *hnext;        /* per host: the next with the same base LID */
 	uint32_t *hsw, nhsw;    /* switches with hosts */
+	uint32_t *links;        /* switch-link ports per switch */
+	uint32_t *sh, nsh;      /* the shifts tried */
+	struct shift_load *sl;  /* their busiest links, per shift */
+	uint32_t *spb;          /* their pair bounds */
+};
+
+/* A part of the work, for one thread: LIDs [lo, hi), and the shifts' pair
+ * bounds (pb set) or their busiest links, with counts and memory of its
+ * own. */
+struct vpart {
+	const struct vctx *x;
+	uint32_t lo, hi;
+	int bounds;             /* 1: the pair bounds, 0: the busiest links */
+	struct route_verify v;  /* its counts of pairs, faults, hops */
+	struct lwalk w;
 	uint32_t *act, acur;
 	/* all-to-all flows per link id: at most hosts x (hosts - 1), and hosts
 	 * are fewer than unicast LIDs (49151), so 32 bits hold it */
@@ -38,16 +53,16 @@ struct vctx {
 	struct lw_deps hdep;    /* the hosts' routes */
 	struct lw_deps sdep;    /* every switch's routes to CA LIDs */
 	uint8_t *hbits, *sbits; /* their dependencies, 32 bytes per link id */
-	uint32_t *links;        /* switch-link ports per switch */
 };
 
 /* Hosts' pairs towards d: fates, hops, stretch. */
-static void count_pairs(struct vctx *x, const struct rg_host *d)
+static void count_pairs(struct vpart *y, const struct rg_host *d)
 {
+	const struct vctx *x = y->x;
 	const struct rgraph *g = x->g;
-	const struct lw_sw *ws = x->w.s;
+	const struct lw_sw *ws = y->w.s;
 	const uint16_t *dist = x->pb.dist + (size_t)x->pb.row[d->sw] * g->nsw;
-	struct route_verify *v = x->v;
+	struct route_verify *v = &y->v;
 
 	for (uint32_t k = 0; k < x->nhsw; k++) {
 		uint32_t s = x->hsw[k];
@@ -73,40 +88,41 @@ static void count_pairs(struct vctx *x, const struct rg_host *d)
 
 /* Every switch on a host's way to d: its channel dependency once, and on
  * ways that arrive the all-to-all flows of the hosts behind it. */
-static void host_ways(struct vctx *x, const struct rg_host *d, uint32_t j)
+static void host_ways(struct vpart *y, const struct rg_host *d, uint32_t j)
 {
+	const struct vctx *x = y->x;
 	const struct rgraph *g = x->g;
-	const struct lw_sw *ws = x->w.s;
-	uint16_t *fl = x->fl + j;
+	const struct lw_sw *ws = y->w.s;
+	uint16_t *fl = y->fl + j;
 	uint64_t bit = 1ull << j;
 
-	x->acur++;
+	y->acur++;
 	for (uint32_t k = 0; k < x->nhsw; k++) {
 		uint32_t s = x->hsw[k], n = g->sw[s].nhosts - (s == d->sw);
-		for (uint32_t y = s; n && y != RG_NONE; y = ws[y].nxt) {
-			const struct lw_sw *c = &ws[y];
-			if (x->act[y] != x->acur) {
-				x->act[y] = x->acur;
+		for (uint32_t z = s; n && z != RG_NONE; z = ws[z].nxt) {
+			const struct lw_sw *c = &ws[z];
+			if (y->act[z] != y->acur) {
+				y->act[z] = y->acur;
 				if (c->nxt != RG_NONE && ws[c->nxt].nxt != RG_NONE)
-					x->hdep.flag[y] |= bit;
+					y->hdep.flag[z] |= bit;
 			} else if (c->st != LW_REACH) {
 				break; /* a loop, or a way seen already */
 			}
 			if (c->st == LW_REACH && c->hops)
-				fl[(size_t)y * LW_RB] = (uint16_t)(fl[(size_t)y * LW_RB] + n);
+				fl[(size_t)z * LW_RB] = (uint16_t)(fl[(size_t)z * LW_RB] + n);
 		}
 	}
 }
 
 /* Switches that reach the LID; with bit, every switch's channel
  * dependency on its way (to a CA LID) flagged. */
-static uint32_t switch_ways(struct vctx *x, uint64_t bit)
+static uint32_t switch_ways(struct vpart *y, uint64_t bit)
 {
-	const struct lw_sw *ws = x->w.s;
-	uint64_t *flag = x->sdep.flag;
+	const struct lw_sw *ws = y->w.s;
+	uint64_t *flag = y->sdep.flag;
 	uint32_t n = 0;
 
-	for (uint32_t s = 0; s < x->g->nsw; s++) {
+	for (uint32_t s = 0; s < y->x->g->nsw; s++) {
 		n += ws[s].st == LW_REACH;
 		if (ws[s].st == LW_REACH && ws[s].hops >= 2)
 			flag[s] |= bit;
@@ -116,31 +132,31 @@ static uint32_t switch_ways(struct vctx *x, uint64_t bit)
 
 static void visit_lid(struct lwalk *w, uint32_t lid, void *arg)
 {
-	struct vctx *x = arg;
+	struct vpart *y = arg;
+	const struct vctx *x = y->x;
 	uint32_t o = w->own[lid], part = w->csize[w->comp[o]];
 	uint64_t bit = 1ull << (lid - w->b0);
 
 	lw_resolve_all(w, lid);
-	x->v->sw_pairs += part;
-	x->v->sw_unrouted += part - switch_ways(x, w->last[lid] ? bit : 0);
+	y->v.sw_pairs += part;
+	y->v.sw_unrouted += part - switch_ways(y, w->last[lid] ? bit : 0);
 	for (uint32_t h = x->hostof[lid]; h != RG_NONE; h = x->hnext[h]) {
-		count_pairs(x, &x->g->hosts[h]);
-		host_ways(x, &x->g->hosts[h], lid - w->b0);
+		count_pairs(y, &x->g->hosts[h]);
+		host_ways(y, &x->g->hosts[h], lid - w->b0);
 	}
 }
 
 /* The block's flows onto the links, switch by switch (its links' counts
  * then in cache, as they are not when each LID's walk adds to them). */
-static void flush_flows(struct vctx *x)
+static void flush_flows(struct vpart *y)
 {
-	const struct lwalk *w = &x->w;
-	uint32_t n = x->g->nsw;
+	const struct lwalk *w = &y->w;
 
-	for (uint32_t s = 0; s < n; s++) {
+	for (uint32_t s = 0; s < y->x->g->nsw; s++) {
 		const uint8_t *row = w->blk + (size_t)s * LW_RB;
-		uint32_t *a = x->a2a + w->pbase[s];
+		uint32_t *a = y->a2a + w->pbase[s];
 		for (uint32_t j = 0; j < w->bn; j++) {
-			uint16_t *f = &x->fl[(size_t)s * LW_RB + j];
+			uint16_t *f = &y->fl[(size_t)s * LW_RB + j];
 			if (*f) {
 				a[row[j]] += *f; /* a flow goes on: the entry is a link */
 				*f = 0;
@@ -151,12 +167,85 @@ static void flush_flows(struct vctx *x)
 
 static void block_done(struct lwalk *w, uint32_t b0, void *arg)
 {
-	struct vctx *x = arg;
+	struct vpart *y = arg;
 
 	(void)b0;
-	lw_deps_flush(w, &x->hdep);
-	lw_deps_flush(w, &x->sdep);
-	flush_flows(x);
+	lw_deps_flush(w, &y->hdep);
+	lw_deps_flush(w, &y->sdep);
+	flush_flows(y);
+}
+
+static void part_init(struct vpart *y, const struct vctx *x, uint32_t lo, uint32_t hi,
+		      int bounds)
+{
+	const struct rgraph *g = x->g;
+	uint32_t n = g->nsw ? g->nsw : 1, nl = g->nlinks ? g->nlinks : 1;
+
+	memset(y, 0, sizeof(*y));
+	y->x = x;
+	y->lo = lo;
+	y->hi = hi;
+	y->bounds = bounds;
+	lw_init(&y->w, g, x->lft, x->top);
+	y->act = rg_xcalloc(n, sizeof(*y->act));
+	y->a2a = rg_xcalloc(nl, sizeof(*y->a2a));
+	y->fl = rg_xcalloc((size_t)n * LW_RB, sizeof(*y->fl));
+	y->hbits = rg_xcalloc(nl, 32);
+	y->sbits = rg_xcalloc(nl, 32);
+	lw_deps_init(&y->hdep, g, y->hbits);
+	lw_deps_init(&y->sdep, g, y->sbits);
+}
+
+static void part_free(struct vpart *y)
+{
+	lw_free(&y->w);
+	free(y->act);
+	free(y->a2a);
+	free(y->fl);
+	free(y->hbits);
+	free(y->sbits);
+}
+
+/* A part's work: one walk per LID (the hosts' pairs, the switches' own,
+ * the channel dependencies and all-to-all loads), then the shifts' pair
+ * bounds or busiest links. */
+static void part_run(void *arg)
+{
+	struct vpart *y = arg;
+	struct vctx *x = (struct vctx *)(uintptr_t)y->x; /* its shift results only */
+
+	lw_each(&y->w, y->lo, y->hi, NULL, visit_lid, block_done, y);
+	lw_deps_done(&y->hdep, x->g);
+	lw_deps_done(&y->sdep, x->g);
+	if (!y->bounds) {
+		shift_loads(x->g, x->lft, x->top, x->sh, x->nsh, x->sl);
+		return;
+	}
+	for (uint32_t i = 0; i < x->nsh; i++)
+		x->spb[i] = pair_bound_shift(&x->pb, x->sh[i]);
+}
+
+/* Part b's counts, flows and dependencies into part a's. */
+static void part_merge(struct vpart *a, const struct vpart *b, uint32_t nlinks)
+{
+	struct route_verify *v = &a->v;
+	const struct route_verify *u = &b->v;
+
+	v->pairs += u->pairs;
+	v->unreachable += u->unreachable;
+	v->dead_port += u->dead_port;
+	v->looping += u->looping;
+	v->nonminimal += u->nonminimal;
+	v->sw_pairs += u->sw_pairs;
+	v->sw_unrouted += u->sw_unrouted;
+	v->max_hops = u->max_hops > v->max_hops ? u->max_hops : v->max_hops;
+	v->max_stretch = u->max_stretch > v->max_stretch ? u->max_stretch : v->max_stretch;
+	for (uint32_t i = 0; i < nlinks; i++)
+		a->a2a[i] += b->a2a[i];
+	for (size_t i = 0; i < (size_t)nlinks * 32; i++) {
+		a->hbits[i] |= b->hbits[i];
+		a->sbits[i] |= b->sbits[i];
+	}
 }
 
 static void link_name(const struct vctx *x, uint32_t id, uint64_t *guid, uint8_t *port)
@@ -170,32 +259,41 @@ static void link_name(const struct vctx *x, uint32_t id, uint64_t *guid, uint8_t
 		}
 }
 
-static void shifts(struct vctx *x, struct route_verify *v)
+/* The shifts tried: all, or VERIFY_SHIFT_SAMPLES spread evenly. */
+static void pick_shifts(struct vctx *x, struct route_verify *v)
 {
 	uint32_t n = x->g->nhosts, total = n > 1 ? n - 1 : 0;
 	uint32_t k = total > VERIFY_SHIFT_SAMPLES ? VERIFY_SHIFT_SAMPLES : total;
-	uint32_t *sh = rg_xmalloc(k ? k : 1, sizeof(*sh));
-	struct shift_load *r = rg_xmalloc(k ? k : 1, sizeof(*r));
 
+	x->nsh = k;
+	x->sh = rg_xmalloc(k ? k : 1, sizeof(*x->sh));
+	x->sl = rg_xmalloc(k ? k : 1, sizeof(*x->sl));
+	x->spb = rg_xmalloc(k ? k : 1, sizeof(*x->spb));
+	for (uint32_t i = 0; i < k; i++)
+		x->sh[i] = 1 + (uint32_t)((uint64_t)i * total / k);
 	v->shifts_sampled = k < total;
 	v->shifts_tried = k;
 	v->shift_excess = v->shift_pexcess = v->shift_fexcess = k ? INT32_MIN : 0;
-	for (uint32_t i = 0; i < k; i++)
-		sh[i] = 1 + (uint32_t)((uint64_t)i * total / k);
-	shift_loads(x->g, x->lft, x->top, sh, k, r);
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t c = r[i].busiest, bd = r[i].bound;
+}
+
+/* The shifts' results, in shift order. */
+static void shifts(const struct vctx *x, struct route_verify *v)
+{
+	uint32_t last = 0; /* a shift without a path names the link of the one before */
+
+	for (uint32_t i = 0; i < x->nsh; i++) {
+		uint32_t c = x->sl[i].busiest, bd = x->sl[i].bound, p = x->spb[i];
+		last = x->sl[i].link != RG_NONE ? x->sl[i].link : last;
 		if (c > v->shift_max || !v->shift_max_at) {
 			v->shift_max = c;
-			v->shift_max_at = sh[i];
+			v->shift_max_at = x->sh[i];
 		}
 		if (bd > v->shift_bound)
 			v->shift_bound = bd;
 		if ((int32_t)(c - bd) > v->shift_excess) {
 			v->shift_excess = (int32_t)(c - bd);
-			link_name(x, r[i].link, &v->shift_worst_guid, &v->shift_worst_port);
+			link_name(x, last, &v->shift_worst_guid, &v->shift_worst_port);
 		}
-		uint32_t p = pair_bound_shift(&x->pb, sh[i]);
 		if (p > bd + 1)
 			v->shifts_forced++;
 		else if ((int32_t)(c - bd) > v->shift_fexcess)
@@ -206,11 +304,9 @@ static void shifts(struct vctx *x, struct route_verify *v)
 		if ((int32_t)(c - p) > v->shift_pexcess)
 			v->shift_pexcess = (int32_t)(c - p);
 	}
-	free(sh);
-	free(r);
 }
 
-static void a2a_bound(struct vctx *x, struct route_verify *v)
+static void a2a_bound(const struct vctx *x, struct route_verify *v)
 {
 	const struct rgraph *g = x->g;
 
@@ -224,22 +320,20 @@ static void a2a_bound(struct vctx *x, struct route_verify *v)
 	}
 }
 
-static void vctx_init(struct vctx *x, const struct rgraph *g, const struct route_tables *rt,
-		      struct route_verify *v)
+static void vctx_init(struct vctx *x, const struct rgraph *g, const struct route_tables *rt)
 {
 	uint32_t n = g->nsw ? g->nsw : 1;
 
 	memset(x, 0, sizeof(*x));
 	x->g = g;
-	x->v = v;
 	x->top = rt->top;
+	x->ltop = g->top > rt->top ? g->top : rt->top;
 	x->lft = rg_xcalloc(n, sizeof(*x->lft));
 	for (uint32_t s = 0; s < g->nsw; s++)
 		x->lft[s] = rt->lft[g->sw[s].node].ports;
-	lw_init(&x->w, g, x->lft, rt->top);
 	pair_bound_init(&x->pb, g);
-	x->hostof = rg_xmalloc(x->w.ltop + 1u, sizeof(*x->hostof));
-	for (uint32_t l = 0; l <= x->w.ltop; l++)
+	x->hostof = rg_xmalloc(x->ltop + 1u, sizeof(*x->hostof));
+	for (uint32_t l = 0; l <= x->ltop; l++)
 		x->hostof[l] = RG_NONE;
 	x->hnext = rg_xmalloc(g->nhosts ? g->nhosts : 1, sizeof(*x->hnext));
 	for (uint32_t h = g->nhosts; h-- > 0;) {
@@ -250,14 +344,7 @@ static void vctx_init(struct vctx *x, const struct rgraph *g, const struct route
 	for (uint32_t s = 0; s < g->nsw; s++)
 		if (g->sw[s].nhosts)
 			x->hsw[x->nhsw++] = s;
-	x->act = rg_xcalloc(n, sizeof(*x->act));
 	x->links = rg_xcalloc(n, sizeof(*x->links));
-	x->a2a = rg_xcalloc(g->nlinks, sizeof(*x->a2a));
-	x->fl = rg_xcalloc((size_t)n * LW_RB, sizeof(*x->fl));
-	x->hbits = rg_xcalloc(g->nlinks ? g->nlinks : 1, 32);
-	x->sbits = rg_xcalloc(g->nlinks ? g->nlinks : 1, 32);
-	lw_deps_init(&x->hdep, g, x->hbits);
-	lw_deps_init(&x->sdep, g, x->sbits);
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t k = 0; k < g->sw[s].ngroups; k++)
 			x->links[s] += rg_group(g, s, k)->n;
@@ -265,18 +352,15 @@ static void vctx_init(struct vctx *x, const struct rgraph *g, const struct route
 
 static void vctx_free(struct vctx *x)
 {
-	lw_free(&x->w);
 	pair_bound_free(&x->pb);
 	free(x->lft);
 	free(x->hostof);
 	free(x->hnext);
 	free(x->hsw);
-	free(x->act);
 	free(x->links);
-	free(x->a2a);
-	free(x->fl);
-	free(x->hbits);
-	free(x->sbits);
+	free(x->sh);
+	free(x->sl);
+	free(x->spb);
 }
 
 static int check_tables(const struct rgraph *g, const struct route_tables *rt, char *err,
@@ -296,29 +380,52 @@ static int check_tables(const struct rgraph *g, const struct route_tables *rt, c
 	return 0;
 }
 
-/* One walk per LID: the hosts' pairs, the switches' own, the channel
- * dependencies and all-to-all loads. */
-static void all_lids(struct vctx *x, struct route_verify *v)
+/* The merged part's loads and dependencies into v. */
+static void loads(const struct vctx *x, const struct vpart *y, struct route_verify *v)
 {
 	const struct rgraph *g = x->g;
 
-	lw_each(&x->w, 1, x->w.ltop + 1, NULL, visit_lid, block_done, x);
-	lw_deps_done(&x->hdep, g);
-	lw_deps_done(&x->sdep, g);
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
-			if (x->a2a[g->sw[s].portbase + p] > v->a2a_max) {
-				v->a2a_max = x->a2a[g->sw[s].portbase + p];
+			if (y->a2a[g->sw[s].portbase + p] > v->a2a_max) {
+				v->a2a_max = y->a2a[g->sw[s].portbase + p];
 				v->a2a_max_guid = g->t->nodes[g->sw[s].node].guid;
 				v->a2a_max_port = (uint8_t)p;
 			}
 	for (uint32_t i = 0; i < g->nlinks; i++) {
-		v->cdg_channels += x->a2a[i] != 0;
+		v->cdg_channels += y->a2a[i] != 0;
 		for (uint32_t b = 0; b < 32; b++)
-			v->cdg_edges += rg_pop64(x->hbits[32u * i + b]);
+			v->cdg_edges += rg_pop64(y->hbits[32u * i + b]);
 	}
-	v->cdg_cycle = cdg_cyclic(g, x->hbits);
-	v->sw_cdg_cycle = cdg_cyclic(g, x->sbits);
+	v->cdg_cycle = cdg_cyclic(g, y->hbits);
+	v->sw_cdg_cycle = cdg_cyclic(g, y->sbits);
+}
+
+/* The LIDs and the shifts in two parts, on two threads (or one after the
+ * other). The shifts' busiest links cost about as much as half the LIDs,
+ * their pair bounds less: the first part takes two thirds of the LIDs
+ * (up to a block boundary) and the pair bounds. */
+static void run_parts(struct vctx *x, struct route_verify *v, unsigned threads)
+{
+	uint32_t mid = 1 + (uint32_t)((uint64_t)x->ltop * 2 / 3 / LW_RB) * LW_RB;
+	struct vpart y[2];
+
+	part_init(&y[0], x, 1, mid, 1);
+	part_init(&y[1], x, mid, x->ltop + 1, 0);
+	rg_par2(part_run, &y[1], &y[0], threads);
+	part_merge(&y[0], &y[1], x->g->nlinks);
+	part_free(&y[1]);
+	v->pairs = y[0].v.pairs;
+	v->unreachable = y[0].v.unreachable;
+	v->dead_port = y[0].v.dead_port;
+	v->looping = y[0].v.looping;
+	v->nonminimal = y[0].v.nonminimal;
+	v->sw_pairs = y[0].v.sw_pairs;
+	v->sw_unrouted = y[0].v.sw_unrouted;
+	v->max_hops = y[0].v.max_hops;
+	v->max_stretch = y[0].v.max_stretch;
+	loads(x, &y[0], v);
+	part_free(&y[0]);
 }
 
 /* An entry toward a port that has no link sends packets nowhere: whether or
@@ -342,8 +449,8 @@ static uint64_t count_dead_entries(const struct topo *t, const struct route_tabl
 	return n;
 }
 
-int route_verify(const struct topo *t, const struct route_tables *rt,
-		 struct route_verify *v, char *err, size_t errlen)
+int route_verify_threads(const struct topo *t, const struct route_tables *rt,
+			 struct route_verify *v, char *err, size_t errlen, unsigned threads)
 {
 	struct rgraph g;
 	struct vctx x;
@@ -355,16 +462,23 @@ int route_verify(const struct topo *t, const struct route_tables *rt,
 		rg_free(&g);
 		return -1;
 	}
-	vctx_init(&x, &g, rt, v);
+	vctx_init(&x, &g, rt);
 	v->nhosts = g.nhosts;
 	v->nswitches = g.nsw;
 	v->dead_entries = count_dead_entries(t, rt);
-	all_lids(&x, v);
+	pick_shifts(&x, v);
+	run_parts(&x, v, threads);
 	a2a_bound(&x, v);
 	shifts(&x, v);
 	vctx_free(&x);
 	rg_free(&g);
 	return 0;
+}
+
+int route_verify(const struct topo *t, const struct route_tables *rt,
+		 struct route_verify *v, char *err, size_t errlen)
+{
+	return route_verify_threads(t, rt, v, err, errlen, VERIFY_THREADS);
 }
 
 int route_verify_ok(const struct route_verify *v)

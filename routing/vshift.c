@@ -31,7 +31,6 @@ struct sgroup {
 	uint32_t *load;     /* [link id * SG + shift in group] */
 	uint32_t *flow;     /* [shift in group * nsw + switch]: flows leaving it */
 	uint32_t maxl[SG], maxid[SG];
-	uint32_t lastid;    /* the busiest link of the last shift that had one */
 	uint32_t cur[SW], lid[SW], id[SW][SHOPS], alive[SW];
 	uint8_t len[SW], done[SW], used[SW];
 };
@@ -175,9 +174,7 @@ static void results(struct sgroup *x, uint32_t m, struct shift_load *out)
 			}
 			f[s] = 0;
 		}
-		/* a shift without a path names the link of the one before */
-		x->lastid = x->maxl[k] ? x->maxid[k] : x->lastid;
-		out[k] = (struct shift_load){ x->maxl[k], x->lastid, b };
+		out[k] = (struct shift_load){ x->maxl[k], x->maxl[k] ? x->maxid[k] : RG_NONE, b };
 		x->maxl[k] = x->maxid[k] = 0;
 	}
 	memset(x->load, 0, (size_t)g->nlinks * SG * sizeof(*x->load));

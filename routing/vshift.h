@@ -15,7 +15,8 @@
 
 struct shift_load {
 	uint32_t busiest;  /* flows on the busiest link */
-	uint32_t link;     /* its link id (the first to reach that count) */
+	uint32_t link;     /* its link id (the first to reach that count);
+			      RG_NONE if the shift has no path */
 	uint32_t bound;    /* the largest ceil(flows leaving a switch / its switch links) */
 };
 
