@@ -8,9 +8,10 @@
 # default 54 5 3: 39 366 hosts, 3645 switches), then runs
 # "ibsm-route -e ftree --timing" on it RUNS times (default 3) on two
 # threads and RUNS times on one (--threads 1), and prints each run's
-# routing and verification wall time and peak RSS, their medians, the
-# verification's quality lines of the first run, and the load average
-# before and after (the machine may be shared: compare runs made together).
+# routing and verification wall and CPU time (all threads) and peak RSS,
+# their medians, the verification's quality lines of the first run, and
+# the load average before and after (the machine may be shared: compare
+# runs made together; CPU time varies less than wall time).
 set -eu
 b="${1:-.}"
 runs="${2:-3}"
@@ -30,10 +31,10 @@ for threads in 2 1; do
 	while [ "$i" -le "$runs" ]; do
 		"$ir" -e ftree --timing --threads "$threads" "$net" >"$tmp/out" 2>"$tmp/err" ||
 			{ cat "$tmp/err" >&2; exit 1; }
-		# "ibsm-route: timing: parse P s, route R s, verify V s; peak RSS M MiB"
-		sed -n 's/.*timing: parse \([0-9.]*\) s, route \([0-9.]*\) s, verify \([0-9.]*\) s; peak RSS \([0-9.]*\) MiB/\1 \2 \3 \4/p' \
-			"$tmp/err" | awk -v t="$threads" -v i="$i" '{ printf "threads %s run %s: parse %s s, route %s s, verify %s s, route+verify %.3f s, peak RSS %s MiB\n", t, i, $1, $2, $3, $2 + $3, $4 }' |
-			tee -a "$tmp/runs"
+		# "timing: parse P s, route R s (cpu C s), verify V s (cpu D s); peak RSS M MiB"
+		tr -d '(),;' <"$tmp/err" | awk -v t="$threads" -v i="$i" '/timing:/ {
+			printf "threads %s run %s: route %s s (cpu %s), verify %s s (cpu %s), route+verify %.3f s (cpu %.3f), peak RSS %s MiB\n",
+				t, i, $7, $10, $13, $16, $7 + $13, $10 + $16, $20 }' | tee -a "$tmp/runs"
 		[ "$i" -eq 1 ] && [ "$threads" -eq 2 ] && cp "$tmp/out" "$tmp/first"
 		i=$((i + 1))
 	done
@@ -41,12 +42,13 @@ done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 for threads in 2 1; do
 	awk -v t="$threads" 'BEGIN { n = 0 } $2 == t {
-		r[n] = $9; v[n] = $12; s[n] = $15; m = $19 > m ? $19 : m; n++ }
+		r[n] = $6; rc[n] = $9; v[n] = $11; vc[n] = $14; s[n] = $16; sc[n] = $19
+		m = $22 > m ? $22 : m; n++ }
 	function med(a, n,   i, j, x) {
 		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
 			if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
 		return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2 }
-	END { printf "median, %s thread(s), %d runs: route %.3f s, verify %.3f s, route+verify %.3f s; peak RSS %.1f MiB\n",
-		t, n, med(r, n), med(v, n), med(s, n), m }' "$tmp/runs"
+	END { printf "median, %s thread(s), %d runs: route %.3f s (cpu %.3f), verify %.3f s (cpu %.3f), route+verify %.3f s (cpu %.3f); peak RSS %.1f MiB\n",
+		t, n, med(r, n), med(rc, n), med(v, n), med(vc, n), med(s, n), med(sc, n), m }' "$tmp/runs"
 done
 grep -E '^engine|all-to-all|shift|reachability|own packets|credit' "$tmp/first"

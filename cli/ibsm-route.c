@@ -30,27 +30,39 @@ struct args {
 	unsigned threads;  /* 0: the library's default */
 };
 
-/* Wall-clock times of the steps, for --timing. */
-struct steps {
-	double t0, parsed, routed, verified;
+/* Wall-clock and CPU (all threads) times at the end of each step, for
+ * --timing: CPU time says more than wall time on a busy machine. */
+struct stamp {
+	double wall, cpu;
 };
 
-static double now(void)
+struct steps {
+	struct stamp t0, parsed, routed, verified;
+};
+
+static struct stamp now(void)
 {
 	struct timespec ts;
+	struct rusage ru;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	getrusage(RUSAGE_SELF, &ru);
+	return (struct stamp){ (double)ts.tv_sec + (double)ts.tv_nsec / 1e9,
+		(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6 };
 }
 
 static void print_timing(const struct steps *st)
 {
 	struct rusage ru;
+	struct stamp v = st->verified.wall ? st->verified : st->routed;
 
 	getrusage(RUSAGE_SELF, &ru);
-	fprintf(stderr, "ibsm-route: timing: parse %.3f s, route %.3f s, verify %.3f s; "
-		"peak RSS %.1f MiB\n", st->parsed - st->t0, st->routed - st->parsed,
-		st->verified ? st->verified - st->routed : 0.0, (double)ru.ru_maxrss / 1024.0);
+	fprintf(stderr, "ibsm-route: timing: parse %.3f s, route %.3f s (cpu %.3f s), "
+		"verify %.3f s (cpu %.3f s); peak RSS %.1f MiB\n",
+		st->parsed.wall - st->t0.wall, st->routed.wall - st->parsed.wall,
+		st->routed.cpu - st->parsed.cpu, v.wall - st->routed.wall, v.cpu - st->routed.cpu,
+		(double)ru.ru_maxrss / 1024.0);
 }
 
 static void usage(FILE *f)
@@ -332,7 +344,7 @@ static int run(const struct args *a)
 	struct route_tables rt;
 	char err[256] = "";
 	size_t len;
-	struct steps st = { now(), 0, 0, 0 };
+	struct steps st = { now(), { 0, 0 }, { 0, 0 }, { 0, 0 } };
 	char *buf = read_file(a->file, &len);
 
 	if (!buf)
