@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "routing/cdg.h"
+#include "routing/par.h"
 #include "routing/reach.h"
 #include "routing/routing.h"
 #include "routing/walk.h"
@@ -41,7 +42,6 @@ struct cand {
 /* State of reach_fill(): the walker, the heap and the cycle search. */
 struct fill {
 	struct lwalk w;
-	struct lw_deps deps;/* pass 1: the routes' dependencies, into d */
 	uint32_t cur;       /* LIDs filled so far: astamp's stamp */
 	uint32_t *hbuf;     /* holes_of()'s list */
 	struct reach_stats *st;
@@ -314,11 +314,20 @@ static void fill_lid(struct lwalk *w, uint32_t lid, void *arg)
 	}
 }
 
-/* Pass 1 of a fill: which LIDs and switches have holes, and the channel
- * dependencies of the routes that work. */
+/* Pass 1 of a fill over LIDs [lo, hi), for one thread: which LIDs and
+ * switches have holes, and the channel dependencies of the routes that
+ * work. */
+struct note {
+	struct lwalk w;
+	uint32_t lo, hi;
+	struct lw_deps deps;
+	uint8_t *hole;      /* per LID (each part writes its own LIDs') */
+	uint8_t *swhole;    /* per switch: misses some CA LID */
+};
+
 static void note_lid(struct lwalk *w, uint32_t lid, void *arg)
 {
-	struct fill *f = arg;
+	struct note *n = arg;
 	uint32_t c = w->comp[w->own[lid]];
 	uint64_t bit = w->last[lid] ? 1ull << (lid - w->b0) : 0;
 
@@ -327,22 +336,56 @@ static void note_lid(struct lwalk *w, uint32_t lid, void *arg)
 		const struct lw_sw *y = &w->s[s];
 		if (y->st == LW_REACH) {
 			if (y->hops >= 2)
-				f->deps.flag[s] |= bit;
+				n->deps.flag[s] |= bit;
 			continue;
 		}
 		if (w->comp[s] != c)
 			continue;
-		f->hole[lid] = 1;
-		f->swhole[s] |= w->last[lid] != 0;
+		n->hole[lid] = 1;
+		n->swhole[s] |= w->last[lid] != 0;
 	}
 }
 
 static void note_block(struct lwalk *w, uint32_t b0, void *arg)
 {
-	struct fill *f = arg;
+	struct note *n = arg;
 
 	(void)b0;
-	lw_deps_flush(w, &f->deps);
+	lw_deps_flush(w, &n->deps);
+}
+
+static void note_run(void *arg)
+{
+	struct note *n = arg;
+
+	lw_each(&n->w, n->lo, n->hi, NULL, note_lid, note_block, n);
+	lw_deps_done(&n->deps, n->w.g);
+}
+
+/* Pass 1 in two parts of the LIDs (two threads, or one after the other),
+ * the second's holes and dependencies merged into the first's (f's). */
+static void note_all(struct fill *f, unsigned threads)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t mid = 1 + (f->w.ltop / 2 / LW_RB) * LW_RB, nl = g->nlinks ? g->nlinks : 1;
+	uint8_t *bits = rg_xcalloc(nl, 32);
+	struct note n[2] = { { .lo = 1, .hi = mid, .hole = f->hole, .swhole = f->swhole },
+			     { .lo = mid, .hi = f->w.ltop + 1, .hole = f->hole } };
+
+	n[0].w = f->w; /* the fill's walker: lw_init()'s work once less */
+	lw_init(&n[1].w, g, f->w.lft, f->w.top);
+	n[1].swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
+	lw_deps_init(&n[0].deps, g, f->d.bits);
+	lw_deps_init(&n[1].deps, g, bits);
+	rg_par2(note_run, &n[1], &n[0], threads);
+	f->w = n[0].w;
+	for (size_t i = 0; i < (size_t)nl * 32; i++)
+		f->d.bits[i] |= bits[i];
+	for (uint32_t s = 0; s < g->nsw; s++)
+		f->swhole[s] |= n[1].swhole[s];
+	lw_free(&n[1].w);
+	free(n[1].swhole);
+	free(bits);
 }
 
 /*
@@ -406,6 +449,12 @@ static void fill_all(struct fill *f)
 
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st)
 {
+	reach_fill_threads(g, lft, top, st, ROUTE_THREADS);
+}
+
+void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
+			struct reach_stats *st, unsigned threads)
+{
 	struct fill f;
 	uint32_t any = 0;
 
@@ -417,9 +466,7 @@ void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reac
 		f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
 		f.swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
 		cdg_init(&f.d, g);
-		lw_deps_init(&f.deps, g, f.d.bits);
-		lw_each(&f.w, 1, f.w.ltop + 1, NULL, note_lid, note_block, &f);
-		lw_deps_done(&f.deps, g);
+		note_all(&f, threads);
 		for (uint32_t lid = 1; lid <= top && !any; lid++)
 			any = f.hole[lid];
 		if (any)

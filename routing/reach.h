@@ -35,5 +35,9 @@ struct reach_stats {
  * link and the lowest port. Fills st->filled and st->cyclic.
  */
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st);
+/* reach_fill() on at most threads threads (ROUTE_THREADS above; the same
+ * entries on any number). */
+void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
+			struct reach_stats *st, unsigned threads);
 
 #endif
