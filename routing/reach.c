@@ -43,7 +43,7 @@ struct cand {
 struct fill {
 	struct lwalk w;
 	uint32_t cur;       /* LIDs filled so far: astamp's stamp */
-	uint32_t *hbuf;     /* holes_of()'s list */
+	struct ways *ways;  /* the block being filled, walked ahead */
 	struct reach_stats *st;
 	uint64_t *heap;     /* (hops << 32) | switch */
 	uint32_t nheap;
@@ -52,7 +52,7 @@ struct fill {
 	uint32_t *use;      /* per link id: entries fill wrote */
 	struct cdg d;       /* CA LIDs' dependencies: the routes that work, then new ones */
 	uint32_t *hv;       /* per switch: its hops to the LID being filled, NOWAY
-			       while it has none (a hole) */
+			       while it has none (a hole); in ways */
 	uint32_t *nbr;      /* the peers of every switch's groups (graph.h), dense */
 	uint8_t *hole;      /* per LID: some switch does not reach it */
 	uint8_t *swhole;    /* per switch: misses some CA LID */
@@ -268,22 +268,34 @@ static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct c
 	return 1;
 }
 
-/* Walks lid; returns the switches of its part that do not reach it, *n of
- * them. */
-static const uint32_t *holes_of(struct fill *f, uint32_t lid, uint32_t *n)
-{
-	struct lwalk *w = &f->w;
-	uint32_t part = w->comp[w->own[lid]], k = 0;
+/*
+ * A block of LIDs walked for the fill, ahead of it: per LID every
+ * switch's hops (NOWAY where it has no way) and the switches of the LID's
+ * part without one. Filling a LID writes only that LID's entries, so the
+ * next block can be walked (on a second thread) while this one is filled.
+ */
+struct ways {
+	uint32_t *hv;       /* [lid - b0][switch] */
+	uint32_t *holes;    /* [lid - b0][...]: nh of them */
+	uint32_t nh[LW_RB];
+};
 
+static void walk_lid(struct lwalk *w, uint32_t lid, void *arg)
+{
+	struct ways *r = arg;
+	uint32_t part = w->comp[w->own[lid]], n = w->g->nsw, j = lid - w->b0, k = 0;
+	uint32_t *hv = r->hv + (size_t)j * n, *holes = r->holes + (size_t)j * n;
+
+	if (lid > w->top)
+		return; /* fill_lid() skips it: no cell to write */
 	lw_resolve_all(w, lid);
-	for (uint32_t s = 0; s < w->g->nsw; s++) {
+	for (uint32_t s = 0; s < n; s++) {
 		/* switches of other parts are never a neighbour: any value */
-		f->hv[s] = w->s[s].st == LW_REACH ? w->s[s].hops : NOWAY;
+		hv[s] = w->s[s].st == LW_REACH ? w->s[s].hops : NOWAY;
 		if (w->comp[s] == part && w->s[s].st != LW_REACH)
-			f->hbuf[k++] = s;
+			holes[k++] = s;
 	}
-	*n = k;
-	return f->hbuf;
+	r->nh[j] = k;
 }
 
 /* Fills one LID: its holes grow towards it, fewest hops first. */
@@ -295,7 +307,9 @@ static void fill_lid(struct lwalk *w, uint32_t lid, void *arg)
 
 	if (lid > w->top)
 		return; /* no cell to write: the tables end below */
-	const uint32_t *hs = holes_of(f, lid, &n);
+	n = f->ways->nh[lid - w->b0];
+	f->hv = f->ways->hv + (size_t)(lid - w->b0) * w->g->nsw;
+	const uint32_t *hs = f->ways->holes + (size_t)(lid - w->b0) * w->g->nsw;
 	f->cur++;
 	f->nheap = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -411,8 +425,60 @@ static int some_no_route(const struct lwalk *w)
 	return 0;
 }
 
-/* Pass 2: every LID with a hole, filled. */
-static void fill_all(struct fill *f)
+/* One block of pass 2 for one thread: walked ahead (w set) or filled. */
+struct stage {
+	struct fill *f;
+	struct lwalk *w;    /* NULL: fill */
+	struct ways *r;
+	uint32_t b0;
+};
+
+static void stage_run(void *arg)
+{
+	struct stage *t = arg;
+	struct fill *f = t->f;
+	uint32_t end = t->b0 + LW_RB;
+
+	if (t->w) {
+		lw_each(t->w, t->b0, end, f->hole, walk_lid, NULL, t->r);
+		return;
+	}
+	f->ways = t->r;
+	lw_each(&f->w, t->b0, end, f->hole, fill_lid, NULL, f);
+}
+
+/* Pass 2: every LID with a hole, filled, block after block; the next
+ * block is walked meanwhile (a second thread). */
+static void fill_blocks(struct fill *f, unsigned threads)
+{
+	const struct rgraph *g = f->w.g;
+	size_t cells = (size_t)(g->nsw ? g->nsw : 1) * LW_RB;
+	struct ways r[2];
+	struct lwalk wr;
+
+	lw_init(&wr, g, f->w.lft, f->w.top);
+	for (int k = 0; k < 2; k++) {
+		r[k].hv = rg_xmalloc(cells, sizeof(*r[k].hv));
+		r[k].holes = rg_xmalloc(cells, sizeof(*r[k].holes));
+	}
+	struct stage first = { f, &wr, &r[0], 1 };
+	stage_run(&first);
+	for (uint32_t b0 = 1, k = 0; b0 <= f->w.ltop; b0 += LW_RB, k ^= 1) {
+		struct stage fill = { f, NULL, &r[k], b0 }, next = { f, &wr, &r[k ^ 1], b0 + LW_RB };
+		if (b0 + LW_RB <= f->w.ltop)
+			rg_par2(stage_run, &next, &fill, threads);
+		else
+			stage_run(&fill);
+	}
+	lw_free(&wr);
+	for (int k = 0; k < 2; k++) {
+		free(r[k].hv);
+		free(r[k].holes);
+	}
+}
+
+/* Pass 2's state around fill_blocks(). */
+static void fill_all(struct fill *f, unsigned threads)
 {
 	const struct rgraph *g = f->w.g;
 	uint32_t n = g->nsw ? g->nsw : 1;
@@ -422,17 +488,15 @@ static void fill_all(struct fill *f)
 	f->heap = rg_xmalloc((size_t)n * (WAITS + 2) + g->nlinks, sizeof(*f->heap));
 	f->tent = rg_xmalloc(n, sizeof(*f->tent));
 	f->waits = rg_xcalloc(n, 1);
-	f->hv = rg_xmalloc(n, sizeof(*f->hv));
 	f->nbr = rg_xmalloc(g->ngroups ? g->ngroups : 1, sizeof(*f->nbr));
 	for (uint32_t k = 0; k < g->ngroups; k++)
 		f->nbr[k] = g->groups[k].peer;
-	f->hbuf = rg_xmalloc(n, sizeof(*f->hbuf));
 	f->use = rg_xcalloc(g->nlinks, sizeof(*f->use));
 	f->cands = rg_xmalloc(256, sizeof(*f->cands));
 	f->astamp = rg_xcalloc(n, sizeof(*f->astamp));
 	f->ahead = rg_xcalloc(n, 1);
 	f->lastp = rg_xcalloc(n, 1);
-	lw_each(&f->w, 1, f->w.ltop + 1, f->hole, fill_lid, NULL, f);
+	fill_blocks(f, threads);
 	free(f->astamp);
 	free(f->ahead);
 	free(f->lastp);
@@ -441,10 +505,8 @@ static void fill_all(struct fill *f)
 	free(f->heap);
 	free(f->tent);
 	free(f->waits);
-	free(f->hv);
 	free(f->nbr);
 	free(f->use);
-	free(f->hbuf);
 }
 
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st)
@@ -470,7 +532,7 @@ void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
 		for (uint32_t lid = 1; lid <= top && !any; lid++)
 			any = f.hole[lid];
 		if (any)
-			fill_all(&f);
+			fill_all(&f, threads);
 		cdg_free(&f.d);
 		free(f.hole);
 		free(f.swhole);
