@@ -31,3 +31,8 @@ void rg_par2(void (*fn)(void *), void *a, void *b, unsigned threads)
 	fn(b);
 	pthread_join(th, NULL);
 }
+
+unsigned rg_par_threads(const struct rgraph *g, unsigned threads)
+{
+	return (uint64_t)g->nsw * (g->top + 1u) < RG_PAR_CELLS ? 1 : threads;
+}

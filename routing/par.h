@@ -10,8 +10,17 @@
 #ifndef IBSM_ROUTING_PAR_H
 #define IBSM_ROUTING_PAR_H
 
+#include "routing/graph.h"
+
+/* Below this many table cells (switches x LIDs) a second thread costs more
+ * to start, block after block, than it saves. */
+#define RG_PAR_CELLS (1u << 22)
+
 /* fn(a) on a second thread and fn(b) on this one, both done on return; one
  * after the other here if threads < 2 or no thread can be started. */
 void rg_par2(void (*fn)(void *), void *a, void *b, unsigned threads);
+
+/* threads, or 1 on a fabric too small for a second one to pay. */
+unsigned rg_par_threads(const struct rgraph *g, unsigned threads);
 
 #endif

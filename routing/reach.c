@@ -524,6 +524,7 @@ void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
 	f.st = st;
 	st->filled = st->cyclic = st->unchecked = 0;
 	lw_init(&f.w, g, lft, top);
+	threads = rg_par_threads(g, threads);
 	if (some_no_route(&f.w)) {
 		f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
 		f.swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);

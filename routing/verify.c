@@ -463,6 +463,7 @@ int route_verify_threads(const struct topo *t, const struct route_tables *rt,
 		return -1;
 	}
 	vctx_init(&x, &g, rt);
+	threads = rg_par_threads(&g, threads);
 	v->nhosts = g.nhosts;
 	v->nswitches = g.nsw;
 	v->dead_entries = count_dead_entries(t, rt);
