@@ -63,33 +63,75 @@ void pl_loads_init(struct pl *x)
 	}
 }
 
+/* Hosts a leaf of pod p1 may send whole (pl_primary(), its own uplink
+ * aside): ok[i] for every host i. */
+static void pod_ok(const struct pl *x, uint32_t p1, uint8_t *ok)
+{
+	const struct rgraph *g = x->g;
+	uint32_t P = x->P, S = x->S;
+
+	for (uint32_t i = 0, j0 = 0; i < x->N; i++, j0 = j0 + 1 == P ? 0 : j0 + 1) {
+		uint32_t l = x->lidx[g->hosts[i].sw], p, t0;
+		ok[i] = 0;
+		if (l == RG_NONE || !x->primok[i])
+			continue;
+		p = x->pod[l];
+		t0 = S ? (i / P) % S : 0;
+		ok[i] = p == p1 || (S && x->mup[((size_t)p1 * P + j0) * S + t0] &&
+				    x->tdown[((size_t)j0 * S + t0) * x->npod + p]);
+	}
+}
+
+/* Leaf a's row of erow (its primaries: ok, and its uplink to the host's
+ * plane) and its uplinks' load. */
+static void leaf_row(struct pl *x, struct lstate *ls, uint32_t a, const uint8_t *ok)
+{
+	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
+	uint32_t N = x->N, P = x->P, n[PL_MAXP] = { 0 };
+	const uint8_t *up = x->lup + (size_t)a * P;
+	uint8_t *row = ls->erow + (size_t)a * N;
+
+	for (uint32_t i = 0, j0 = 0; i < N; i++, j0 = j0 + 1 == P ? 0 : j0 + 1) {
+		int prim = ok[i] && up[j0] && (i < w->hfirst || i >= w->hfirst + w->nhosts);
+		row[i] = prim ? (uint8_t)j0 : NOPL;
+		n[j0] += (uint32_t)prim;
+	}
+	for (uint32_t q = 0; q < P; q++)
+		x->rowload[(size_t)a * P + q] += (uint64_t)w->nhosts * n[q];
+}
+
 /* Marks every (leaf, host) primary in erow and counts its all-to-all load
  * on the leaf's uplink and the middles' (rows and pods ahead of time, so
- * that extras see what primaries will bring). */
+ * that extras see what primaries will bring). Pod by pod: a host another
+ * pod's leaves send whole loads the middles with the hosts of every leaf
+ * of the pod that has the host's plane (h, summed once). */
 static void mark_primaries(struct pl *x, struct lstate *ls)
 {
 	const struct rgraph *g = x->g;
 	uint32_t N = x->N, P = x->P, S = x->S, np = x->npod;
+	uint8_t *ok = rg_xmalloc(N ? N : 1, 1);
 
-	memset(ls->erow, NOPL, (size_t)x->nleaf * N);
-	for (uint32_t a = 0; a < x->nleaf; a++) {
-		uint32_t p1 = x->pod[a];
-		uint64_t h = g->sw[x->leafsw[a]].nhosts;
-		for (uint32_t i = 0; i < N; i++) {
-			uint32_t l = x->lidx[g->hosts[i].sw];
-			if (l == RG_NONE || l == a || !pl_primary(x, a, i, l))
+	for (uint32_t p1 = 0; p1 < np; p1++) {
+		uint64_t h[PL_MAXP] = { 0 };
+		pod_ok(x, p1, ok);
+		for (uint32_t k = x->pfirst[p1]; k < x->pfirst[p1 + 1]; k++) {
+			uint32_t a = x->plist[k];
+			leaf_row(x, ls, a, ok);
+			for (uint32_t q = 0; q < P; q++)
+				h[q] += x->lup[(size_t)a * P + q] ? g->sw[x->leafsw[a]].nhosts : 0;
+		}
+		for (uint32_t i = 0, j0 = 0; i < N; i++, j0 = j0 + 1 == P ? 0 : j0 + 1) {
+			uint32_t p = ok[i] ? x->pod[x->lidx[g->hosts[i].sw]] : p1, t0;
+			if (p == p1 || !h[j0])
 				continue;
-			uint32_t p = x->pod[l], j0 = i % P, t0 = S ? (i / P) % S : 0;
-			ls->erow[(size_t)a * N + i] = (uint8_t)j0;
-			x->rowload[(size_t)a * P + j0] += h;
-			if (p1 == p)
-				continue;
-			x->midup[(size_t)p1 * P + j0] += h;
-			x->middn[(size_t)p * P + j0] += h;
-			x->mload[((size_t)j0 * np + p1) * S + t0] += h;
-			x->tload[((size_t)j0 * S + t0) * np + p] += h;
+			t0 = (i / P) % S; /* p != p1: S is not 0 (pod_ok()) */
+			x->midup[(size_t)p1 * P + j0] += h[j0];
+			x->middn[(size_t)p * P + j0] += h[j0];
+			x->mload[((size_t)j0 * np + p1) * S + t0] += h[j0];
+			x->tload[((size_t)j0 * S + t0) * np + p] += h[j0];
 		}
 	}
+	free(ok);
 }
 
 static void push_extra(struct pl *x, uint32_t q, uint32_t a, uint32_t i)
