@@ -347,6 +347,26 @@ static void r_commands(json_object *r)
 	r_limits(get(r, "limits"));
 }
 
+/* The state file, and a standby's copy of the master's. */
+static void r_sa_clients(json_object *k)
+{
+	json_object *c = get(k, "standby_copy");
+
+	if (!k)
+		return;
+	printf("state file: %s saves (last %s ms, slowest %s ms)%s%s\n", str(k, "saves"),
+	       str(k, "save_ms_last"), str(k, "save_ms_max"),
+	       json_object_get_boolean(get(k, "unsaved")) ? ", a change to write" : "",
+	       json_object_get_boolean(get(k, "save_failed")) ? ", LAST WRITE FAILED" : "");
+	if (c && json_object_get_boolean(get(c, "following")))
+		printf("standby copy: %s (%s groups, %s memberships, %s services, %s subscriptions; "
+		       "%s rounds, %s queries, %s failed)\n",
+		       !json_object_get_boolean(get(c, "copy")) ? "none" :
+		       json_object_get_boolean(get(c, "current")) ? "current" : "stale",
+		       str(c, "groups"), str(c, "memberships"), str(c, "services"),
+		       str(c, "subscriptions"), str(c, "rounds"), str(c, "queries"), str(c, "failed"));
+}
+
 static void r_sa_counters(json_object *r)
 {
 	json_object *a = get(r, "attributes"), *t = get(r, "totals");
@@ -359,6 +379,7 @@ static void r_sa_counters(json_object *r)
 	printf("subscriptions %s, services %s, reports sent %s, acked %s, dropped %s\n",
 	       str(t, "subscriptions"), str(t, "services"), str(t, "reports_sent"),
 	       str(t, "reports_acked"), str(t, "reports_dropped"));
+	r_sa_clients(get(r, "clients"));
 	printf("%-32s %10s %8s %10s %8s %8s\n", "attribute", "requests", "errors", "records",
 	       "p50_us", "p99_us");
 	for (size_t i = 0; i < alen(a); i++) {

@@ -31,7 +31,7 @@
 #endif
 
 /* Orders must match enum conf_log_level, conf_routing_engine, conf_ar_mode,
- * conf_part_enforce. */
+ * conf_part_enforce, conf_client_rereg. */
 static const char *const log_levels[] = {
 	"err", "warning", "notice", "info", "debug", NULL
 };
@@ -41,6 +41,7 @@ static const char *const route_engines[] = {
 };
 static const char *const ar_modes[] = { "free", "bounded", NULL };
 static const char *const part_enforce[] = { "both", "in", "out", "off", NULL };
+static const char *const client_rereg[] = { "auto", "always", "never", NULL };
 
 #define BOOL(n, d, rl, h) \
 	{ .name = #n, .type = CONF_BOOL, .off = OFF(n), .def = d, \
@@ -209,6 +210,21 @@ static const struct conf_opt opts[] = {
 	     "query storm does not slow the sweep; the others wait for the "
 	     "sweep to end, at most 0.5 s each (4096 of them, then BUSY). "
 	     "0: no limit."),
+	ENUM(client_reregister, client_rereg, "auto", true,
+	     "When this SM becomes master it sets PortInfo:ClientReregister "
+	     "on every CA port once, in its first sweep as master, so that "
+	     "hosts (IPoIB, RDMA CM) join their multicast groups and subscribe "
+	     "again. auto: only when it cannot be sure it holds the groups, "
+	     "services and subscriptions the hosts made: no state file, or one "
+	     "refused, or most CA ports name another SM as master; after a "
+	     "takeover, no complete and current copy of an ibsmd master's "
+	     "state. always: every time. never: not at all."),
+	UINT(standby_copy_rate, 0, 10000, "100", NULL, true,
+	     "SA queries per second with which a standby reads an ibsmd "
+	     "master's multicast groups, services and subscriptions (a port at "
+	     "a time, when they changed; both SMs need the same sa_key), so "
+	     "that it serves them at once if it takes over. 0: no copy (a "
+	     "takeover then sets ClientReregister)."),
 	STR(partitions_file, 1024, true, "\"/etc/ibsmd/partitions.conf\"", true,
 	    "Partitions file in OpenSM's partitions.conf syntax. A missing "
 	    "file gives OpenSM's default: Default=0x7fff,ipoib : ALL=full. A "

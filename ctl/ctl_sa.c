@@ -1,5 +1,7 @@
 /*
- * DOC: the SA over the control socket: "sa" shows its counters, "sa
+ * DOC: the SA over the control socket: "sa" shows its counters (and the
+ * state file of the hosts' groups, services and subscriptions, and a
+ * standby's copy of the master's: sa/keep.h), "sa
  * query ATTR [FIELD=VALUE...]" asks it for records.
  *
  * A query runs through the SA's own record code (sa_query_local), as a
@@ -31,6 +33,7 @@
 #include "ctl/ctl_int.h"
 #include "mad/sa.h"
 #include "mad/sa_fields.h"
+#include "sa/keep.h"
 #include "sa/sa.h"
 #include "sm/sm.h"
 
@@ -401,6 +404,7 @@ static enum ctl_ret sa_counters(struct ctl_call *c, json_object **res)
 	*res = json_object_new_object();
 	ADD(*res, "serving", json_object_new_boolean(sm_is_master(c->sm)));
 	ADD(*res, "totals", totals_json(&st));
+	ADD(*res, "clients", sa_keep_json(c->sm));
 	ADD(*res, "attributes", a);
 	return CTL_DONE;
 }

@@ -8,6 +8,9 @@
  * done, a state change) lets it catch up with the new snapshot (traps
  * 64/65), every trap the SM received goes to its subscribers, and the
  * multicast manager's group creations and deletions become traps 66/67.
+ * What hosts built through it is saved and restored (sa/keep.c); a
+ * standby copies an ibsmd master's (sa/follow.c), whose answers come in
+ * here too.
  * MCMemberRecord requests go to the manager (sm_mcast_*), which owns the
  * groups and programs the MFTs. One
  * timer on the SM's event loop serves lease expiry, Report retries and
@@ -28,6 +31,7 @@
 #include <string.h>
 
 #include "sa/glue.h"
+#include "sa/keep.h"
 #include "sa/sa.h"
 #include "sm/log.h"
 #include "sm/mcast.h"
@@ -152,6 +156,17 @@ static const struct mcast_mft *env_mft_held(void *arg, uint64_t switch_guid)
 	return sm_mcast_held(arg, switch_guid);
 }
 
+static void env_mc_counts(void *arg, uint64_t *gen, uint32_t *groups, uint32_t *members)
+{
+	const struct mcdb *db = sm_mcast_db(arg);
+
+	*gen = mcdb_gen(db);
+	*groups = (uint32_t)mcdb_count(db);
+	*members = 0;
+	for (size_t i = 0; i < mcdb_count(db); i++)
+		*members += mcdb_at(db, i)->nmembers;
+}
+
 /* Traps 66/67 from the group database, to subscribers while we serve. */
 static void on_mc_notice(void *arg, uint16_t trap, const uint8_t mgid[16], uint16_t pkey)
 {
@@ -224,6 +239,7 @@ static void on_hold_timer(evutil_socket_t fd, short what, void *arg)
 
 	hold_release(sm);
 	arm(sm);
+	sa_keep_note(sm);
 	sm_arm_engine_timer(sm);
 }
 
@@ -243,7 +259,7 @@ void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const st
 	struct sm *sm = arg;
 	uint64_t t_us = sa_now_us();   /* the engine calls us as it reads the MAD */
 
-	if (!sm->sa)
+	if (!sm->sa || sa_follow_recv(sm, msg, len, status, from))
 		return;
 	last_request_ms = sm_now_ms();
 	if (must_wait(sm, msg, len, status)) {
@@ -256,6 +272,7 @@ void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const st
 		sa_recv_at(sm->sa, msg, len, status, from, t_us);
 	}
 	arm(sm);
+	sa_keep_note(sm);
 }
 
 bool sa_glue_busy(const struct sm *sm)
@@ -269,6 +286,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 
 	sa_on_timer(sm->sa);
 	arm(sm);
+	sa_keep_note(sm);   /* a lease ended */
 	sm_arm_engine_timer(sm);
 }
 
@@ -279,8 +297,15 @@ static void on_changed(void *arg, struct sm *sm)
 	if (!sm->sweeping)
 		hold_release(sm);
 	sa_sync(sm->sa);
+	sa_keep_changed(sm);   /* before the follower lets its copy go */
+	sa_follow_changed(sm);
 	arm(sm);
 	sm_arm_engine_timer(sm);
+}
+
+static void on_batch(void *arg, struct sm *sm)
+{
+	sa_keep_note(sm);
 }
 
 /* Traps the SM acknowledged go to subscribers, while we serve. */
@@ -298,7 +323,7 @@ void sa_glue_attach(struct sm *sm)
 		.arg = sm, .send = env_send, .smp = env_smp, .snapshot = env_snapshot,
 		.master = env_master, .sm_list = env_sm_list, .conf = env_conf, .now_ms = env_now,
 		.mc_join = env_mc_join, .mc_leave = env_mc_leave, .mc_query = env_mc_query,
-		.mft_held = env_mft_held,
+		.mft_held = env_mft_held, .mc_counts = env_mc_counts,
 	};
 	struct sa_conf conf;
 	struct sm_listener l = { .changed = on_changed, .trap = on_trap, .arg = NULL };
@@ -308,8 +333,12 @@ void sa_glue_attach(struct sm *sm)
 	ev_sa = evtimer_new(sm->base, on_timer, sm);
 	hold.ev = evtimer_new(sm->base, on_hold_timer, sm);
 	sm_listen(sm, &l);
-	if (sm->mcast)
+	if (sm->mcast) {
 		sm_mcast_on_notice(sm, on_mc_notice, sm);
+		sm_mcast_on_batch(sm, on_batch, NULL);
+	}
+	sa_keep_attach(sm);
+	sa_follow_attach(sm);
 }
 
 void sa_glue_detach(struct sm *sm)
@@ -328,6 +357,8 @@ void sa_glue_detach(struct sm *sm)
 	if (ev_sa)
 		event_free(ev_sa);
 	ev_sa = NULL;
+	sa_follow_detach(sm);
+	sa_keep_detach(sm);
 	sa_free(sm->sa);
 	sm->sa = NULL;
 }

@@ -109,6 +109,7 @@ static uint16_t subscribe(struct sa *sa, const struct sa_ctx *c, const uint8_t g
 	s->ii.qpn = c->from.qpn;
 	s->lid = c->from.dlid;
 	mad_addr_reply(&c->from, &s->to);
+	sa->gen++;
 	return 0;
 }
 
@@ -130,6 +131,7 @@ void sa_ii_set(struct sa_ctx *c)
 		st = subscribe(sa, c, gid, &ii);
 	} else if ((s = find_sub(sa, gid, &ii))) {
 		*s = sa->subs[--sa->nsubs];
+		sa->gen++;
 	} else {
 		st = SA_STATUS_REQ_INVALID;   /* not subscribed */
 	}
@@ -164,9 +166,10 @@ void sa_iir_get(struct sa_ctx *c)
 void sa_inform_port_gone(struct sa *sa, uint64_t guid)
 {
 	for (uint32_t i = 0; i < sa->nsubs;) {
-		if (sa_gid_guid(sa->subs[i].gid) == guid)
+		if (sa_gid_guid(sa->subs[i].gid) == guid) {
 			sa->subs[i] = sa->subs[--sa->nsubs];
-		else
+			sa->gen++;
+		} else
 			i++;
 	}
 }

@@ -79,6 +79,9 @@ struct sa_env {
 	/* The MulticastForwardingTable a switch holds as far as the SM knows
 	 * (MulticastForwardingTableRecord), NULL: none. */
 	const struct mcast_mft *(*mft_held)(void *arg, uint64_t switch_guid);
+	/* The groups' generation (sm/mcdb.h mcdb_gen), how many groups and
+	 * memberships there are, for ClientStateInfo. NULL: none. */
+	void (*mc_counts)(void *arg, uint64_t *gen, uint32_t *groups, uint32_t *members);
 };
 
 struct sa *sa_new(const struct sa_env *env, const struct sa_conf *conf);
@@ -122,6 +125,23 @@ void sa_report_mcast(struct sa *sa, uint16_t trap, const uint8_t mgid[16], uint1
  * DataDetails bytes 6..21 (sa-mcast-ha.md 3, Notice). */
 void sa_sm_notice(const struct sm_snap *s, uint16_t trap, const uint8_t gid[16],
 		  struct smp_notice *n);
+
+/* --- what clients built, kept across restarts (sa/clients.c) --- */
+
+struct client_state;
+struct client_limits;
+/* Changes with every change of services or subscriptions. */
+uint64_t sa_clients_gen(const struct sa *sa);
+/* Appends the services (leases on the wall clock now_wall, Unix ms) and
+ * subscriptions to cs. */
+void sa_clients_export(const struct sa *sa, struct client_state *cs, uint64_t now_wall);
+/* Replaces them with cs's (checked: client_state_check); services whose
+ * lease ended before now_wall are left out. Returns how many were. */
+size_t sa_clients_restore(struct sa *sa, const struct client_state *cs, uint64_t now_wall);
+/* Forgets every service, subscription and Report waiting for its answer. */
+void sa_clients_clear(struct sa *sa);
+/* What a saved state may hold: the SA's caps. */
+void sa_client_limits(struct client_limits *l);
 
 /* --- the control socket's view (ctl/ctl_sa.c) --- */
 

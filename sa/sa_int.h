@@ -216,6 +216,7 @@ bool sa_portdata_busy(const struct sa *sa);
 
 /* Handlers, one family per file. */
 void sa_cpi_get(struct sa_ctx *c);                       /* rec_sm.c */
+void sa_csi_get(struct sa_ctx *c);                       /* rec_sm.c */
 void sa_smir_get(struct sa_ctx *c);
 void sa_nr_get(struct sa_ctx *c);                        /* rec_node.c */
 void sa_pir_get(struct sa_ctx *c);
@@ -371,6 +372,7 @@ struct sa {
 	struct sa_report *reps;
 	uint32_t nreps, reps_cap;
 	uint32_t next_tid;
+	uint64_t gen;               /* bumped by every change of services or subscriptions */
 };
 
 #define SA_RQ_LIDS 0xC000u

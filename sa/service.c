@@ -19,9 +19,8 @@
  * here, so any port can remove any other's registration. At most
  * SA_SERVICES_PER_PORT are registered by one port and SA_MAX_SERVICES in
  * all (then ERR_NO_RESOURCES); trusted requesters have only the second
- * limit. Services do not
- * outlive the daemon: clients register again, as they must with a new
- * master anyway (sa-mcast-ha.md 8.4).
+ * limit. Services outlive a restart of the daemon with their leases
+ * (state_dir/clients, sa/clients.c).
  */
 #include "config.h"
 
@@ -173,6 +172,7 @@ void sa_sr_set(struct sa_ctx *c)
 		return;
 	memcpy(s->rec, rec, SR_SIZE);
 	s->expires = expiry(c->now_ms, be32toh(lease));
+	sa->gen++;
 	c->desc = NULL;   /* the answer is the record as stored */
 	sa_emit(c, s->rec);
 }
@@ -180,6 +180,7 @@ void sa_sr_set(struct sa_ctx *c)
 static void remove_at(struct sa *sa, uint32_t i)
 {
 	sa->svc[i] = sa->svc[--sa->nsvc];
+	sa->gen++;
 }
 
 void sa_sr_del(struct sa_ctx *c)

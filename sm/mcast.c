@@ -54,6 +54,11 @@ struct sm_mcast {
 	struct mcdb *db;
 	struct mcast_result res;   /* the last batch's trees (prev of the next) */
 	bool have_res;
+	struct mcast_result seed;  /* trees of a saved state, until the first batch */
+	bool have_seed;
+	uint64_t trees_gen;        /* bumped when a batch's trees differ */
+	void (*on_batch)(void *arg, struct sm *sm);
+	void *on_batch_arg;
 	struct porttab sw;        /* of struct mft_sw */
 	struct event *ev;
 	unsigned inflight;
@@ -344,6 +349,8 @@ static void batch_end(struct sm *sm)
 	bool failed_some = mc->last.failed > 0;
 
 	log_batch(sm);
+	if (mc->on_batch)
+		mc->on_batch(mc->on_batch_arg, sm);
 	mc->have_first = false;
 	mc->done = mc->waiting = NULL;
 	if (done)
@@ -475,12 +482,32 @@ static void log_misses(const struct mcast_result *res)
 			   why[res->miss[i].why < 4 ? res->miss[i].why : 0]);
 }
 
+/* The same trees: roots, and every switch's place and upstream port. */
+static bool same_trees(const struct mcast_result *a, const struct mcast_result *b)
+{
+	if (!b || a->ngroups != b->ngroups)
+		return false;
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		const struct mcast_tree *x = &a->trees[i], *y = &b->trees[i];
+
+		if (x->mlid != y->mlid || x->root_guid != y->root_guid || x->nsw != y->nsw)
+			return false;
+		for (uint32_t k = 0; k < x->nsw; k++) {
+			const struct mcast_tsw *p = &a->tsw[x->first + k], *q = &b->tsw[y->first + k];
+
+			if (p->guid != q->guid || p->parent != q->parent || p->up != q->up)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* The trees of every group on the current fabric and routes. */
 static bool compute(struct sm *sm)
 {
 	struct sm_mcast *mc = sm->mcast;
 	struct topo *t = fabric_to_topo(sm->fabric);
-	struct mcast_opts o = { .mlid_top = mcdb_mlid_top(mc->db), .prev = mc->have_res ? &mc->res : NULL };
+	struct mcast_opts o = { .mlid_top = mcdb_mlid_top(mc->db), .prev = sm_mcast_trees(sm) };
 	struct mcast_result res;
 	struct batch_groups bg;
 	struct fabric_port_index ix;
@@ -506,8 +533,13 @@ static bool compute(struct sm *sm)
 		return false;
 	}
 	log_misses(&res);
+	if (!same_trees(&res, sm_mcast_trees(sm)))
+		mc->trees_gen++;
 	if (mc->have_res)
 		mcast_result_free(&mc->res);
+	if (mc->have_seed)
+		mcast_result_free(&mc->seed);
+	mc->have_seed = false;
 	mc->res = res;
 	mc->have_res = true;
 	mc->last.trees = res.ngroups;
@@ -794,6 +826,8 @@ void sm_mcast_free(struct sm *sm)
 	porttab_free(&mc->sw);
 	if (mc->have_res)
 		mcast_result_free(&mc->res);
+	if (mc->have_seed)
+		mcast_result_free(&mc->seed);
 	mcdb_free(mc->db);
 	free(mc);
 	sm->mcast = NULL;
@@ -835,6 +869,49 @@ void sm_mcast_on_notice(struct sm *sm, mc_notice_fn fn, void *arg)
 const struct mcdb *sm_mcast_db(const struct sm *sm)
 {
 	return sm->mcast->db;
+}
+
+struct mcdb *sm_mcast_db_rw(struct sm *sm)
+{
+	return sm->mcast->db;
+}
+
+const struct mcast_result *sm_mcast_trees(const struct sm *sm)
+{
+	const struct sm_mcast *mc = sm->mcast;
+
+	return mc->have_res ? &mc->res : mc->have_seed ? &mc->seed : NULL;
+}
+
+void sm_mcast_seed(struct sm *sm, struct mcast_result *seed)
+{
+	struct sm_mcast *mc = sm->mcast;
+
+	if (mc->have_seed)
+		mcast_result_free(&mc->seed);
+	if (mc->have_res)
+		mcast_result_free(&mc->res);
+	mc->have_res = false;
+	mc->seed = *seed;
+	mc->have_seed = true;
+	memset(seed, 0, sizeof(*seed));
+	mc->trees_gen++;
+}
+
+bool sm_mcast_busy(const struct sm *sm)
+{
+	return sm->mcast->inflight > 0;
+}
+
+uint64_t sm_mcast_gen(const struct sm *sm)
+{
+	return mcdb_gen(sm->mcast->db) + sm->mcast->trees_gen;
+}
+
+void sm_mcast_on_batch(struct sm *sm, void (*fn)(void *arg, struct sm *sm), void *arg)
+{
+	sm->mcast->on_batch = fn;
+	sm->mcast->on_batch_arg = arg;
 }
 
 const struct mcast_mft *sm_mcast_held(const struct sm *sm, uint64_t switch_guid)

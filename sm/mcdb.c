@@ -28,7 +28,14 @@ struct mcdb {
 	struct mc_group **by_mlid;  /* [mlid - MCAST_MLID_MIN] */
 	uint32_t counter;           /* for SA-assigned MGIDs */
 	bool dirty;
+	uint64_t gen;               /* changes in all (mcdb_gen) */
 };
+
+static void touch(struct mcdb *db)
+{
+	db->dirty = true;
+	db->gen++;
+}
 
 /* --- rates and MTUs (reference 3.1) ------------------------------------------- */
 
@@ -250,7 +257,7 @@ static struct mc_group *group_add(struct mcdb *db, const struct sa_mcmember_rec 
 	db->g[i] = g;
 	db->n++;
 	db->by_mlid[rec->mlid - MCAST_MLID_MIN] = g;
-	db->dirty = true;
+	touch(db);
 	return g;
 }
 
@@ -267,7 +274,7 @@ static void group_delete(struct mcdb *db, struct mc_group *g)
 		db->by_mlid[g->rec.mlid - MCAST_MLID_MIN] = NULL;
 	free(g->members);
 	free(g);
-	db->dirty = true;
+	touch(db);
 }
 
 static void notify(struct mcdb *db, uint16_t trap, const struct mc_group *g)
@@ -286,7 +293,7 @@ static bool member_set(struct mcdb *db, struct mc_group *g, struct mc_member *m,
 	size_t i = (size_t)(m - g->members);
 
 	if (m->join_state != js)
-		db->dirty = true;
+		touch(db);
 	m->join_state = js;
 	g->nfull += is && !was;
 	g->nfull -= was && !is;
@@ -315,7 +322,7 @@ static struct mc_member *member_add(struct mcdb *db, struct mc_group *g, uint64_
 	memmove(g->members + i + 1, g->members + i, (g->nmembers - i) * sizeof(*g->members));
 	g->members[i] = (struct mc_member){ .guid = guid, .proxy = proxy };
 	g->nmembers++;
-	db->dirty = true;
+	touch(db);
 	return &g->members[i];
 }
 
@@ -669,6 +676,7 @@ uint16_t mcdb_join(struct mcdb *db, const struct mc_who *who, const struct sa_mc
 	struct mc_group *g;
 	struct mc_member *m;
 	bool proxy, created = false, dirty = db->dirty;
+	uint64_t gen = db->gen;
 	uint16_t st = check_request(db, who, req, mask, &port, &proxy);
 
 	if (!st && (mask & MCM_PKEY) && !pkey_valid(req->pkey))
@@ -681,6 +689,7 @@ uint16_t mcdb_join(struct mcdb *db, const struct mc_who *who, const struct sa_mc
 		if (created) {   /* as if it never was */
 			group_delete(db, g);
 			db->dirty = dirty;
+			db->gen = gen;
 		}
 		return st;
 	}
@@ -821,7 +830,7 @@ uint16_t mcdb_well_known(struct mcdb *db, const struct sa_mcmember_rec *rec)
 	if (g) {
 		r.mlid = g->rec.mlid;
 		if (memcmp(&r, &g->rec, sizeof(r)))
-			db->dirty = true;
+			touch(db);
 		g->rec = r;
 		g->well_known = true;
 		return 0;
@@ -860,4 +869,64 @@ size_t mcdb_remove_port(struct mcdb *db, uint64_t guid)
 		group_gone(db, g);
 	}
 	return n;
+}
+
+/* --- a saved or copied state ------------------------------------------------------ */
+
+uint64_t mcdb_gen(const struct mcdb *db)
+{
+	return db->gen;
+}
+
+void mcdb_clear(struct mcdb *db)
+{
+	for (size_t i = 0; i < db->n; i++) {
+		db->by_mlid[db->g[i]->rec.mlid - MCAST_MLID_MIN] = NULL;
+		free(db->g[i]->members);
+		free(db->g[i]);
+	}
+	db->n = 0;
+	touch(db);
+}
+
+/* The next SA-assigned MGID does not retrace restored ones. */
+static void counter_past(struct mcdb *db, const uint8_t mgid[16])
+{
+	uint64_t prefix = htobe64(db->o.subnet_prefix);
+	uint32_t c;
+
+	if (mgid_signature(mgid) != 0xa01b || memcmp(mgid + 4, &prefix, 8))
+		return;
+	memcpy(&c, mgid + 12, 4);
+	c = be32toh(c);
+	if (c >= db->counter && c != UINT32_MAX)
+		db->counter = c + 1;
+}
+
+static bool members_ok(const struct mc_member *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!m[i].join_state || m[i].join_state > 0xF || (i && m[i].guid <= m[i - 1].guid))
+			return false;
+	return true;
+}
+
+const struct mc_group *mcdb_restore(struct mcdb *db, const struct sa_mcmember_rec *rec,
+				    bool well_known, const struct mc_member *members, size_t n)
+{
+	struct mc_group *g;
+
+	if (rec->mlid < MCAST_MLID_MIN || rec->mlid > MCAST_MLID_MAX ||
+	    db->by_mlid[rec->mlid - MCAST_MLID_MIN] || group_find(db, rec->mgid) ||
+	    !members_ok(members, n) || n > UINT32_MAX)
+		return NULL;
+	g = group_add(db, rec);
+	g->well_known = well_known;
+	g->members = xcalloc(n ? n : 1, sizeof(*g->members));
+	memcpy(g->members, members, n * sizeof(*members));
+	g->nmembers = g->cap = (uint32_t)n;
+	for (size_t i = 0; i < n; i++)
+		g->nfull += (members[i].join_state & MC_JOIN_ANY_FULL) != 0;
+	counter_past(db, rec->mgid);
+	return g;
 }

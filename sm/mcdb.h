@@ -201,6 +201,17 @@ bool mcdb_dirty(const struct mcdb *db);
 /* Groups whose MLID is above the current top (not programmable). */
 size_t mcdb_over_top(const struct mcdb *db);
 
+/* A number that changes with every change mcdb_take_dirty() would see
+ * (and never goes back): whether the groups changed since a save. */
+uint64_t mcdb_gen(const struct mcdb *db);
+/* Every group goes, without traps (before a saved state replaces them). */
+void mcdb_clear(struct mcdb *db);
+/* A group as saved or copied: rec with its MLID, members sorted by GUID
+ * with JoinStates 1..15. No trap. NULL when the MLID is out of range or
+ * taken, the MGID exists, or the members break those rules. */
+const struct mc_group *mcdb_restore(struct mcdb *db, const struct sa_mcmember_rec *rec,
+				    bool well_known, const struct mc_member *members, size_t n);
+
 /* Rate codes (reference 3.1) compared by bandwidth: <0, 0, >0. */
 int mc_rate_cmp(uint8_t a, uint8_t b);
 bool mc_rate_valid(uint8_t r);

@@ -113,7 +113,8 @@ enum ctl_access {
 	X(commands, CTL_RO, "", \
 	  "this table: names, access, arguments, help") \
 	X(sa, CTL_RO, "?what ?attr ?*", \
-	  "Subnet Administration: counters per attribute; with \"query ATTR [FIELD=VALUE...]\" " \
+	  "Subnet Administration: counters per attribute, the hosts' state file, a standby's " \
+	  "copy of the master's; with \"query ATTR [FIELD=VALUE...]\" " \
 	  "its records (whole tables, from the SA's own code; 4096 a reply without admin rights)") \
 	X(mcast, CTL_RO, "?group", \
 	  "multicast groups (MGID, MLID, members, tree); one group by MGID or MLID in detail") \

@@ -15,18 +15,23 @@
  *         requests) and run the SA's timer;
  *   op 3: a control-socket query (attribute, mask and template from the
  *         input);
- *   op 4: a Notice to report to subscribers.
+ *   op 4: a Notice to report to subscribers;
+ *   op 5: a restart: the services and subscriptions saved to the clients
+ *         file's text (sm/clientfile.h), which must parse back within
+ *         the SA's limits, and restored into a new SA.
  * Every answer the SA sends must be a well-formed SA response to the
  * request it answers (response method, same TID and attribute, SM_Key 0,
  * the records' length a multiple of AttributeOffset) or a Report; the
  * SA's state is rebuilt for each input, so leaks and state bugs show.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sa/sa.h"
+#include "sm/clientfile.h"
 #include "sm/mcdb.h"
 #include "tests/unit/sa_fixture.h"
 
@@ -101,7 +106,7 @@ static size_t step_request(const uint8_t *p, size_t n)
 static size_t step_local(const uint8_t *p, size_t n)
 {
 	static const uint16_t attrs[] = { 0x01, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x18, 0x20,
-					  0x30, 0x31, 0x33, 0x35, 0x36, 0x38, 0x3A, 0xF3 };
+					  0x30, 0x31, 0x33, 0x35, 0x36, 0x38, 0x3A, 0xF3, 0xFF40 };
 	uint8_t tmpl[512] = { 0 };
 	struct sa_result r;
 	uint64_t mask = 0;
@@ -133,6 +138,36 @@ static size_t step_notice(const uint8_t *p, size_t n)
 	return 80;
 }
 
+/* What the SA holds survives its own save and restore. */
+static void step_restart(void)
+{
+	struct client_state cs, back;
+	struct client_limits limits;
+	uint64_t wall = 1700000000000ull + fx->now;
+	size_t len, ended = 0;
+	char err[256], *text;
+
+	client_state_init(&cs);
+	sa_clients_export(fx->sa, &cs, wall);
+	text = client_state_format(&cs, &len);
+	sa_client_limits(&limits);
+	if (client_state_parse(&back, "f", text, len, &limits, err, sizeof(err)) < 0) {
+		fprintf(stderr, "the SA's own state does not parse back: %s\n", err);
+		abort();
+	}
+	if (back.nservices != cs.nservices || back.nsubs != cs.nsubs)
+		abort();
+	for (size_t k = 0; k < back.nservices; k++)
+		ended += back.services[k].lease_end_ms <= wall;   /* not expired by the timer yet */
+	free(text);
+	sa_fx_reset(fx);
+	sa_set_conf(fx->sa, &fx->conf);
+	if (sa_clients_restore(fx->sa, &back, wall) != ended)
+		abort();
+	client_state_free(&back);
+	client_state_free(&cs);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -160,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (i < size) {
 		uint8_t op = data[i++];
 
-		switch (op % 5) {
+		switch (op % 6) {
 		case 0: i += step_request(data + i, size - i); break;
 		case 1: sa_fx_answer_smps(fx); break;
 		case 2:
@@ -168,7 +203,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sa_on_timer(fx->sa);
 			break;
 		case 3: i += step_local(data + i, size - i); break;
-		default: i += step_notice(data + i, size - i); break;
+		case 4: i += step_notice(data + i, size - i); break;
+		default: step_restart(); break;
 		}
 	}
 	return 0;

@@ -758,6 +758,77 @@ static void test_random_requests(void **state)
 	mcdb_free(db);
 }
 
+/* A saved state comes back as it was: MLIDs as saved, members with their
+ * JoinStates and proxy flags, full-member counts right (the last full
+ * member's leave deletes the group with trap 67), no trap while
+ * restoring, and anything that would break the database refused. */
+static void test_restore(void **state)
+{
+	struct mcdb *db = db_new();
+	struct mc_member m[3] = { { 0x1001, MC_JOIN_FULL, false }, { 0x1002, MC_JOIN_NON, true },
+				  { 0x1003, MC_JOIN_SENDONLY_FULL, false } };
+	struct sa_mcmember_rec g, resp;
+	const struct mc_group *rg;
+	uint8_t mgid2[16];
+	uint64_t gen;
+
+	memset(&g, 0, sizeof(g));
+	g.mgid[0] = 0xff;
+	g.mgid[1] = 0x12;
+	g.mgid[2] = 0xa0;
+	g.mgid[3] = 0x1b;
+	g.mgid[4] = 0xfe;
+	g.mgid[5] = 0x80;
+	g.mgid[15] = 5;   /* an SA-assigned MGID, counter 5 */
+	g.mlid = 0xC007;
+	g.qkey = 0x0b1b;
+	g.pkey = 0xffff;
+	g.mtu = 4;
+	g.rate = 3;
+	g.scope = 2;
+	gen = mcdb_gen(db);
+	mcdb_clear(db);
+	assert_int_equal(mcdb_count(db), 0);
+	assert_true(mcdb_gen(db) != gen);
+	rg = mcdb_restore(db, &g, false, m, 3);
+	assert_non_null(rg);
+	assert_int_equal(rg->nfull, 2);
+	assert_int_equal(mcdb_by_mlid(db, 0xC007), rg);
+	assert_int_equal(traps[0] + traps[1], 0);
+	/* the same MLID, the same MGID, bad members: refused */
+	memcpy(mgid2, g.mgid, 16);
+	g.mgid[15] = 6;
+	assert_null(mcdb_restore(db, &g, false, m, 3));
+	g.mlid = 0xC008;
+	g.mgid[15] = 5;
+	assert_null(mcdb_restore(db, &g, false, m, 3));
+	g.mgid[15] = 6;
+	m[1].guid = 0x1000;   /* out of GUID order */
+	assert_null(mcdb_restore(db, &g, false, m, 3));
+	m[1].guid = 0x1002;
+	m[2].join_state = 0;
+	assert_null(mcdb_restore(db, &g, false, m, 3));
+	m[2].join_state = MC_JOIN_SENDONLY_FULL;
+	g.mlid = 0xBFFF;
+	assert_null(mcdb_restore(db, &g, false, m, 3));
+	/* it behaves like any group: the proxy member answers as such */
+	assert_int_equal(join(db, 0x1002, mgid2, 0x1002, MC_JOIN_NON, IPOIB_JOIN, &resp), 0);
+	assert_int_equal(resp.mlid, 0xC007);
+	assert_int_equal(leave(db, 0x1001, mgid2, 0x1001, MC_JOIN_FULL, NULL), 0);
+	assert_int_equal(traps[1], 0);
+	assert_int_equal(leave(db, 0x1003, mgid2, 0x1003, MC_JOIN_SENDONLY_FULL, NULL), 0);
+	assert_int_equal(traps[1], 1);
+	assert_null(mcdb_find(db, mgid2));
+	/* a new SA-assigned MGID does not retrace a restored one */
+	g.mlid = 0xC001;
+	g.mgid[15] = 9;
+	assert_non_null(mcdb_restore(db, &g, false, m, 1));
+	memset(mgid2, 0, sizeof(mgid2));
+	assert_int_equal(create(db, mgid2, 0x1001, MC_JOIN_FULL, &resp), 0);
+	assert_true(resp.mgid[15] >= 10 && resp.mgid[2] == 0xa0);
+	mcdb_free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -778,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_well_known_reload),
 		cmocka_unit_test(test_link_rate),
 		cmocka_unit_test(test_random_requests),
+		cmocka_unit_test(test_restore),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

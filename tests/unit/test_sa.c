@@ -30,6 +30,7 @@
 
 #include "mad/rmpp.h"
 #include "sa/sa_int.h"
+#include "sm/clientfile.h"
 #include "sm/mcdb.h"
 #include "tests/unit/fake_transport.h"
 #include "tests/unit/sa_fixture.h"
@@ -1007,6 +1008,93 @@ static void report_resp(struct sa_fx *f, uint64_t tid, uint16_t from)
 	assert_int_equal(sa_fx_send(f, mad, MAD_SIZE, from), 0);
 }
 
+/* --- what clients built, across a restart (sa/clients.c) and ClientStateInfo --- */
+
+static struct sa_clients_info csi(struct sa_fx *f, uint64_t key, uint16_t *status)
+{
+	struct sa_clients_info ci;
+	uint8_t mad[MAD_SIZE];
+	struct sa_fx_resp r;
+
+	memset(&ci, 0, sizeof(ci));
+	sa_fx_mad(f, mad, SA_METHOD_GET, SA_ATTR_CLIENTS_INFO, 0, 0, NULL, 0, key);
+	assert_int_equal(sa_fx_send(f, mad, MAD_SIZE, ca_lid(f, 0)), 1);
+	sa_fx_last(f, &r);
+	*status = r.h.hdr.status;
+	if (!r.h.hdr.status)
+		assert_int_equal(sa_clients_info_decode(r.data, r.dlen, &ci), 0);
+	return ci;
+}
+
+static void test_clients_kept(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint64_t key = BIT(0) | BIT(1) | BIT(4) | BIT(6), wall = 1700000000000ull;
+	struct sa_clients_info ci;
+	struct client_state cs;
+	struct sa_fx_resp r;
+	struct smp_notice n;
+	uint8_t t[176], mgid[16] = { 0xff, 0x12, 0x40, 0x1b };
+	uint16_t st, to;
+	uint64_t tid, gen;
+
+	f->conf.sa_key = 0x1234;
+	sa_set_conf(f->sa, &f->conf);
+	sr_template(t, 0x10, ca_guid(f, 2), 100, "leased");
+	ask(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176);
+	sr_template(t, 0x11, ca_guid(f, 3), 0xFFFFFFFF, "forever");
+	ask(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176);
+	subscribe(f, 66, 1, ca_lid(f, 5), &r);
+	/* ClientStateInfo: for SM_Key holders, with the counts */
+	csi(f, 0, &st);
+	assert_int_equal(st, SA_STATUS_REQ_DENIED);
+	ci = csi(f, 0x1234, &st);
+	assert_int_equal(st, 0);
+	assert_int_equal(ci.version, SA_CLIENTS_INFO_VERSION);
+	assert_int_equal(ci.services, 2);
+	assert_int_equal(ci.subs, 1);
+	assert_int_equal(ci.sm_guid, f->snap->sm_port_guid);
+	gen = ci.gen;
+	/* saved with the leases on the wall clock, then a restart 40 s later */
+	client_state_init(&cs);
+	sa_clients_export(f->sa, &cs, wall);
+	assert_int_equal(cs.nservices, 2);
+	assert_int_equal(cs.nsubs, 1);
+	sa_fx_reset(f);
+	sa_set_conf(f->sa, &f->conf);
+	assert_int_equal(sa_clients_restore(f->sa, &cs, wall + 40000), 0);
+	ci = csi(f, 0x1234, &st);
+	assert_int_equal(ci.services, 2);
+	assert_int_equal(ci.subs, 1);
+	assert_true(ci.gen != 0);
+	/* the lease goes on where it was: 60 s left */
+	f->now += 59000;
+	sa_on_timer(f->sa);
+	assert_int_equal(ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176).n, 2);
+	f->now += 2000;
+	sa_on_timer(f->sa);
+	assert_int_equal(ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176).n, 1);
+	/* the subscription gets its Report where the old one went */
+	sa_report_mcast(f->sa, 66, mgid, 0xFFFF);
+	assert_int_equal(last_report(f, &n, &tid, &to), 66);
+	assert_int_equal(to, ca_lid(f, 5));
+	/* a restart after the lease ended: that service is left out */
+	sa_fx_reset(f);
+	assert_int_equal(sa_clients_restore(f->sa, &cs, wall + 100000), 1);
+	assert_int_equal(ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176).n, 1);
+	/* every change moves the generation */
+	gen = sa_clients_gen(f->sa);
+	subscribe(f, 66, 0, ca_lid(f, 5), &r);
+	assert_int_equal(r.h.hdr.status, 0);
+	assert_true(sa_clients_gen(f->sa) != gen);
+	gen = sa_clients_gen(f->sa);
+	sa_clients_clear(f->sa);
+	assert_true(sa_clients_gen(f->sa) != gen);
+	assert_int_equal(ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176).n, 0);
+	client_state_free(&cs);
+	fx_free(f);
+}
+
 /* --- partitions --- */
 
 static struct sa_fx_resp ask_from(struct sa_fx *f, uint16_t slid, uint8_t method, uint16_t attr,
@@ -1687,6 +1775,7 @@ int main(void)
 		cmocka_unit_test(test_multipath),
 		cmocka_unit_test(test_services),
 		cmocka_unit_test(test_service_owner),
+		cmocka_unit_test(test_clients_kept),
 		cmocka_unit_test(test_inform),
 		cmocka_unit_test(test_inform_trap144),
 		cmocka_unit_test(test_wire_kernel_rmpp),
