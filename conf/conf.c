@@ -225,6 +225,34 @@ static const struct conf_opt opts[] = {
 	     "a time, when they changed; both SMs need the same sa_key), so "
 	     "that it serves them at once if it takes over. 0: no copy (a "
 	     "takeover then sets ClientReregister)."),
+	UINT(sa_groups_per_port, 0, 16384, "64", NULL, true,
+	     "Multicast groups one port may have created through the SA that "
+	     "still exist (a proxy create counts against the port that asked); "
+	     "past it a create is refused with ERR_NO_RESOURCES, so one host "
+	     "cannot take every MLID. IPoIB creates a handful per partition. "
+	     "0: no limit."),
+	UINT(sa_groups_per_partition, 0, 16384, "0", NULL, true,
+	     "Multicast groups the hosts of one partition may have created "
+	     "(the partitions file's groups do not count): set it below the "
+	     "switches' MLIDs (MulticastFDBCap) so that no tenant can take "
+	     "them all. 0: no limit."),
+	UINT(sa_memberships_per_port, 0, 1000000, "1024", NULL, true,
+	     "Multicast memberships one port may have made through the SA: "
+	     "its own joins and its proxy joins of other ports. 0: no limit."),
+	UINT(sa_max_memberships, 1, 4194304, "1048576", NULL, true,
+	     "Multicast memberships in all (about 40 bytes each)."),
+	UINT(sa_services_per_port, 0, 65536, "64", NULL, true,
+	     "ServiceRecords one port may have registered. 0: no limit."),
+	UINT(sa_max_services, 1, 65536, "16384", NULL, true,
+	     "ServiceRecords in all (about 200 bytes each)."),
+	UINT(sa_subscriptions_per_port, 0, 1024, "32", NULL, true,
+	     "InformInfo subscriptions of one port. 0: no limit."),
+	UINT(sa_max_subscriptions, 1, 65536, "16384", NULL, true,
+	     "InformInfo subscriptions in all (about 100 bytes each)."),
+	UINT(sa_trusted_share, 1, 1024, "16", NULL, true,
+	     "A requester with the SM_Key (sa_key) may make this many times "
+	     "the per-port shares above: trusted requests are bounded per "
+	     "requester too."),
 	STR(partitions_file, 1024, true, "\"/etc/ibsmd/partitions.conf\"", true,
 	    "Partitions file in OpenSM's partitions.conf syntax. A missing "
 	    "file gives OpenSM's default: Default=0x7fff,ipoib : ALL=full. A "

@@ -258,11 +258,14 @@ static bool build_groups(struct client_state *cs)
 		const struct found *f = &fl.found[i];
 		bool first = !i || memcmp(f->rec.mgid, fl.found[i - 1].rec.mgid, 16);
 
+		/* the master's records do not say who created a group or made a
+		 * proxy's membership: none, and a member its own maker */
 		if (first)
-			client_add_group(cs, &f->rec, false);
+			client_add_group(cs, &f->rec, false, 0);
 		else if (!same_group(&f->rec, &fl.found[i - 1].rec) || f->guid == fl.found[i - 1].guid)
 			return false;
-		client_add_member(cs, f->guid, f->rec.join_state & 0xF, f->rec.proxy_join & 1);
+		client_add_member(cs, f->guid, f->rec.join_state & 0xF, f->rec.proxy_join & 1,
+				  f->rec.proxy_join & 1 ? 0 : f->guid);
 	}
 	return true;
 }
