@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "mad/sa.h"
+#include "sa/glue.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
 #include "sm/clientfile.h"
@@ -224,7 +225,7 @@ static void round_start(struct sm *sm, uint64_t gen)
 		for (unsigned k = 1; k <= n->ni.num_ports; k++)
 			add_port(n->ports[k].guid, n->ports[k].pi.lid, &cap);
 	}
-	sa_client_limits(&fl.lim);
+	sa_glue_limits(sm, &fl.lim);
 	fl.in_round = true;
 	fl.round_gen = gen;
 	fl.round_start_ms = sm_now_ms();
