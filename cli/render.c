@@ -53,7 +53,8 @@ static void r_problems(json_object *a)
 		if (!strcmp(str(p, "kind"), "more"))
 			printf("  ... and %s more\n", str(p, "text"));
 		else
-			printf("  %-15s %s\n", str(p, "kind"), str(p, "text"));
+			printf("  %-15s %s%s\n", str(p, "kind"), str(p, "text"),
+			       json_object_get_boolean(get(p, "warning")) ? " (warning)" : "");
 	}
 }
 

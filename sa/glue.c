@@ -35,6 +35,7 @@
 #include "sa/sa.h"
 #include "sm/log.h"
 #include "sm/mcast.h"
+#include "sm/problems.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap.h"
@@ -372,6 +373,20 @@ static void on_trap(void *arg, struct sm *sm, const struct smp_notice *n)
 	arm(sm);
 }
 
+/* Anyone may send the well-known default key: say so (ibsmctl status
+ * lists it as a warning too, sm/problems.c). */
+static void warn_public_key(const struct sm *sm)
+{
+	if (sm->conf.sm_key != SM_PUBLIC_KEY && sm->conf.sa_key != SM_PUBLIC_KEY)
+		return;
+	log_warnx("the SM_Key is 0x1, the well-known default (%s%s%s): any host that sends it is a "
+		  "trusted SA requester, may read every M_Key and change or delete what other hosts "
+		  "registered; set the same secret sm_key and sa_key on every SM of the subnet "
+		  "(ibsmd.conf(5))", sm->conf.sm_key == SM_PUBLIC_KEY ? "sm_key" : "",
+		  sm->conf.sm_key == SM_PUBLIC_KEY && sm->conf.sa_key == SM_PUBLIC_KEY ? ", " : "",
+		  sm->conf.sa_key == SM_PUBLIC_KEY ? "sa_key" : "");
+}
+
 void sa_glue_attach(struct sm *sm)
 {
 	struct sa_env env = {
@@ -394,6 +409,7 @@ void sa_glue_attach(struct sm *sm)
 	}
 	sa_keep_attach(sm);
 	sa_follow_attach(sm);
+	warn_public_key(sm);
 }
 
 void sa_glue_detach(struct sm *sm)
