@@ -20,9 +20,11 @@
  * the kernel and umad2sim own the rest) comes from the subscriber, at
  * most SA_REPORT_TRIES times. A subscriber that does not answer fills
  * only its own share of the queue: at most reports_per_port wait for one
- * subscriber port (the next is dropped), reports_max in all (a
- * full queue makes room by dropping one of the subscriber with the most
- * waiting, when that is more than the new one's); drops are counted. A
+ * subscriber port (the next is dropped), half that many caused by one
+ * requester's requests (the traps 66 and 67 of its groups: a host that
+ * churns groups leaves room for everyone else's Reports), reports_max in
+ * all (a full queue makes room by dropping one of the subscriber with the
+ * most waiting, when that is more than the new one's); drops are counted. A
  * subscriber whose port is in service and whose last SA_REPORT_FAILS_MAX
  * Reports all went unanswered loses its subscriptions, with one log
  * line: it may subscribe again.
@@ -250,19 +252,30 @@ static void report_build(struct sa *sa, struct sa_report *r, const struct smp_no
 	sa_notice_encode(n, r->mad + SA_HDR_SIZE, sizeof(r->mad) - SA_HDR_SIZE);
 }
 
-/* The Reports of subscriber port guid (made when missing). */
-static struct sa_rsub *rsub(struct sa *sa, uint64_t guid)
+#define AS_SUBSCRIBER 0
+#define AS_CAUSE 1
+
+/* The Reports of subscriber port guid, or that its requests caused (made
+ * when missing). */
+static struct sa_rsub *rsub(struct sa *sa, uint64_t guid, uint8_t as)
 {
-	return porttab_get(&sa->rsubs, guid, 0);
+	return porttab_get(&sa->rsubs, guid, as);
+}
+
+static void unqueue(struct sa *sa, uint64_t guid, uint8_t as)
+{
+	struct sa_rsub *rs = rsub(sa, guid, as);
+
+	if (rs->queued)
+		rs->queued--;
 }
 
 /* Report i is answered or given up: out of the queue. */
 static void report_remove(struct sa *sa, uint32_t i)
 {
-	struct sa_rsub *rs = rsub(sa, sa->reps[i].guid);
-
-	if (rs->queued)
-		rs->queued--;
+	unqueue(sa, sa->reps[i].guid, AS_SUBSCRIBER);
+	if (sa->reps[i].cause)
+		unqueue(sa, sa->reps[i].cause, AS_CAUSE);
 	sa->reps[i] = sa->reps[--sa->nreps];
 }
 
@@ -273,7 +286,7 @@ static bool make_room(struct sa *sa, uint32_t mine)
 	uint32_t worst = 0, most = 0;
 
 	for (uint32_t i = 0; i < sa->nreps; i++) {
-		uint32_t q = rsub(sa, sa->reps[i].guid)->queued;
+		uint32_t q = rsub(sa, sa->reps[i].guid, AS_SUBSCRIBER)->queued;
 
 		if (q > most) {
 			most = q;
@@ -292,11 +305,13 @@ static void report_queue(struct sa *sa, const struct sa_sub *s, const struct smp
 	uint32_t per_port = sa->conf.reports_per_port ? sa->conf.reports_per_port
 						       : SA_REPORTS_PER_PORT;
 	uint32_t max = sa->conf.reports_max ? sa->conf.reports_max : SA_REPORTS_MAX;
-	uint64_t guid = sa_gid_guid(s->gid);
-	uint32_t queued = rsub(sa, guid)->queued;
+	uint64_t guid = sa_gid_guid(s->gid), cause = sa->cause;
+	uint32_t queued = rsub(sa, guid, AS_SUBSCRIBER)->queued;
 	struct sa_report *r;
 
-	if (queued >= per_port || (sa->nreps >= max && !make_room(sa, queued))) {
+	if (queued >= per_port ||
+	    (cause && rsub(sa, cause, AS_CAUSE)->queued >= SA_REPORTS_PER_CAUSE(per_port)) ||
+	    (sa->nreps >= max && !make_room(sa, queued))) {
 		sa->st.reports_dropped++;
 		return;
 	}
@@ -304,10 +319,13 @@ static void report_queue(struct sa *sa, const struct sa_sub *s, const struct smp
 		sa->reps_cap = sa->reps_cap ? 2 * sa->reps_cap : 16;
 		sa->reps = xrealloc(sa->reps, sa->reps_cap * sizeof(*sa->reps));
 	}
-	rsub(sa, guid)->queued++;
+	rsub(sa, guid, AS_SUBSCRIBER)->queued++;
+	if (cause)
+		rsub(sa, cause, AS_CAUSE)->queued++;
 	r = &sa->reps[sa->nreps++];
 	memset(r, 0, sizeof(*r));
 	r->guid = guid;
+	r->cause = cause;
 	r->tid = sa->next_tid++;
 	if (!sa->next_tid)
 		sa->next_tid = 1;
@@ -330,7 +348,7 @@ void sa_inform_report_resp(struct sa *sa, uint64_t tid, const struct mad_addr *f
 
 		if (r->tid == (uint32_t)tid && r->to.dlid == from->dlid) {
 			sa->st.reports_acked++;
-			rsub(sa, r->guid)->fails = 0;
+			rsub(sa, r->guid, AS_SUBSCRIBER)->fails = 0;
 			report_remove(sa, i);
 			return;
 		}
@@ -350,7 +368,7 @@ static bool give_up(struct sa *sa, uint64_t guid)
 	const struct sa_index *ix;
 	const struct sm_snap *s = sa_snap(sa, &ix);
 	const struct snap_port *p = s ? snap_port_by_guid(s, guid) : NULL;
-	struct sa_rsub *rs = rsub(sa, guid);
+	struct sa_rsub *rs = rsub(sa, guid, AS_SUBSCRIBER);
 	uint32_t n = sa->nsubs;
 
 	if (!p || !sa_in_service(s, p) || ++rs->fails < SA_REPORT_FAILS_MAX)

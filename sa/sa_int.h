@@ -56,6 +56,10 @@
 #define SA_REPORTS_MAX 4096
 #define SA_REPORTS_PER_PORT 64
 #define SA_REPORT_FAILS_MAX 8
+/* Reports one requester's requests (its groups' traps 66 and 67) may have
+ * waiting: a share of a subscriber's, so that a host churning groups
+ * leaves room for the Reports of everyone else's. */
+#define SA_REPORTS_PER_CAUSE(per_port) ((per_port) / 2)
 #define SA_REPORT_RETRY_MS 1000
 #define SA_REPORT_TRIES 4
 
@@ -343,6 +347,7 @@ struct sa_sub {
 /* A Report waiting for its ReportResp. */
 struct sa_report {
 	uint64_t guid;              /* the subscriber's port */
+	uint64_t cause;             /* the requester whose request made it; 0: none */
 	uint32_t tid;               /* the low 32 bits: the kernel owns the rest */
 	unsigned tries;
 	uint64_t deadline;
@@ -350,9 +355,10 @@ struct sa_report {
 	uint8_t mad[MAD_SIZE];
 };
 
-/* A subscriber port's Reports: waiting now, failed in a row. */
+/* The Reports waiting now to a subscriber port (key port number 0), or
+ * that a requester's requests caused (1); a subscriber's failed in a row. */
 struct sa_rsub {
-	struct porttab_key key;     /* port GUID, 0 */
+	struct porttab_key key;     /* port GUID, 0 or 1 */
 	uint32_t queued, fails;
 };
 
@@ -395,7 +401,8 @@ struct sa {
 	uint16_t next_sub_id;
 	struct sa_report *reps;
 	uint32_t nreps, reps_cap;
-	struct porttab rsubs;       /* struct sa_rsub by subscriber port GUID */
+	struct porttab rsubs;       /* struct sa_rsub: subscriber (port 0), cause (port 1) */
+	uint64_t cause;             /* the requester a change being made is for */
 	uint32_t next_tid;
 	uint64_t gen;               /* bumped by every change of services or subscriptions */
 };

@@ -1317,6 +1317,32 @@ static void test_mcmember(void **state)
 	fx_free(f);
 }
 
+/* The Reports one requester's groups cause (traps 66, 67) get half of a
+ * subscriber's share: a host that churns groups leaves room for the
+ * Report of another host's group. */
+static void test_report_cause(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint16_t sub = ca_lid(f, 5);
+	struct sa_mcmember_rec g;
+	struct sa_fx_resp r;
+	struct sa_stats st;
+	size_t sent0;
+
+	sa_fx_multicast(f);
+	f->conf.reports_per_port = 8;
+	sa_set_conf(f->sa, &f->conf);
+	subscribe(f, 66, 1, sub, &r);
+	for (unsigned i = 0; i < 10; i++)
+		assert_int_equal(join(f, SA_METHOD_SET, 3, NULL, 0xFFFF, MCM_C, &g), 0);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.reports_dropped, 10 - 4);
+	sent0 = f->nsent;
+	assert_int_equal(join(f, SA_METHOD_SET, 4, NULL, 0xFFFF, MCM_C, &g), 0);
+	assert_int_equal(report_to(f, sent0, sub), MC_TRAP_CREATED);
+	fx_free(f);
+}
+
 /* Groups live in partitions: only their members join, see them, and
  * hear of them. */
 static void test_mcmember_partitions(void **state)
@@ -1900,6 +1926,7 @@ int main(void)
 		cmocka_unit_test(test_clients_kept),
 		cmocka_unit_test(test_inform),
 		cmocka_unit_test(test_report_shares),
+		cmocka_unit_test(test_report_cause),
 		cmocka_unit_test(test_inform_trap144),
 		cmocka_unit_test(test_wire_kernel_rmpp),
 		cmocka_unit_test(test_wire_user_rmpp),
