@@ -181,6 +181,31 @@ else
 	[ $((hwm - RSS0)) -le $RSS_MAX_KB ] || die "peak RSS $hwm kB, $RSS0 kB at the start"
 	msg "RSS $RSS0 kB at the start, peak $hwm kB (at most $RSS_MAX_KB kB more)"
 fi
+
+# --- the state file keeps the shares, and one over the limits is refused
+# (ClientReregister: the hosts make their state again, within them)
+G=$(fguid "$VICTIM")
+for k in 1 2 3; do
+	T=20 sim_run_at "$VICTIM" "$JOIN" --create -g :: "$G" >/dev/null 2>&1 || die "victim create $k"
+done
+wait_idle
+restart() {
+	kill "$SM_BG"
+	wait "$SM_BG" 2>/dev/null
+	fair_up ibsmd "$@"
+	wait_idle
+}
+restart -o sa_groups_per_port=3
+grep -q "restored from the state file: $((G0 + 3)) multicast groups" "$SM_LOG" ||
+	die "not restored: $(grep -i "restored\|refused" "$SM_LOG")"
+[ "$(victim_create)" = 0x0100 ] || die "the victim's share of groups was not restored"
+# the trusted flood's 1024 services are over 32 x sa_trusted_share
+restart -o sa_services_per_port=32
+grep -q "clients: a port with more than 512 services: refused" "$SM_LOG" ||
+	die "a file over the limits was not refused: $(grep -i "clients" "$SM_LOG")"
+grep -q "setting ClientReregister on" "$SM_LOG" || die "no ClientReregister after the refusal"
+[ "$(ngroups)" = "$G0" ] || die "$(ngroups) groups after a refused file, not $G0"
+msg "the state file: the victim's 3 groups restored with their creator (a 4th refused at sa_groups_per_port=3); refused at sa_services_per_port=32, with ClientReregister"
 kill "$SM_BG"
 wait "$SM_BG" 2>/dev/null
 grep -q "ERROR: AddressSanitizer\|runtime error" "$SM_LOG" && die "sanitizer report"
