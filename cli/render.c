@@ -394,10 +394,10 @@ static void r_sa_counters(json_object *r)
 	       str(t, "received"), str(t, "not_master"), str(t, "denied"), str(t, "busy"),
 	       str(t, "malformed"));
 	printf("subscriptions %s, services %s, reports sent %s, acked %s, dropped %s; "
-	       "subscribers dropped %s; of ports that left: %s gone\n",
-	       str(t, "subscriptions"), str(t, "services"), str(t, "reports_sent"),
+	       "subscribers dropped %s; traps 66/67 past a host's rate %s; of ports that left: "
+	       "%s gone\n", str(t, "subscriptions"), str(t, "services"), str(t, "reports_sent"),
 	       str(t, "reports_acked"), str(t, "reports_dropped"), str(t, "subscribers_dropped"),
-	       str(t, "departed"));
+	       str(t, "notices_dropped"), str(t, "departed"));
 	r_sa_refused(get(r, "refused"));
 	r_sa_clients(get(r, "clients"));
 	printf("%-32s %10s %8s %10s %8s %8s\n", "attribute", "requests", "errors", "records",

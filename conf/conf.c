@@ -81,7 +81,10 @@ static const struct conf_opt opts[] = {
 	HEX(sm_key, UINT64_MAX, "0x1", false,
 	    "SMInfo:SM_Key. SMs with another non-zero key are ignored, and "
 	    "SMInfo Sets (handover, disable...) from them refused. The "
-	    "default is OpenSM's, so the two recognise each other."),
+	    "default is OpenSM's, so the two recognise each other; it is "
+	    "public: while it is 0x1 ibsmd warns at start and ibsmctl status "
+	    "lists it (public_key). Set the same secret on every SM of the "
+	    "subnet (ibsmd(8), THE SM_KEY)."),
 	UINT(sm_poll_interval, 100, 60000, "1000", "ms", true,
 	     "A standby SM asks the master for its SMInfo this often."),
 	UINT(sm_poll_retries, 1, 20, "2", NULL, true,
@@ -198,9 +201,12 @@ static const struct conf_opt opts[] = {
 	    "3 DC. The default, RC and DC, leaves UD and UC in order."),
 	HEX(sa_key, UINT64_MAX, "0x1", true,
 	    "SM_Key that makes an SA request trusted (saquery --smkey): "
-	    "trusted requesters see M_Keys, the SM_Key and P_Key tables. "
+	    "trusted requesters see M_Keys, the SM_Key and P_Key tables, and "
+	    "may replace or delete what other hosts registered. "
 	    "Requests with SM_Key 0 are served untrusted, any other key is "
-	    "refused. 0: nobody is trusted. The default is OpenSM's."),
+	    "refused. 0: nobody is trusted. The default is OpenSM's, and "
+	    "public: any host may send it (ibsmd warns while it is 0x1). "
+	    "Standbys copy the master's state with it: the same on every SM."),
 	UINT(sa_max_records, 1, 1000000, "65536", NULL, true,
 	     "Most records in one SA answer; a query that matches more is "
 	     "answered ERR_REQ_TOO_MANY_RECORDS. An answer is also capped at "

@@ -380,6 +380,7 @@ static json_object *totals_json(const struct sa_stats *st)
 	ADD(o, "reports_acked", JINT(st->reports_acked));
 	ADD(o, "reports_dropped", JINT(st->reports_dropped));
 	ADD(o, "subscribers_dropped", JINT(st->subscribers_dropped));
+	ADD(o, "notices_dropped", JINT(st->notices_dropped));
 	ADD(o, "departed", JINT(st->departed));
 	ADD(o, "subscriptions", JINT(st->subscriptions));
 	ADD(o, "services", JINT(st->services));

@@ -20,11 +20,13 @@
  * the kernel and umad2sim own the rest) comes from the subscriber, at
  * most SA_REPORT_TRIES times. A subscriber that does not answer fills
  * only its own share of the queue: at most reports_per_port wait for one
- * subscriber port (the next is dropped), half that many caused by one
- * requester's requests (the traps 66 and 67 of its groups: a host that
- * churns groups leaves room for everyone else's Reports), reports_max in
- * all (a full queue makes room by dropping one of the subscriber with the
- * most waiting, when that is more than the new one's); drops are counted. A
+ * subscriber port (the next is dropped), reports_max in all (a full queue
+ * makes room by dropping one of the subscriber with the most waiting,
+ * when that is more than the new one's); drops are counted. The traps 66
+ * and 67 of the groups one requester creates and deletes are reported at
+ * most SA_CAUSE_NOTICE_RATE a second (after a burst): a host that churns
+ * groups does not fill the subscribers' queues, whose Reports of other
+ * hosts' groups then arrive (counted as notices_dropped). A
  * subscriber whose port is in service and whose last SA_REPORT_FAILS_MAX
  * Reports all went unanswered loses its subscriptions, with one log
  * line: it may subscribe again.
@@ -262,21 +264,35 @@ static struct sa_rsub *rsub(struct sa *sa, uint64_t guid, uint8_t as)
 	return porttab_get(&sa->rsubs, guid, as);
 }
 
-static void unqueue(struct sa *sa, uint64_t guid, uint8_t as)
-{
-	struct sa_rsub *rs = rsub(sa, guid, as);
-
-	if (rs->queued)
-		rs->queued--;
-}
-
 /* Report i is answered or given up: out of the queue. */
 static void report_remove(struct sa *sa, uint32_t i)
 {
-	unqueue(sa, sa->reps[i].guid, AS_SUBSCRIBER);
-	if (sa->reps[i].cause)
-		unqueue(sa, sa->reps[i].cause, AS_CAUSE);
+	struct sa_rsub *rs = rsub(sa, sa->reps[i].guid, AS_SUBSCRIBER);
+
+	if (rs->queued)
+		rs->queued--;
 	sa->reps[i] = sa->reps[--sa->nreps];
+}
+
+/* May one more notice that requester cause made be reported? */
+static bool cause_admits(struct sa *sa, uint64_t cause)
+{
+	struct sa_rsub *c = rsub(sa, cause, AS_CAUSE);
+	uint64_t now = sa_now(sa);
+
+	if (!c->started) {
+		c->started = true;
+		c->tokens = SA_CAUSE_NOTICE_BURST;
+	} else if (now > c->t_ms) {
+		c->tokens += (double)(now - c->t_ms) * SA_CAUSE_NOTICE_RATE / 1000.0;
+		if (c->tokens > SA_CAUSE_NOTICE_BURST)
+			c->tokens = SA_CAUSE_NOTICE_BURST;
+	}
+	c->t_ms = now;
+	if (c->tokens < 1.0)
+		return false;
+	c->tokens -= 1.0;
+	return true;
 }
 
 /* The queue is full: drop a Report of the subscriber with the most
@@ -305,13 +321,11 @@ static void report_queue(struct sa *sa, const struct sa_sub *s, const struct smp
 	uint32_t per_port = sa->conf.reports_per_port ? sa->conf.reports_per_port
 						       : SA_REPORTS_PER_PORT;
 	uint32_t max = sa->conf.reports_max ? sa->conf.reports_max : SA_REPORTS_MAX;
-	uint64_t guid = sa_gid_guid(s->gid), cause = sa->cause;
+	uint64_t guid = sa_gid_guid(s->gid);
 	uint32_t queued = rsub(sa, guid, AS_SUBSCRIBER)->queued;
 	struct sa_report *r;
 
-	if (queued >= per_port ||
-	    (cause && rsub(sa, cause, AS_CAUSE)->queued >= SA_REPORTS_PER_CAUSE(per_port)) ||
-	    (sa->nreps >= max && !make_room(sa, queued))) {
+	if (queued >= per_port || (sa->nreps >= max && !make_room(sa, queued))) {
 		sa->st.reports_dropped++;
 		return;
 	}
@@ -320,12 +334,9 @@ static void report_queue(struct sa *sa, const struct sa_sub *s, const struct smp
 		sa->reps = xrealloc(sa->reps, sa->reps_cap * sizeof(*sa->reps));
 	}
 	rsub(sa, guid, AS_SUBSCRIBER)->queued++;
-	if (cause)
-		rsub(sa, cause, AS_CAUSE)->queued++;
 	r = &sa->reps[sa->nreps++];
 	memset(r, 0, sizeof(*r));
 	r->guid = guid;
-	r->cause = cause;
 	r->tid = sa->next_tid++;
 	if (!sa->next_tid)
 		sa->next_tid = 1;
@@ -446,6 +457,10 @@ void sa_report_mcast(struct sa *sa, uint16_t trap, const uint8_t mgid[16], uint1
 
 	if (!s)
 		return;
+	if (sa->cause && !cause_admits(sa, sa->cause)) {
+		sa->st.notices_dropped++;
+		return;
+	}
 	sa_sm_notice(s, trap, mgid, &n);
 	for (uint32_t i = 0; i < sa->nsubs; i++) {
 		const struct snap_port *p = snap_port_by_guid(s, sa_gid_guid(sa->subs[i].gid));

@@ -237,6 +237,7 @@ struct sa_stats {
 	uint64_t reports_acked;
 	uint64_t reports_dropped; /* given up after the retries, or queue full */
 	uint64_t subscribers_dropped; /* their Reports kept failing */
+	uint64_t notices_dropped; /* traps 66/67 of one requester's groups past its rate */
 	uint64_t refused[SA_REF_N];   /* requests refused for a limit, by reason */
 	uint64_t departed;      /* services and subscriptions of ports that left */
 	uint32_t subscriptions;

@@ -56,10 +56,11 @@
 #define SA_REPORTS_MAX 4096
 #define SA_REPORTS_PER_PORT 64
 #define SA_REPORT_FAILS_MAX 8
-/* Reports one requester's requests (its groups' traps 66 and 67) may have
- * waiting: a share of a subscriber's, so that a host churning groups
- * leaves room for the Reports of everyone else's. */
-#define SA_REPORTS_PER_CAUSE(per_port) ((per_port) / 2)
+/* Traps 66 and 67 of the groups one requester creates and deletes are
+ * reported at most this often (a burst, then a second): a host that
+ * churns groups does not fill everyone's Report queues and log. */
+#define SA_CAUSE_NOTICE_BURST 100
+#define SA_CAUSE_NOTICE_RATE 20
 #define SA_REPORT_RETRY_MS 1000
 #define SA_REPORT_TRIES 4
 
@@ -347,7 +348,6 @@ struct sa_sub {
 /* A Report waiting for its ReportResp. */
 struct sa_report {
 	uint64_t guid;              /* the subscriber's port */
-	uint64_t cause;             /* the requester whose request made it; 0: none */
 	uint32_t tid;               /* the low 32 bits: the kernel owns the rest */
 	unsigned tries;
 	uint64_t deadline;
@@ -355,11 +355,15 @@ struct sa_report {
 	uint8_t mad[MAD_SIZE];
 };
 
-/* The Reports waiting now to a subscriber port (key port number 0), or
- * that a requester's requests caused (1); a subscriber's failed in a row. */
+/* A subscriber port's Reports (key port number 0): waiting now, failed
+ * in a row; or the notices a requester's requests caused (1): a token
+ * bucket of SA_CAUSE_NOTICE_*. */
 struct sa_rsub {
 	struct porttab_key key;     /* port GUID, 0 or 1 */
 	uint32_t queued, fails;
+	double tokens;
+	uint64_t t_ms;
+	bool started;
 };
 
 /* A request parked until the port tables it needs are read. */
@@ -402,7 +406,7 @@ struct sa {
 	struct sa_report *reps;
 	uint32_t nreps, reps_cap;
 	struct porttab rsubs;       /* struct sa_rsub: subscriber (port 0), cause (port 1) */
-	uint64_t cause;             /* the requester a change being made is for */
+	uint64_t cause;             /* the requester of the change being made; 0: none */
 	uint32_t next_tid;
 	uint64_t gen;               /* bumped by every change of services or subscriptions */
 };

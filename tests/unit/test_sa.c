@@ -1317,9 +1317,10 @@ static void test_mcmember(void **state)
 	fx_free(f);
 }
 
-/* The Reports one requester's groups cause (traps 66, 67) get half of a
- * subscriber's share: a host that churns groups leaves room for the
- * Report of another host's group. */
+/* The traps 66 and 67 of one requester's groups are reported at most
+ * SA_CAUSE_NOTICE_RATE a second after a burst: a host that churns groups
+ * does not fill the subscribers' queues; another host's group is still
+ * reported, and the churning host's again as time passes. */
 static void test_report_cause(void **state)
 {
 	struct sa_fx *f = fx_new("ft2", 4, 0);
@@ -1330,15 +1331,19 @@ static void test_report_cause(void **state)
 	size_t sent0;
 
 	sa_fx_multicast(f);
-	f->conf.reports_per_port = 8;
-	sa_set_conf(f->sa, &f->conf);
 	subscribe(f, 66, 1, sub, &r);
-	for (unsigned i = 0; i < 10; i++)
+	for (unsigned i = 0; i < SA_CAUSE_NOTICE_BURST + 10; i++) {
 		assert_int_equal(join(f, SA_METHOD_SET, 3, NULL, 0xFFFF, MCM_C, &g), 0);
+		assert_int_equal(join(f, SA_METHOD_DELETE, 3, g.mgid, 0xFFFF, MCM_J, NULL), 0);
+	}
 	sa_get_stats(f->sa, &st);
-	assert_int_equal(st.reports_dropped, 10 - 4);
+	assert_int_equal(st.notices_dropped, 2 * (SA_CAUSE_NOTICE_BURST + 10) - SA_CAUSE_NOTICE_BURST);
 	sent0 = f->nsent;
 	assert_int_equal(join(f, SA_METHOD_SET, 4, NULL, 0xFFFF, MCM_C, &g), 0);
+	assert_int_equal(report_to(f, sent0, sub), MC_TRAP_CREATED);
+	f->now += 1000;
+	sent0 = f->nsent;
+	assert_int_equal(join(f, SA_METHOD_SET, 3, NULL, 0xFFFF, MCM_C, &g), 0);
 	assert_int_equal(report_to(f, sent0, sub), MC_TRAP_CREATED);
 	fx_free(f);
 }
