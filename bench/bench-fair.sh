@@ -4,7 +4,8 @@
 #
 # Usage: bench/bench-fair.sh [ibsmd|opensm] [ATTACK...]
 #   IBSMD=path (default: the build's) picks the ibsmd binary; ATTACK is
-#   any of creates proxy reports squat trusted log (default: all).
+#   any of creates proxy reports squat trusted log (default: all); RW=n
+#   the rogue's requests outstanding in "reports" (default 32).
 #
 # Each attack runs on a fresh ibsim (gen_topo ft2 12: 72 hosts) and a
 # fresh SM at H00001; the rogue is tests/agent/sa_rogue at H00010, the
@@ -85,7 +86,7 @@ for a in $ATTACKS; do
 		V="$V$(victim_all)"
 		;;
 	reports)
-		rogue -s 32 churn 15 >"$SIM_DIR/churn.out" &
+		rogue -w "${RW:-32}" -s 32 churn 15 >"$SIM_DIR/churn.out" &
 		rp=$!
 		sleep 2
 		V=$(victim_all)

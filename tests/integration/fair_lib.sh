@@ -4,7 +4,9 @@
 # prints a table). Source after lib.sh and sm_lib.sh.
 #
 # The fabric is gen_topo ft2 12 (72 hosts, 18 switches). The SM runs at
-# H00001 (fair_up ibsmd|opensm), the rogue (tests/agent/sa_rogue) at
+# H00001 (fair_up ibsmd|opensm; OpenSM with -d2, its log flushed at each
+# line so that its growth can be read while it runs), the rogue
+# (tests/agent/sa_rogue) at
 # $ROGUE (H00010), the victim host at H00040, a subscriber at H00050.
 # Each step prints what it saw on one line; nothing here fails a test.
 #
