@@ -41,35 +41,31 @@ uint64_t sa_share(const struct sa_ctx *c, uint32_t limit)
 	return (uint64_t)limit * share;
 }
 
+/* Each reason: its name (ibsmctl) and what the log says. */
+static const struct {
+	const char *name, *text;
+} reasons[SA_REF_N] = {
+	[SA_REF_SERVICES_PORT] = { "services_per_port",
+				   "the port registered sa_services_per_port services" },
+	[SA_REF_SERVICES] = { "services", "sa_max_services reached" },
+	[SA_REF_SERVICE_GID] = { "service_gid_not_own", "a ServiceGID of another port (untrusted)" },
+	[SA_REF_SERVICE_OWNER] = { "service_not_owner", "a service another port registered" },
+	[SA_REF_SUBS_PORT] = { "subscriptions_per_port",
+			       "the port has sa_subscriptions_per_port subscriptions" },
+	[SA_REF_SUBS] = { "subscriptions", "sa_max_subscriptions reached" },
+};
+
 const char *sa_refusal_name(enum sa_refusal r)
 {
-	static const char *const names[SA_REF_N] = {
-		[SA_REF_SERVICES_PORT] = "services_per_port",
-		[SA_REF_SERVICES] = "services",
-		[SA_REF_SERVICE_GID] = "service_gid_not_own",
-		[SA_REF_SERVICE_OWNER] = "service_not_owner",
-		[SA_REF_SUBS_PORT] = "subscriptions_per_port",
-		[SA_REF_SUBS] = "subscriptions",
-	};
-
-	return r < SA_REF_N ? names[r] : "unknown";
+	return r < SA_REF_N ? reasons[r].name : "unknown";
 }
 
 void sa_refuse(struct sa_ctx *c, enum sa_refusal why, uint16_t status)
 {
-	static const char *const text[SA_REF_N] = {
-		[SA_REF_SERVICES_PORT] = "the port registered sa_services_per_port services",
-		[SA_REF_SERVICES] = "sa_max_services reached",
-		[SA_REF_SERVICE_GID] = "a ServiceGID of another port (untrusted)",
-		[SA_REF_SERVICE_OWNER] = "a service another port registered",
-		[SA_REF_SUBS_PORT] = "the port has sa_subscriptions_per_port subscriptions",
-		[SA_REF_SUBS] = "sa_max_subscriptions reached",
-	};
-
 	c->sa->st.refused[why]++;
 	log_notice("SA: %s %s from LID %u (port %016llx)%s refused: %s", c->attr->nm.name,
 		   c->method == SA_METHOD_DELETE ? "Delete" : "Set", c->from.dlid,
 		   (unsigned long long)(c->requester ? c->requester->guid : 0),
-		   c->trusted ? " (trusted)" : "", text[why]);
+		   c->trusted ? " (trusted)" : "", reasons[why].text);
 	sa_fail(c, status);
 }

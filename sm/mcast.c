@@ -895,13 +895,6 @@ static void set_limits(struct sm *sm)
 static void log_refusal(const struct sm *sm, const struct mc_who *who,
 			const struct sa_mcmember_rec *req)
 {
-	static const char *const why[MC_REF_N] = {
-		[MC_REF_GROUPS_PORT] = "it created sa_groups_per_port groups",
-		[MC_REF_GROUPS_PARTITION] = "the partition has sa_groups_per_partition groups",
-		[MC_REF_MEMBERSHIPS_PORT] = "it made sa_memberships_per_port memberships",
-		[MC_REF_MEMBERSHIPS] = "sa_max_memberships reached",
-		[MC_REF_MLIDS] = "no MLID left",
-	};
 	enum mc_refusal r = mcdb_shares(sm->mcast->db)->last;
 	uint64_t guid;
 
@@ -910,7 +903,7 @@ static void log_refusal(const struct sm *sm, const struct mc_who *who,
 	memcpy(&guid, req->port_gid + 8, 8);
 	log_notice("multicast: a join from port %016llx%s for port %016llx refused: %s",
 		   (unsigned long long)who->requester, who->trusted ? " (trusted)" : "",
-		   (unsigned long long)be64toh(guid), why[r]);
+		   (unsigned long long)be64toh(guid), mc_refusal_text(r));
 }
 
 uint16_t sm_mcast_join(struct sm *sm, const struct mc_who *who, const struct sa_mcmember_rec *req,

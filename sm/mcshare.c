@@ -135,16 +135,26 @@ uint16_t mc_share_refuse(struct mc_shares *s, enum mc_refusal r)
 	return SA_STATUS_NO_RESOURCES;
 }
 
+/* Each reason: its name (ibsmctl) and what the log says. */
+static const struct {
+	const char *name, *text;
+} reasons[MC_REF_N] = {
+	[MC_REF_NONE] = { "none", "" },
+	[MC_REF_GROUPS_PORT] = { "groups_per_port", "it created sa_groups_per_port groups" },
+	[MC_REF_GROUPS_PARTITION] = { "groups_per_partition",
+				      "the partition has sa_groups_per_partition groups" },
+	[MC_REF_MEMBERSHIPS_PORT] = { "memberships_per_port",
+				      "it made sa_memberships_per_port memberships" },
+	[MC_REF_MEMBERSHIPS] = { "memberships", "sa_max_memberships reached" },
+	[MC_REF_MLIDS] = { "mlids", "no MLID left" },
+};
+
 const char *mc_refusal_name(enum mc_refusal r)
 {
-	static const char *const names[MC_REF_N] = {
-		[MC_REF_NONE] = "none",
-		[MC_REF_GROUPS_PORT] = "groups_per_port",
-		[MC_REF_GROUPS_PARTITION] = "groups_per_partition",
-		[MC_REF_MEMBERSHIPS_PORT] = "memberships_per_port",
-		[MC_REF_MEMBERSHIPS] = "memberships",
-		[MC_REF_MLIDS] = "mlids",
-	};
+	return r < MC_REF_N ? reasons[r].name : "unknown";
+}
 
-	return r < MC_REF_N ? names[r] : "unknown";
+const char *mc_refusal_text(enum mc_refusal r)
+{
+	return r < MC_REF_N ? reasons[r].text : "unknown";
 }

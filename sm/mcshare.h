@@ -73,7 +73,8 @@ enum mc_refusal mc_share_may_join(const struct mc_shares *s, const struct mc_lim
 				  uint64_t maker, bool trusted);
 /* Counts refusal r (the last one); returns the SA status, NO_RESOURCES. */
 uint16_t mc_share_refuse(struct mc_shares *s, enum mc_refusal r);
-/* "groups_per_port", ... as ibsmctl shows them. */
+/* "groups_per_port", ... as ibsmctl shows them; the log's words. */
 const char *mc_refusal_name(enum mc_refusal r);
+const char *mc_refusal_text(enum mc_refusal r);
 
 #endif

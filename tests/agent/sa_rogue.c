@@ -114,13 +114,7 @@ static void header(struct rogue *R, uint8_t *mad, uint8_t method, uint16_t attr,
 {
 	struct sa_hdr h;
 
-	memset(&h, 0, sizeof(h));
-	h.hdr.base_version = 1;
-	h.hdr.mgmt_class = MAD_CLASS_SA;
-	h.hdr.class_version = SA_CLASS_VERSION;
-	h.hdr.method = method;
-	h.hdr.tid = tid;
-	h.hdr.attr_id = attr;
+	sa_req_hdr(&h, method, attr, tid);
 	h.sm_key = R->sm_key;
 	h.comp_mask = mask;
 	memset(mad, 0, MAD_SIZE);
