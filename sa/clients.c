@@ -62,6 +62,7 @@ void sa_clients_clear(struct sa *sa)
 	sa->nsvc = 0;
 	sa->nsubs = 0;
 	sa->nreps = 0;   /* Reports to subscriptions that are gone */
+	porttab_free(&sa->rsubs);   /* and their counts */
 	sa->gen++;
 }
 

@@ -1605,6 +1605,7 @@ static void test_report_shares(void **state)
 	struct sa_fx_resp r;
 	struct sa_stats st;
 	uint64_t dropped;
+	size_t sent0;
 
 	f->conf.reports_per_port = SA_REPORT_FAILS_MAX;
 	f->conf.reports_max = SA_REPORT_FAILS_MAX + SA_REPORT_FAILS_MAX / 2;
@@ -1638,6 +1639,15 @@ static void test_report_shares(void **state)
 	mcast_reports(f, 2, 0);
 	sa_get_stats(f->sa, &st);
 	assert_int_equal(st.reports_dropped, dropped + 6);
+	/* cleared (a saved state replaces it): the counts start again */
+	f->conf.reports_max = 100;
+	sa_set_conf(f->sa, &f->conf);
+	mcast_reports(f, 5, 0);   /* the rogue at its share */
+	sa_clients_clear(f->sa);
+	subscribe(f, 66, 1, rogue, &r);
+	sent0 = f->nsent;
+	mcast_reports(f, 1, 0);
+	assert_int_equal(report_to(f, sent0, rogue), 66);
 	fx_free(f);
 }
 
