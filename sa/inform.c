@@ -376,8 +376,7 @@ void sa_inform_send_failed(struct sa *sa, uint64_t tid)
  * while its port was in service: its subscriptions go. */
 static bool give_up(struct sa *sa, uint64_t guid)
 {
-	const struct sa_index *ix;
-	const struct sm_snap *s = sa_snap(sa, &ix);
+	const struct sm_snap *s = sa->snap;   /* no sa_sync() here: the timer walks the Reports */
 	const struct snap_port *p = s ? snap_port_by_guid(s, guid) : NULL;
 	struct sa_rsub *rs = rsub(sa, guid, AS_SUBSCRIBER);
 	uint32_t n = sa->nsubs;
