@@ -175,7 +175,7 @@ attack_end "a create/leave loop for 20 s ($(echo "$r" | sed 's/.*creates_ok \([0
 
 # --- memory
 hwm=$(fair_hwm)
-if nm -D "$IBSMD" 2>/dev/null | grep -q __asan_init || nm "$IBSMD" 2>/dev/null | grep -q __asan_init; then
+if grep -qa __asan_init "$IBSMD"; then   # a sanitizer build
 	msg "RSS $RSS0 kB at the start, peak $hwm kB (a sanitizer build: not judged)"
 else
 	[ $((hwm - RSS0)) -le $RSS_MAX_KB ] || die "peak RSS $hwm kB, $RSS0 kB at the start"
