@@ -53,7 +53,8 @@ static void r_problems(json_object *a)
 		if (!strcmp(str(p, "kind"), "more"))
 			printf("  ... and %s more\n", str(p, "text"));
 		else
-			printf("  %-15s %s\n", str(p, "kind"), str(p, "text"));
+			printf("  %-15s %s%s\n", str(p, "kind"), str(p, "text"),
+			       json_object_get_boolean(get(p, "warning")) ? " (warning)" : "");
 	}
 }
 
@@ -367,6 +368,22 @@ static void r_sa_clients(json_object *k)
 		       str(c, "subscriptions"), str(c, "rounds"), str(c, "queries"), str(c, "failed"));
 }
 
+/* Requests refused for a limit, the reasons that counted any. */
+static void r_sa_refused(json_object *o)
+{
+	bool any = false;
+
+	if (!o)
+		return;
+	json_object_object_foreach(o, key, val) {
+		if (!json_object_get_int64(val))
+			continue;
+		printf("%s %s %s", any ? "," : "refused for a limit:", key, json_object_get_string(val));
+		any = true;
+	}
+	printf("%s\n", any ? "" : "refused for a limit: none");
+}
+
 static void r_sa_counters(json_object *r)
 {
 	json_object *a = get(r, "attributes"), *t = get(r, "totals");
@@ -376,9 +393,12 @@ static void r_sa_counters(json_object *r)
 	       json_object_get_boolean(get(r, "serving")) ? "serving" : "NOT serving (not master)",
 	       str(t, "received"), str(t, "not_master"), str(t, "denied"), str(t, "busy"),
 	       str(t, "malformed"));
-	printf("subscriptions %s, services %s, reports sent %s, acked %s, dropped %s\n",
-	       str(t, "subscriptions"), str(t, "services"), str(t, "reports_sent"),
-	       str(t, "reports_acked"), str(t, "reports_dropped"));
+	printf("subscriptions %s, services %s, reports sent %s, acked %s, dropped %s; "
+	       "subscribers dropped %s; traps 66/67 past a host's rate %s; of ports that left: "
+	       "%s gone\n", str(t, "subscriptions"), str(t, "services"), str(t, "reports_sent"),
+	       str(t, "reports_acked"), str(t, "reports_dropped"), str(t, "subscribers_dropped"),
+	       str(t, "notices_dropped"), str(t, "departed"));
+	r_sa_refused(get(r, "refused"));
 	r_sa_clients(get(r, "clients"));
 	printf("%-32s %10s %8s %10s %8s %8s\n", "attribute", "requests", "errors", "records",
 	       "p50_us", "p99_us");

@@ -81,7 +81,10 @@ static const struct conf_opt opts[] = {
 	HEX(sm_key, UINT64_MAX, "0x1", false,
 	    "SMInfo:SM_Key. SMs with another non-zero key are ignored, and "
 	    "SMInfo Sets (handover, disable...) from them refused. The "
-	    "default is OpenSM's, so the two recognise each other."),
+	    "default is OpenSM's, so the two recognise each other; it is "
+	    "public: while it is 0x1 ibsmd warns at start and ibsmctl status "
+	    "lists it (public_key). Set the same secret on every SM of the "
+	    "subnet (ibsmd(8), THE SM_KEY)."),
 	UINT(sm_poll_interval, 100, 60000, "1000", "ms", true,
 	     "A standby SM asks the master for its SMInfo this often."),
 	UINT(sm_poll_retries, 1, 20, "2", NULL, true,
@@ -198,9 +201,12 @@ static const struct conf_opt opts[] = {
 	    "3 DC. The default, RC and DC, leaves UD and UC in order."),
 	HEX(sa_key, UINT64_MAX, "0x1", true,
 	    "SM_Key that makes an SA request trusted (saquery --smkey): "
-	    "trusted requesters see M_Keys, the SM_Key and P_Key tables. "
+	    "trusted requesters see M_Keys, the SM_Key and P_Key tables, and "
+	    "may replace or delete what other hosts registered. "
 	    "Requests with SM_Key 0 are served untrusted, any other key is "
-	    "refused. 0: nobody is trusted. The default is OpenSM's."),
+	    "refused. 0: nobody is trusted. The default is OpenSM's, and "
+	    "public: any host may send it (ibsmd warns while it is 0x1). "
+	    "Standbys copy the master's state with it: the same on every SM."),
 	UINT(sa_max_records, 1, 1000000, "65536", NULL, true,
 	     "Most records in one SA answer; a query that matches more is "
 	     "answered ERR_REQ_TOO_MANY_RECORDS. An answer is also capped at "
@@ -225,6 +231,34 @@ static const struct conf_opt opts[] = {
 	     "a time, when they changed; both SMs need the same sa_key), so "
 	     "that it serves them at once if it takes over. 0: no copy (a "
 	     "takeover then sets ClientReregister)."),
+	UINT(sa_groups_per_port, 0, 16384, "64", NULL, true,
+	     "Multicast groups one port may have created through the SA that "
+	     "still exist (a proxy create counts against the port that asked); "
+	     "past it a create is refused with ERR_NO_RESOURCES, so one host "
+	     "cannot take every MLID. IPoIB creates a handful per partition. "
+	     "0: no limit."),
+	UINT(sa_groups_per_partition, 0, 16384, "0", NULL, true,
+	     "Multicast groups the hosts of one partition may have created "
+	     "(the partitions file's groups do not count): set it below the "
+	     "switches' MLIDs (MulticastFDBCap) so that no tenant can take "
+	     "them all. 0: no limit."),
+	UINT(sa_memberships_per_port, 0, 1000000, "1024", NULL, true,
+	     "Multicast memberships one port may have made through the SA: "
+	     "its own joins and its proxy joins of other ports. 0: no limit."),
+	UINT(sa_max_memberships, 1, 4194304, "1048576", NULL, true,
+	     "Multicast memberships in all (about 40 bytes each)."),
+	UINT(sa_services_per_port, 0, 65536, "64", NULL, true,
+	     "ServiceRecords one port may have registered. 0: no limit."),
+	UINT(sa_max_services, 1, 65536, "16384", NULL, true,
+	     "ServiceRecords in all (about 200 bytes each)."),
+	UINT(sa_subscriptions_per_port, 0, 1024, "32", NULL, true,
+	     "InformInfo subscriptions of one port. 0: no limit."),
+	UINT(sa_max_subscriptions, 1, 65536, "16384", NULL, true,
+	     "InformInfo subscriptions in all (about 100 bytes each)."),
+	UINT(sa_trusted_share, 1, 1024, "16", NULL, true,
+	     "A requester with the SM_Key (sa_key) may make this many times "
+	     "the per-port shares above: trusted requests are bounded per "
+	     "requester too."),
 	STR(partitions_file, 1024, true, "\"/etc/ibsmd/partitions.conf\"", true,
 	    "Partitions file in OpenSM's partitions.conf syntax. A missing "
 	    "file gives OpenSM's default: Default=0x7fff,ipoib : ALL=full. A "

@@ -119,6 +119,16 @@ struct sm_conf {
 	unsigned sa_sweep_rate;
 	int client_reregister;         /* enum conf_client_rereg */
 	unsigned standby_copy_rate;
+	/* the SA's fair shares (sm/mcshare.h, sa/service.c, sa/inform.c) */
+	unsigned sa_groups_per_port;
+	unsigned sa_groups_per_partition;
+	unsigned sa_memberships_per_port;
+	unsigned sa_max_memberships;
+	unsigned sa_services_per_port;
+	unsigned sa_max_services;
+	unsigned sa_subscriptions_per_port;
+	unsigned sa_max_subscriptions;
+	unsigned sa_trusted_share;
 	/* partitions (sm/pkey.c) */
 	char *partitions_file;
 	int part_enforce;              /* enum conf_part_enforce */

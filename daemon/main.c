@@ -274,6 +274,14 @@ static void on_sweep_timer(evutil_socket_t fd, short what, void *arg)
 	after_event(sm);
 }
 
+/* How often the counts of log lines the rate limits left out are written. */
+#define LOG_FLUSH_S 5
+
+static void on_log_timer(evutil_socket_t fd, short what, void *arg)
+{
+	log_flush_suppressed();
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct sm *sm = arg;
@@ -368,6 +376,8 @@ static void events_setup(struct sm *sm)
 		sm->ev_sweep = event_new(sm->base, -1, EV_PERSIST, on_sweep_timer, sm);
 		event_add(sm->ev_sweep, &iv);
 	}
+	sm->ev_log = event_new(sm->base, -1, EV_PERSIST, on_log_timer, sm);
+	event_add(sm->ev_log, &(struct timeval){ LOG_FLUSH_S, 0 });
 }
 
 static void teardown(struct sm *sm)
@@ -400,6 +410,9 @@ static void teardown(struct sm *sm)
 		event_free(sm->ev_sweep);
 	if (sm->ev_light)
 		event_free(sm->ev_light);
+	if (sm->ev_log)
+		event_free(sm->ev_log);
+	log_flush_suppressed();
 	if (sm->ev_retry)
 		event_free(sm->ev_retry);
 	sm_light_free(sm);

@@ -25,7 +25,8 @@
 #include "fabric/mcdb.h"
 #include "fabric/pkeyset.h"
 
-#define CF_MAGIC "ibsmd-clients 1"
+#define CF_MAGIC "ibsmd-clients 2"
+#define CF_MAGIC_V1 "ibsmd-clients 1"   /* no creators and makers */
 #define CF_NAME "clients"
 #define CF_MAX_FILE (256u << 20)
 #define CF_MAX_TOKENS 26
@@ -69,7 +70,7 @@ static void *grow(struct client_state *cs, int k, void **arr, size_t n, size_t s
 }
 
 struct cf_group *client_add_group(struct client_state *cs, const struct sa_mcmember_rec *rec,
-				  bool well_known)
+				  bool well_known, uint64_t creator)
 {
 	struct cf_group *g = grow(cs, K_GROUP, (void **)&cs->groups, cs->ngroups, sizeof(*g));
 
@@ -78,17 +79,19 @@ struct cf_group *client_add_group(struct client_state *cs, const struct sa_mcmem
 	memset(g->rec.port_gid, 0, 16);
 	g->rec.join_state = g->rec.proxy_join = 0;
 	g->well_known = well_known;
+	g->creator = creator;
 	g->member0 = cs->nmembers;
 	g->tsw0 = cs->ntsw;
 	cs->ngroups++;
 	return g;
 }
 
-void client_add_member(struct client_state *cs, uint64_t guid, uint8_t join_state, bool proxy)
+void client_add_member(struct client_state *cs, uint64_t guid, uint8_t join_state, bool proxy,
+		       uint64_t by)
 {
 	struct cf_member *m = grow(cs, K_MEMBER, (void **)&cs->members, cs->nmembers, sizeof(*m));
 
-	*m = (struct cf_member){ guid, join_state, proxy };
+	*m = (struct cf_member){ guid, join_state, proxy, by };
 	cs->nmembers++;
 	cs->groups[cs->ngroups - 1].nmembers++;
 }
@@ -135,13 +138,14 @@ static void put_group(FILE *f, const struct client_state *cs, const struct cf_gr
 
 	fputs("group ", f);
 	put_hex(f, r->mgid, 16);
-	fprintf(f, " 0x%04x 0x%08x 0x%04x %u %u %u %u %u 0x%05x %u %u %d\n", r->mlid, r->qkey,
-		r->pkey, r->mtu, r->rate, r->pkt_life, r->sl, r->tclass, r->flow_label,
-		r->hop_limit, r->scope, g->well_known);
+	fprintf(f, " 0x%04x 0x%08x 0x%04x %u %u %u %u %u 0x%05x %u %u %d 0x%016" PRIx64 "\n",
+		r->mlid, r->qkey, r->pkey, r->mtu, r->rate, r->pkt_life, r->sl, r->tclass,
+		r->flow_label, r->hop_limit, r->scope, g->well_known, g->creator);
 	for (size_t i = 0; i < g->nmembers; i++) {
 		const struct cf_member *m = &cs->members[g->member0 + i];
 
-		fprintf(f, "member 0x%016" PRIx64 " %u %d\n", m->guid, m->join_state, m->proxy);
+		fprintf(f, "member 0x%016" PRIx64 " %u %d 0x%016" PRIx64 "\n", m->guid,
+			m->join_state, m->proxy, m->by);
 	}
 	for (size_t i = 0; i < g->ntsw; i++) {
 		const struct cf_tsw *t = &cs->tsw[g->tsw0 + i];
@@ -312,6 +316,7 @@ struct parse {
 	size_t errlen;
 	size_t lineno;
 	bool ended, have_sm, in_tree;
+	bool v1;            /* version 1: no creators and makers */
 };
 
 /* "where: message" into err; -1. */
@@ -360,19 +365,20 @@ static int parse_sm(struct parse *p, const struct line *l)
 
 static int parse_group(struct parse *p, const struct line *l)
 {
-	uint64_t v[12];
+	uint64_t v[13] = { 0 };
 	struct field f[] = {
 		{ 'x', 0xFFFF, &v[0] }, { 'x', UINT32_MAX, &v[1] }, { 'x', 0xFFFF, &v[2] },
 		{ 'd', 255, &v[3] }, { 'd', 255, &v[4] }, { 'd', 255, &v[5] }, { 'd', 255, &v[6] },
 		{ 'd', 255, &v[7] }, { 'x', 0xFFFFF, &v[8] }, { 'd', 255, &v[9] }, { 'd', 255, &v[10] },
-		{ 'd', 1, &v[11] },
+		{ 'd', 1, &v[11] }, { 'x', UINT64_MAX, &v[12] },
 	};
+	size_t nf = p->v1 ? 12 : 13;
 	struct sa_mcmember_rec r;
 
 	memset(&r, 0, sizeof(r));
-	if (l->n != 14 || !get_bytes(l->tok[1], r.mgid, 16) || !get_fields(l->tok + 2, f, 12))
+	if (l->n != nf + 2 || !get_bytes(l->tok[1], r.mgid, 16) || !get_fields(l->tok + 2, f, nf))
 		return perr(p, "expected \"group MGID 0xMLID 0xQKEY 0xPKEY MTU RATE LIFE SL TCLASS "
-			    "0xFLOW HOP SCOPE WELLKNOWN\"");
+			    "0xFLOW HOP SCOPE WELLKNOWN%s\"", p->v1 ? "" : " 0xCREATOR");
 	if (over(p->cs->ngroups, p->lim->groups))
 		return perr(p, "more than %zu groups", p->lim->groups);
 	r.mlid = (uint16_t)v[0];
@@ -387,23 +393,27 @@ static int parse_group(struct parse *p, const struct line *l)
 	r.hop_limit = (uint8_t)v[9];
 	r.scope = (uint8_t)v[10];
 	r.mtu_sel = r.rate_sel = r.pkt_life_sel = 2;
-	client_add_group(p->cs, &r, v[11]);
+	client_add_group(p->cs, &r, v[11], v[12]);
 	p->in_tree = false;
 	return 0;
 }
 
 static int parse_member(struct parse *p, const struct line *l)
 {
-	uint64_t guid, js, proxy;
-	struct field f[] = { { 'x', UINT64_MAX, &guid }, { 'd', 255, &js }, { 'd', 1, &proxy } };
+	uint64_t guid, js, proxy, by = 0;
+	struct field f[] = { { 'x', UINT64_MAX, &guid }, { 'd', 255, &js }, { 'd', 1, &proxy },
+			     { 'x', UINT64_MAX, &by } };
+	size_t nf = p->v1 ? 3 : 4;
 
-	if (l->n != 4 || !get_fields(l->tok + 1, f, 3))
-		return perr(p, "expected \"member 0xGUID JOINSTATE PROXY\"");
+	if (l->n != nf + 1 || !get_fields(l->tok + 1, f, nf))
+		return perr(p, "expected \"member 0xGUID JOINSTATE PROXY%s\"", p->v1 ? "" : " 0xMAKER");
+	if (p->v1 && !proxy)
+		by = guid;   /* version 1: a member that joined itself made it */
 	if (!p->cs->ngroups || p->in_tree)
 		return perr(p, "a member outside a group, or after its tree");
 	if (over(p->cs->nmembers, p->lim->members))
 		return perr(p, "more than %zu members", p->lim->members);
-	client_add_member(p->cs, guid, (uint8_t)js, proxy);
+	client_add_member(p->cs, guid, (uint8_t)js, proxy, by);
 	return 0;
 }
 
@@ -565,13 +575,14 @@ static int parse_text(struct parse *p, char *text)
 int client_state_parse(struct client_state *cs, const char *name, const char *buf, size_t len,
 		       const struct client_limits *lim, char *err, size_t errlen)
 {
-	struct parse p = { cs, lim, name, err, errlen, 1, false, false, false };
+	struct parse p = { cs, lim, name, err, errlen, 1, false, false, false, false };
 	size_t mlen = strlen(CF_MAGIC);
 	char *text;
 	int rc;
 
 	client_state_init(cs);
-	if (len <= mlen || memcmp(buf, CF_MAGIC, mlen) || buf[mlen] != '\n') {
+	p.v1 = len > mlen && !memcmp(buf, CF_MAGIC_V1, mlen);
+	if (len <= mlen || (memcmp(buf, CF_MAGIC, mlen) && !p.v1) || buf[mlen] != '\n') {
 		snprintf(err, errlen, "%s:1: not an ibsmd clients file (expected \"%s\")", name,
 			 CF_MAGIC);
 		return -1;
@@ -650,7 +661,7 @@ static int u64_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The longest run of equal values in v (sorted in place). */
+/* The longest run of equal non-zero values in v (sorted in place). */
 static size_t max_run(uint64_t *v, size_t n)
 {
 	size_t best = 0, run = 0;
@@ -658,7 +669,7 @@ static size_t max_run(uint64_t *v, size_t n)
 	qsort(v, n, sizeof(*v), u64_cmp);
 	for (size_t i = 0; i < n; i++) {
 		run = i && v[i] == v[i - 1] ? run + 1 : 1;
-		best = run > best ? run : best;
+		best = run > best && v[i] ? run : best;
 	}
 	return best;
 }
@@ -755,26 +766,41 @@ static int check_subs(struct check *c, const struct client_state *cs)
 	return 0;
 }
 
-/* Per port: memberships, services by owner, subscriptions by GID. */
+/* Is the longest run of equal non-zero values in v[0..n) over limit? */
+static bool over_run(uint64_t *v, size_t n, size_t limit)
+{
+	return limit && max_run(v, n) > limit;
+}
+
+/* Per port: groups by creator, memberships by maker, services by owner,
+ * subscriptions by GID; per partition: groups with a creator. */
 static int check_per_port(struct check *c, const struct client_state *cs,
 			  const struct client_limits *lim)
 {
 	size_t n = cs->nmembers > cs->nservices ? cs->nmembers : cs->nservices;
-	uint64_t *v = xcalloc((n > cs->nsubs ? n : cs->nsubs) + 1, sizeof(*v));
+	uint64_t *v = xcalloc((n > cs->nsubs ? n : cs->nsubs) + cs->ngroups + 1, sizeof(*v));
 	int rc = 0;
 
+	for (size_t i = 0; i < cs->ngroups; i++)
+		v[i] = cs->groups[i].creator;
+	if (over_run(v, cs->ngroups, lim->groups_per_port))
+		rc = cerr(c, "a port created more than %zu groups", lim->groups_per_port);
+	for (size_t i = 0; i < cs->ngroups; i++)
+		v[i] = cs->groups[i].creator ? (cs->groups[i].rec.pkey & 0x7FFFu) + 1 : 0;
+	if (!rc && over_run(v, cs->ngroups, lim->groups_per_partition))
+		rc = cerr(c, "more than %zu groups created in a partition", lim->groups_per_partition);
 	for (size_t i = 0; i < cs->nmembers; i++)
-		v[i] = cs->members[i].guid;
-	if (lim->memberships_per_port && max_run(v, cs->nmembers) > lim->memberships_per_port)
-		rc = cerr(c, "a port in more than %zu groups", lim->memberships_per_port);
+		v[i] = cs->members[i].by;
+	if (!rc && over_run(v, cs->nmembers, lim->memberships_per_port))
+		rc = cerr(c, "a port made more than %zu memberships", lim->memberships_per_port);
 	for (size_t i = 0; i < cs->nservices; i++)
 		v[i] = cs->services[i].owner_guid ? cs->services[i].owner_guid
 						  : cs->services[i].owner_lid;
-	if (!rc && lim->services_per_owner && max_run(v, cs->nservices) > lim->services_per_owner)
+	if (!rc && over_run(v, cs->nservices, lim->services_per_owner))
 		rc = cerr(c, "a port with more than %zu services", lim->services_per_owner);
 	for (size_t i = 0; i < cs->nsubs; i++)
 		memcpy(&v[i], cs->subs[i].gid + 8, 8);
-	if (!rc && lim->subs_per_port && max_run(v, cs->nsubs) > lim->subs_per_port)
+	if (!rc && over_run(v, cs->nsubs, lim->subs_per_port))
 		rc = cerr(c, "a port with more than %zu subscriptions", lim->subs_per_port);
 	free(v);
 	return rc;

@@ -12,12 +12,13 @@
  * parser directly. The file, text, one object a line, fields separated
  * by one space:
  *
- *     ibsmd-clients 1
+ *     ibsmd-clients 2
  *     sm 0x<SM port GUID> 0x<subnet prefix> <written, Unix ms>
  *     group <MGID, 32 hex> 0x<MLID> 0x<Q_Key> 0x<P_Key> <MTU> <rate>
  *           <PacketLifeTime> <SL> <TClass> 0x<FlowLabel> <HopLimit>
- *           <scope> <well-known 0|1>
+ *           <scope> <well-known 0|1> 0x<creator port GUID, 0: none>
  *     member 0x<port GUID> <JoinState 1..15> <proxy 0|1>
+ *            0x<maker port GUID, 0: none>
  *     tree 0x<root switch GUID>
  *     tsw 0x<switch GUID> <up port 1..254> <parent entry>
  *     service <the 176-byte record, 352 hex> 0x<owner GUID> <owner LID>
@@ -36,9 +37,13 @@
  * as is anything else that does not follow these rules, a number out of
  * its range (MLID 0xC000..0xFFFE, a valid P_Key, MTU and rate codes, LIDs
  * 1..0xBFFF, ...) or a count over the limits given to the parser (struct
- * client_limits: in all, and per port: memberships, services registered,
- * subscriptions). Refusing is all or nothing: a partly read file is never
- * used.
+ * client_limits: in all, per partition, and per port: groups created,
+ * memberships made, services registered, subscriptions). Refusing is all
+ * or nothing: a partly read file is never used; a daemon that refuses
+ * its own file (its limits were lowered) tells the hosts to make their
+ * state again, within the limits (sa/keep.c). A file of version 1 (no
+ * creators or makers: groups without creator, a member its own maker
+ * unless a proxy added it, then none) is read too.
  */
 #ifndef IBSM_FABRIC_CLIENTFILE_H
 #define IBSM_FABRIC_CLIENTFILE_H
@@ -58,6 +63,7 @@ struct cf_member {
 	uint64_t guid;
 	uint8_t join_state;
 	bool proxy;
+	uint64_t by;                 /* its maker; 0: none */
 };
 
 /* A switch of a tree: entry 0 is the root (parent CLIENT_NO_PARENT, up 0). */
@@ -70,6 +76,7 @@ struct cf_tsw {
 struct cf_group {
 	struct sa_mcmember_rec rec;  /* MGID, MLID, parameters; PortGID, JoinState 0 */
 	bool well_known;
+	uint64_t creator;            /* 0: none */
 	size_t member0, nmembers;    /* in client_state.members */
 	size_t tsw0, ntsw;           /* in client_state.tsw; 0: no tree */
 };
@@ -101,10 +108,13 @@ struct client_state {
 	size_t cap[5];               /* allocated, by the add functions */
 };
 
-/* What the parser accepts at most; 0 means no limit of that kind. */
+/* What the parser accepts at most; 0 means no limit of that kind. Per
+ * port: groups by creator, memberships by maker, services by owner,
+ * subscriptions by subscriber; per partition: groups with a creator. */
 struct client_limits {
 	size_t groups, members, tsw, services, subs;
-	size_t memberships_per_port, services_per_owner, subs_per_port;
+	size_t groups_per_port, memberships_per_port, services_per_owner, subs_per_port;
+	size_t groups_per_partition;
 };
 
 /* The limits of a daemon (bounded by MLIDs, the SA's caps). */
@@ -115,8 +125,9 @@ void client_state_free(struct client_state *cs);
 
 /* Building a value (in file order: a group, then its members and tree). */
 struct cf_group *client_add_group(struct client_state *cs, const struct sa_mcmember_rec *rec,
-				  bool well_known);
-void client_add_member(struct client_state *cs, uint64_t guid, uint8_t join_state, bool proxy);
+				  bool well_known, uint64_t creator);
+void client_add_member(struct client_state *cs, uint64_t guid, uint8_t join_state, bool proxy,
+		       uint64_t by);
 void client_add_tsw(struct client_state *cs, uint64_t guid, uint32_t parent, uint8_t up);
 struct cf_service *client_add_service(struct client_state *cs);
 struct cf_sub *client_add_sub(struct client_state *cs);

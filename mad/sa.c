@@ -100,6 +100,17 @@ uint8_t sa_resp_method(uint8_t req_method)
 	}
 }
 
+void sa_req_hdr(struct sa_hdr *h, uint8_t method, uint16_t attr, uint64_t tid)
+{
+	memset(h, 0, sizeof(*h));
+	h->hdr.base_version = 1;
+	h->hdr.mgmt_class = MAD_CLASS_SA;
+	h->hdr.class_version = SA_CLASS_VERSION;
+	h->hdr.method = method;
+	h->hdr.tid = tid;
+	h->hdr.attr_id = attr;
+}
+
 void sa_resp_hdr(const struct sa_hdr *req, uint16_t attr_offset, struct sa_hdr *resp)
 {
 	*resp = *req;

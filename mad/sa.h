@@ -101,6 +101,9 @@ int sa_hdr_encode(const struct sa_hdr *in, uint8_t *buf, size_t len);
  * GetTraceTable 0x92, GetMulti 0x94, Delete 0x95, Report 0x86; anything
  * else gets the response bit. */
 uint8_t sa_resp_method(uint8_t req_method);
+/* The header of a request: everything 0 but BaseVersion 1, the SA class
+ * and its version, method, TID and attribute. */
+void sa_req_hdr(struct sa_hdr *h, uint8_t method, uint16_t attr, uint64_t tid);
 /* The header of the answer to req: TID, class, version, attribute and
  * modifier echoed exactly, response method, status 0, SM_Key 0 (C15-0.1.5),
  * the given AttributeOffset, no RMPP, ComponentMask echoed. */

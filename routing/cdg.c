@@ -65,7 +65,8 @@ void cdg_init(struct cdg *d, const struct rgraph *g)
 	d->bad = rg_xcalloc(n, 32);
 	d->chsw = rg_xcalloc(n, sizeof(*d->chsw));
 	d->peer = rg_xmalloc(n, sizeof(*d->peer));
-	d->seen = rg_xcalloc(n, sizeof(*d->seen));
+	d->tbase = rg_xcalloc(n, sizeof(*d->tbase));
+	d->seen = rg_xcalloc(n / 64 + 1, sizeof(*d->seen));
 	d->fl = rg_xmalloc(n, sizeof(*d->fl));
 	d->bl = rg_xmalloc(n, sizeof(*d->bl));
 	d->stack = rg_xmalloc(n, sizeof(*d->stack));
@@ -74,7 +75,9 @@ void cdg_init(struct cdg *d, const struct rgraph *g)
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t p = 0; p <= g->sw[s].nports; p++) {
 			d->chsw[g->sw[s].portbase + p] = s;
-			d->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
+			uint32_t t = rg_port_peer_sw(g, s, (uint8_t)p);
+			d->peer[g->sw[s].portbase + p] = t;
+			d->tbase[g->sw[s].portbase + p] = t == RG_NONE ? 0 : g->sw[t].portbase;
 		}
 }
 
@@ -86,6 +89,7 @@ void cdg_free(struct cdg *d)
 	free(d->ord);
 	free(d->chsw);
 	free(d->peer);
+	free(d->tbase);
 	free(d->seen);
 	free(d->fl);
 	free(d->bl);
@@ -106,7 +110,7 @@ int cdg_has(const struct cdg *d, uint32_t c, uint8_t q)
 
 static uint32_t target(const struct cdg *d, uint32_t c, uint32_t q)
 {
-	return d->g->sw[d->peer[c]].portbase + q;
+	return d->tbase[c] + q;
 }
 
 /* Kahn's algorithm; 0 (and no order) if the edges hold a cycle. */
@@ -144,13 +148,30 @@ static int order(struct cdg *d)
 	return 1;
 }
 
+/* The searches' visited channels: a bit each (a dense set that stays in
+ * cache), cleared by every search before it returns. */
+static int seen(const struct cdg *d, uint32_t c)
+{
+	return (int)(d->seen[c / 64] >> (c % 64) & 1);
+}
+
+static void mark(struct cdg *d, uint32_t c)
+{
+	d->seen[c / 64] |= 1ull << (c % 64);
+}
+
+static void unmark(struct cdg *d, const uint32_t *list, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		d->seen[list[i] / 64] = 0;
+}
+
 /* Channels reached from v through positions below ub, into fl; 1 if u is. */
 static int forward(struct cdg *d, uint32_t v, uint32_t u, uint32_t ub, uint32_t *nf)
 {
 	uint32_t n = 0, sp = 0;
 
-	d->cur++;
-	d->seen[v] = d->cur;
+	mark(d, v);
 	d->stack[sp++] = v;
 	while (sp) {
 		uint32_t c = d->stack[--sp];
@@ -158,14 +179,18 @@ static int forward(struct cdg *d, uint32_t v, uint32_t u, uint32_t ub, uint32_t 
 		d->work++;
 		for (uint32_t q = next_q(d->bits, c, 0); q < 256; q = next_q(d->bits, c, q + 1)) {
 			uint32_t t = target(d, c, q);
-			if (t == u)
+			if (t == u) {
+				unmark(d, d->fl, n);
+				unmark(d, d->stack, sp);
 				return 1;
-			if (d->seen[t] != d->cur && d->ord[t] < ub) {
-				d->seen[t] = d->cur;
+			}
+			if (!seen(d, t) && d->ord[t] < ub) {
+				mark(d, t);
 				d->stack[sp++] = t;
 			}
 		}
 	}
+	unmark(d, d->fl, n);
 	*nf = n;
 	return 0;
 }
@@ -176,8 +201,7 @@ static uint32_t backward(struct cdg *d, uint32_t u, uint32_t lb)
 	const struct rgraph *g = d->g;
 	uint32_t n = 0, sp = 0;
 
-	d->cur++;
-	d->seen[u] = d->cur;
+	mark(d, u);
 	d->stack[sp++] = u;
 	while (sp) {
 		uint32_t c = d->stack[--sp], s = d->chsw[c];
@@ -189,12 +213,13 @@ static uint32_t backward(struct cdg *d, uint32_t u, uint32_t lb)
 			if (w == RG_NONE)
 				continue;
 			uint32_t ic = g->sw[w].portbase + g->t->nodes[g->sw[s].node].ports[pp].peer_port;
-			if (has_bit(d->bits, ic, p) && d->seen[ic] != d->cur && d->ord[ic] > lb) {
-				d->seen[ic] = d->cur;
+			if (has_bit(d->bits, ic, p) && !seen(d, ic) && d->ord[ic] > lb) {
+				mark(d, ic);
 				d->stack[sp++] = ic;
 			}
 		}
 	}
+	unmark(d, d->bl, n);
 	return n;
 }
 

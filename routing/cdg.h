@@ -23,7 +23,9 @@ struct cdg {
 	uint32_t *ord;     /* topological position per link id; NULL: none */
 	uint32_t *chsw;    /* per link id: its switch */
 	uint32_t *peer;    /* per link id: the far switch or RG_NONE */
-	uint32_t *seen, cur, *fl, *bl, *stack, *pool;
+	uint32_t *tbase;   /* per link id: the far switch's portbase (graph.h) */
+	uint64_t *seen;    /* the search's channels, a bit each */
+	uint32_t *fl, *bl, *stack, *pool;
 	uint64_t *keys;
 	int tried;         /* the order was made (or found impossible) */
 	uint64_t work;     /* channels visited by the searches so far ... */

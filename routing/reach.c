@@ -1,10 +1,8 @@
 /*
  * DOC: every switch reaches every LID (see reach.h).
  *
- * Per destination LID every switch's path is followed once, memoised, so a
- * pass costs O(switches x LIDs). The LFTs are read 64 LIDs at a time into a
- * block (one cache line of every switch's table), since walking one LID
- * across all switches would otherwise miss the cache at every switch.
+ * Per destination LID every switch's path is followed once (walk.h), so a
+ * pass costs O(switches x LIDs).
  *
  * Filling one LID grows the set of switches that reach it outwards, fewest
  * hops first (a heap keyed by hops): a switch without a route takes a
@@ -21,261 +19,19 @@
 #include <string.h>
 
 #include "routing/cdg.h"
+#include "routing/par.h"
 #include "routing/reach.h"
 #include "routing/routing.h"
+#include "routing/walk.h"
 
-#define RB 64        /* LIDs per block: one cache line of every LFT */
 #define WAITS 2      /* times a switch waits for a neighbour without a cycle */
+#define NOWAY (UINT32_MAX - 1) /* fill.hv of a switch without a way */
 /* Channels the cycle searches may visit: a sixteenth of the table's cells,
  * at least this many (some 0.05 s), so that a fabric with many holes is not
  * held up; past it the entries are taken unchecked and the verification
  * tells whether a credit loop came of it. */
 #define REACH_MIN_WORK (1u << 20)
 
-enum { R_INPROG = 1, R_REACH, R_NONE };
-
-struct rw {
-	const struct rgraph *g;
-	uint8_t *const *lft;
-	uint32_t top;     /* the tables' highest LID; LIDs above have no entry */
-	uint32_t ltop;    /* the highest LID assigned (g->top), or top if higher */
-	uint32_t *own;    /* per LID: switch it ends at, RG_NONE if unassigned */
-	uint8_t *last;    /* per LID: that switch's port for it (0: its own LID) */
-	uint32_t *comp;   /* per switch: its connected part */
-	uint32_t *peer;   /* per directed link id: peer switch or RG_NONE */
-	uint8_t *blk;     /* bn LIDs from b0 of every switch, RB apart */
-	uint32_t b0, bn;
-	uint8_t *st;
-	uint32_t *stamp, cur, *nxt, *hops, *stack;
-	uint8_t *cdg;     /* 32 bytes per link id (cdg.h), the caller's */
-	uint8_t *lastq;   /* per link id: the last dependency set in cdg (0: none) */
-};
-
-static uint8_t at(const struct rw *w, uint32_t s, uint32_t lid)
-{
-	uint32_t j = lid - w->b0;
-
-	if (j < w->bn)
-		return w->blk[(size_t)s * RB + j];
-	return lid <= w->top ? w->lft[s][lid] : LFT_NO_PORT;
-}
-
-/* One hop of switch s for lid: a final state, or 0 and *next. */
-static int step(const struct rw *w, uint32_t s, uint32_t lid, uint32_t *next)
-{
-	uint8_t p = at(w, s, lid);
-
-	if (s == w->own[lid] && p == w->last[lid])
-		return R_REACH;
-	if (p == 0 || p == LFT_NO_PORT || p > w->g->sw[s].nports)
-		return R_NONE;
-	*next = w->peer[w->g->sw[s].portbase + p];
-	return *next == RG_NONE ? R_NONE : 0;
-}
-
-/* Fate of switch s for lid, memoised for the current stamp. */
-static void resolve(struct rw *w, uint32_t s, uint32_t lid)
-{
-	uint32_t n = 0, cur = s;
-
-	while (w->stamp[cur] != w->cur) {
-		w->stamp[cur] = w->cur;
-		w->st[cur] = R_INPROG;
-		w->nxt[cur] = RG_NONE;
-		w->hops[cur] = 0;
-		uint32_t next = RG_NONE;
-		int r = step(w, cur, lid, &next);
-		if (r) {
-			w->st[cur] = (uint8_t)r;
-			break;
-		}
-		w->nxt[cur] = next;
-		w->stack[n++] = cur;
-		cur = next;
-	}
-	int fin = w->st[cur] == R_INPROG ? R_NONE : w->st[cur];
-	while (n--) {
-		uint32_t y = w->stack[n];
-		w->st[y] = (uint8_t)fin;
-		w->hops[y] = fin == R_REACH ? w->hops[w->nxt[y]] + 1 : 0;
-		if (fin != R_REACH)
-			w->nxt[y] = RG_NONE;
-	}
-}
-
-static void lid_owners(struct rw *w)
-{
-	const struct rgraph *g = w->g;
-
-	for (uint32_t lid = 0; lid <= w->ltop; lid++)
-		w->own[lid] = RG_NONE;
-	for (uint32_t s = 0; s < g->nsw; s++)
-		if (g->sw[s].lid) {
-			w->own[g->sw[s].lid] = s;
-			w->last[g->sw[s].lid] = 0;
-		}
-	for (uint32_t h = 0; h < g->nhosts; h++)
-		for (uint32_t i = 0; i < g->hosts[h].nlids; i++) {
-			uint32_t lid = g->hosts[h].lid + i;
-			w->own[lid] = g->hosts[h].sw;
-			w->last[lid] = g->hosts[h].swport;
-		}
-}
-
-static void parts(struct rw *w)
-{
-	const struct rgraph *g = w->g;
-	uint32_t *dist = rg_xmalloc(g->nsw, sizeof(*dist));
-
-	for (uint32_t s = 0; s < g->nsw; s++)
-		w->comp[s] = RG_NONE;
-	for (uint32_t s = 0; s < g->nsw; s++) {
-		if (w->comp[s] != RG_NONE)
-			continue;
-		rg_bfs(g, &s, 1, dist, w->stack);
-		for (uint32_t t = 0; t < g->nsw; t++)
-			if (dist[t] != UINT32_MAX)
-				w->comp[t] = s;
-	}
-	free(dist);
-}
-
-static void rw_init(struct rw *w, const struct rgraph *g, uint8_t *const *lft, uint32_t top)
-{
-	uint32_t n = g->nsw ? g->nsw : 1;
-
-	memset(w, 0, sizeof(*w));
-	w->g = g;
-	w->lft = lft;
-	w->top = top;
-	w->ltop = g->top > top ? g->top : top;
-	w->own = rg_xmalloc(w->ltop + 1u, sizeof(*w->own));
-	w->last = rg_xcalloc(w->ltop + 1u, 1);
-	w->comp = rg_xmalloc(n, sizeof(*w->comp));
-	w->peer = rg_xmalloc(g->nlinks ? g->nlinks : 1, sizeof(*w->peer));
-	w->blk = rg_xmalloc((size_t)n * RB, 1);
-	w->st = rg_xcalloc(n, 1);
-	w->stamp = rg_xcalloc(n, sizeof(*w->stamp));
-	w->nxt = rg_xcalloc(n, sizeof(*w->nxt));
-	w->hops = rg_xcalloc(n, sizeof(*w->hops));
-	w->stack = rg_xcalloc(n, sizeof(*w->stack));
-	w->lastq = rg_xcalloc(g->nlinks ? g->nlinks : 1, 1);
-	for (uint32_t s = 0; s < g->nsw; s++)
-		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
-			w->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
-	lid_owners(w);
-	parts(w);
-}
-
-static void rw_free(struct rw *w)
-{
-	free(w->own);
-	free(w->last);
-	free(w->comp);
-	free(w->peer);
-	free(w->blk);
-	free(w->st);
-	free(w->stamp);
-	free(w->nxt);
-	free(w->hops);
-	free(w->stack);
-	free(w->lastq);
-}
-
-typedef void (*lid_fn)(struct rw *w, uint32_t lid, void *arg);
-
-/* Calls fn for every assigned LID (with want, those it flags), resolved
- * for every switch of its part. */
-static void each_lid(struct rw *w, const uint8_t *want, lid_fn fn, void *arg)
-{
-	const struct rgraph *g = w->g;
-
-	for (uint32_t b0 = 1; b0 <= w->ltop; b0 += RB) {
-		uint32_t n = w->ltop + 1 - b0 < RB ? w->ltop + 1 - b0 : RB;
-		uint32_t have = b0 > w->top ? 0 : w->top + 1 - b0 < n ? w->top + 1 - b0 : n;
-		for (uint32_t s = 0; s < g->nsw; s++) {
-			memcpy(w->blk + (size_t)s * RB, w->lft[s] + b0, have);
-			memset(w->blk + (size_t)s * RB + have, LFT_NO_PORT, n - have);
-		}
-		w->b0 = b0;
-		w->bn = n;
-		for (uint32_t lid = b0; lid < b0 + n; lid++) {
-			uint32_t o = w->own[lid];
-			if (o == RG_NONE || (want && !want[lid]))
-				continue;
-			w->cur++;
-			for (uint32_t s = 0; s < g->nsw; s++)
-				if (w->comp[s] == w->comp[o])
-					resolve(w, s, lid);
-			fn(w, lid, arg);
-		}
-	}
-	w->bn = 0;
-}
-
-/* Writes an entry, in the table and in the block being walked. */
-static void put(struct rw *w, uint32_t s, uint32_t lid, uint8_t p)
-{
-	uint32_t j = lid - w->b0;
-
-	w->lft[s][lid] = p;
-	if (j < w->bn)
-		w->blk[(size_t)s * RB + j] = p;
-}
-
-static uint8_t *cdg_bits(const struct rw *w, uint32_t s, uint8_t p)
-{
-	return w->cdg + 32u * (w->g->sw[s].portbase + p);
-}
-
-/* Channel dependencies of every switch's path to CA LID lid. */
-static void add_cdg(struct rw *w, uint32_t lid)
-{
-	const struct rgraph *g = w->g;
-
-	if (!w->last[lid])
-		return;
-	for (uint32_t s = 0; s < g->nsw; s++) {
-		uint32_t t = w->st[s] == R_REACH && w->stamp[s] == w->cur ? w->nxt[s] : RG_NONE;
-		if (t == RG_NONE || w->nxt[t] == RG_NONE)
-			continue;
-		uint8_t p = at(w, s, lid), q = at(w, t, lid);
-		uint32_t id = g->sw[s].portbase + p;
-		/* consecutive LIDs mostly repeat a channel's dependency: the
-		 * small array of the last one spares a miss in the big one */
-		if (w->lastq[id] == q)
-			continue;
-		w->lastq[id] = q;
-		cdg_bits(w, s, p)[q >> 3] |= (uint8_t)(1u << (q & 7));
-	}
-}
-
-static void count_lid(struct rw *w, uint32_t lid, void *arg)
-{
-	struct reach_stats *st = arg;
-	uint32_t c = w->comp[w->own[lid]];
-
-	for (uint32_t s = 0; s < w->g->nsw; s++)
-		if (w->comp[s] == c) {
-			st->pairs++;
-			st->unrouted += w->st[s] != R_REACH;
-		}
-	add_cdg(w, lid);
-}
-
-void reach_count(const struct rgraph *g, uint8_t *const *lft, uint32_t top,
-		 struct reach_stats *st)
-{
-	struct rw w;
-
-	st->pairs = st->unrouted = 0;
-	rw_init(&w, g, lft, top);
-	w.cdg = rg_xcalloc(g->nlinks ? g->nlinks : 1, 32);
-	each_lid(&w, NULL, count_lid, st);
-	st->cdg_cycle = cdg_cyclic(g, w.cdg);
-	free(w.cdg);
-	rw_free(&w);
-}
 
 struct cand {
 	uint64_t key;       /* see candidates(): smaller is better */
@@ -285,7 +41,9 @@ struct cand {
 
 /* State of reach_fill(): the walker, the heap and the cycle search. */
 struct fill {
-	struct rw w;
+	struct lwalk w;
+	uint32_t cur;       /* LIDs filled so far: astamp's stamp */
+	struct ways *ways;  /* the block being filled, walked ahead */
 	struct reach_stats *st;
 	uint64_t *heap;     /* (hops << 32) | switch */
 	uint32_t nheap;
@@ -293,11 +51,13 @@ struct fill {
 	uint8_t *waits;
 	uint32_t *use;      /* per link id: entries fill wrote */
 	struct cdg d;       /* CA LIDs' dependencies: the routes that work, then new ones */
-	uint8_t *set;       /* per switch: reaches the LID being filled */
+	uint32_t *hv;       /* per switch: its hops to the LID being filled, NOWAY
+			       while it has none (a hole); in ways */
+	uint32_t *nbr;      /* the peers of every switch's groups (graph.h), dense */
 	uint8_t *hole;      /* per LID: some switch does not reach it */
 	uint8_t *swhole;    /* per switch: misses some CA LID */
 	struct cand *cands; /* a switch's ports to choose from */
-	uint32_t *astamp;   /* per switch: ahead[] is for the LID walked (w.cur) */
+	uint32_t *astamp;   /* per switch: ahead[] is for the LID walked (cur) */
 	uint8_t *ahead;     /* holes_ahead() of the switch */
 	uint8_t *lastp;     /* per switch: the port it took last (same_again()) */
 };
@@ -339,7 +99,7 @@ static int closes(struct fill *f, uint32_t x, uint8_t p, uint32_t y, uint32_t li
 {
 	if (!f->w.last[lid] || y == f->w.own[lid])
 		return 0;
-	return cdg_closes(&f->d, f->w.g->sw[x].portbase + p, at(&f->w, y, lid));
+	return cdg_closes(&f->d, f->w.g->sw[x].portbase + p, lw_at(&f->w, y, lid));
 }
 
 /* Moves the best of c[i .. n) to c[i]. */
@@ -366,13 +126,13 @@ static uint64_t holes_ahead(struct fill *f, uint32_t y, uint32_t lid)
 	uint32_t n = 0, z = y;
 
 	/* memoised per LID: many switches ask about the same way */
-	for (uint32_t i = 0; i < g->nsw && z != f->w.own[lid] && f->astamp[z] != f->w.cur; i++) {
+	for (uint32_t i = 0; i < g->nsw && z != f->w.own[lid] && f->astamp[z] != f->cur; i++) {
 		n += f->swhole[z];
-		z = f->w.peer[g->sw[z].portbase + at(&f->w, z, lid)];
+		z = f->w.peer[g->sw[z].portbase + lw_at(&f->w, z, lid)];
 	}
-	if (z != f->w.own[lid] && f->astamp[z] == f->w.cur)
+	if (z != f->w.own[lid] && f->astamp[z] == f->cur)
 		n += f->ahead[z];
-	f->astamp[y] = f->w.cur;
+	f->astamp[y] = f->cur;
 	f->ahead[y] = n > 0xFF ? 0xFF : (uint8_t)n;
 	return f->ahead[y];
 }
@@ -382,7 +142,7 @@ static uint64_t new_dep(const struct fill *f, uint32_t x, uint8_t p, uint32_t y,
 {
 	if (!f->w.last[lid] || y == f->w.own[lid])
 		return 0;
-	return !cdg_has(&f->d, f->w.g->sw[x].portbase + p, at(&f->w, y, lid));
+	return !cdg_has(&f->d, f->w.g->sw[x].portbase + p, lw_at(&f->w, y, lid));
 }
 
 /* Ports of x towards switches that reach lid, best first (hops, then no
@@ -396,9 +156,9 @@ static uint32_t candidates(struct fill *f, uint32_t x, uint32_t lid, struct cand
 	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
 		const struct rg_group *gr = rg_group(g, x, k);
 		uint32_t y = gr->peer;
-		if (!f->set[y])
+		if (f->hv[y] == NOWAY)
 			continue;
-		uint64_t hops = f->w.hops[y] > 0xFFFF ? 0xFFFF : f->w.hops[y];
+		uint64_t hops = f->hv[y] > 0xFFFF ? 0xFFFF : f->hv[y];
 		uint64_t ahead = f->w.last[lid] ? holes_ahead(f, y, lid) : 0;
 		for (uint32_t i = 0; i < gr->n; i++) {
 			uint8_t p = g->gports[gr->first + i];
@@ -414,11 +174,12 @@ static uint32_t candidates(struct fill *f, uint32_t x, uint32_t lid, struct cand
 /* Queues x's neighbours that do not reach lid yet, hops h away. */
 static void relax(struct fill *f, uint32_t x, uint32_t h)
 {
-	const struct rgraph *g = f->w.g;
+	const struct rg_sw *w = &f->w.g->sw[x];
+	const uint32_t *nb = f->nbr + w->gfirst;
 
-	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
-		uint32_t y = rg_group(g, x, k)->peer;
-		if (!f->set[y] && f->tent[y] > h) {
+	for (uint32_t k = 0; k < w->ngroups; k++) {
+		uint32_t y = nb[k];
+		if (f->hv[y] == NOWAY && f->tent[y] > h) {
 			f->tent[y] = h;
 			heap_push(f, (uint64_t)h << 32 | y);
 		}
@@ -428,23 +189,24 @@ static void relax(struct fill *f, uint32_t x, uint32_t h)
 /* Queues switch x (no route yet) by its best neighbour that has one. */
 static void first_hops(struct fill *f, uint32_t x)
 {
-	const struct rgraph *g = f->w.g;
+	const struct rg_sw *w = &f->w.g->sw[x];
+	const uint32_t *nb = f->nbr + w->gfirst;
+	uint32_t best = NOWAY;
 
-	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
-		uint32_t y = rg_group(g, x, k)->peer;
-		if (f->set[y] && f->w.hops[y] + 1 < f->tent[x])
-			f->tent[x] = f->w.hops[y] + 1;
-	}
+	for (uint32_t k = 0; k < w->ngroups; k++)
+		best = f->hv[nb[k]] < best ? f->hv[nb[k]] : best;
+	f->tent[x] = best + 1; /* UINT32_MAX: none */
 	if (f->tent[x] != UINT32_MAX)
 		heap_push(f, (uint64_t)f->tent[x] << 32 | x);
 }
 
 static int waiting_neighbour(const struct fill *f, uint32_t x)
 {
-	const struct rgraph *g = f->w.g;
+	const struct rg_sw *w = &f->w.g->sw[x];
+	const uint32_t *nb = f->nbr + w->gfirst;
 
-	for (uint32_t k = 0; k < g->sw[x].ngroups; k++)
-		if (!f->set[rg_group(g, x, k)->peer])
+	for (uint32_t k = 0; k < w->ngroups; k++)
+		if (f->hv[nb[k]] == NOWAY)
 			return 1;
 	return 0;
 }
@@ -461,7 +223,7 @@ static int same_again(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, stru
 	uint8_t p = f->lastp[x];
 	uint32_t y = p ? f->w.peer[f->w.g->sw[x].portbase + p] : RG_NONE;
 
-	if (y == RG_NONE || !f->set[y] || f->w.hops[y] + 1 != h || new_dep(f, x, p, y, lid))
+	if (y == RG_NONE || f->hv[y] == NOWAY || f->hv[y] + 1 != h || new_dep(f, x, p, y, lid))
 		return 0;
 	c[0] = (struct cand){ 0, y, p };
 	return 1;
@@ -496,63 +258,148 @@ static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct c
 				c[0] = c[j];
 	}
 	uint32_t y = c[i].y;
-	put(&f->w, x, lid, c[i].p);
+	lw_put(&f->w, x, lid, c[i].p);
 	f->lastp[x] = c[i].p;
 	f->use[g->sw[x].portbase + c[i].p]++;
 	if (f->w.last[lid] && y != f->w.own[lid])
-		cdg_add(&f->d, g->sw[x].portbase + c[i].p, at(&f->w, y, lid), forced);
-	f->set[x] = 1;
-	f->w.hops[x] = f->w.hops[y] + 1;
+		cdg_add(&f->d, g->sw[x].portbase + c[i].p, lw_at(&f->w, y, lid), forced);
+	f->hv[x] = f->hv[y] + 1;
 	f->st->filled++;
 	return 1;
 }
 
-/* Fills one LID, resolved by each_lid() for the switches of its part. */
-static void fill_lid(struct rw *w, uint32_t lid, void *arg)
+/*
+ * A block of LIDs walked for the fill, ahead of it: per LID every
+ * switch's hops (NOWAY where it has no way) and the switches of the LID's
+ * part without one. Filling a LID writes only that LID's entries, so the
+ * next block can be walked (on a second thread) while this one is filled.
+ */
+struct ways {
+	uint32_t *hv;       /* [lid - b0][switch] */
+	uint32_t *holes;    /* [lid - b0][...]: nh of them */
+	uint32_t nh[LW_RB];
+};
+
+static void walk_lid(struct lwalk *w, uint32_t lid, void *arg)
+{
+	struct ways *r = arg;
+	uint32_t part = w->comp[w->own[lid]], n = w->g->nsw, j = lid - w->b0, k = 0;
+	uint32_t *hv = r->hv + (size_t)j * n, *holes = r->holes + (size_t)j * n;
+
+	if (lid > w->top)
+		return; /* fill_lid() skips it: no cell to write */
+	lw_resolve_all(w, lid);
+	for (uint32_t s = 0; s < n; s++) {
+		/* switches of other parts are never a neighbour: any value */
+		hv[s] = w->s[s].st == LW_REACH ? w->s[s].hops : NOWAY;
+		if (w->comp[s] == part && w->s[s].st != LW_REACH)
+			holes[k++] = s;
+	}
+	r->nh[j] = k;
+}
+
+/* Fills one LID: its holes grow towards it, fewest hops first. */
+static void fill_lid(struct lwalk *w, uint32_t lid, void *arg)
 {
 	struct fill *f = arg;
-	const struct rgraph *g = w->g;
-	uint32_t o = w->own[lid], part = w->comp[o];
 	struct cand *c = f->cands;
+	uint32_t n;
 
 	if (lid > w->top)
 		return; /* no cell to write: the tables end below */
+	n = f->ways->nh[lid - w->b0];
+	f->hv = f->ways->hv + (size_t)(lid - w->b0) * w->g->nsw;
+	const uint32_t *hs = f->ways->holes + (size_t)(lid - w->b0) * w->g->nsw;
+	f->cur++;
 	f->nheap = 0;
-	for (uint32_t s = 0; s < g->nsw; s++) {
-		f->set[s] = 1;
-		if (w->comp[s] != part)
-			continue;
-		f->set[s] = w->st[s] == R_REACH;
-		f->tent[s] = UINT32_MAX;
-		f->waits[s] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		f->tent[hs[i]] = UINT32_MAX;
+		f->waits[hs[i]] = 0;
 	}
-	if (!f->set[o])
-		return; /* the last hop is route.c's; without it nothing reaches */
-	for (uint32_t x = 0; x < g->nsw; x++)
-		if (!f->set[x])
-			first_hops(f, x);
+	/* without the last hop (route.c's) nothing reaches */
+	for (uint32_t i = 0; f->hv[w->own[lid]] != NOWAY && i < n; i++)
+		first_hops(f, hs[i]);
 	while (f->nheap) {
 		uint64_t k = heap_pop(f);
 		uint32_t x = (uint32_t)k, h = (uint32_t)(k >> 32);
-		if (f->set[x] || !settle(f, x, lid, h, c))
+		if (f->hv[x] != NOWAY || !settle(f, x, lid, h, c))
 			continue;
-		relax(f, x, f->w.hops[x] + 1);
+		relax(f, x, f->hv[x] + 1);
 	}
 }
 
-/* Pass 1 of a fill: which LIDs and switches have holes, and the channel
- * dependencies of the routes that work. */
-static void note_lid(struct rw *w, uint32_t lid, void *arg)
-{
-	struct fill *f = arg;
-	uint32_t c = w->comp[w->own[lid]];
+/* Pass 1 of a fill over LIDs [lo, hi), for one thread: which LIDs and
+ * switches have holes, and the channel dependencies of the routes that
+ * work. */
+struct note {
+	struct lwalk w;
+	uint32_t lo, hi;
+	struct lw_deps deps;
+	uint8_t *hole;      /* per LID (each part writes its own LIDs') */
+	uint8_t *swhole;    /* per switch: misses some CA LID */
+};
 
-	for (uint32_t s = 0; s < w->g->nsw; s++)
-		if (w->comp[s] == c && w->st[s] != R_REACH) {
-			f->hole[lid] = 1;
-			f->swhole[s] |= w->last[lid] != 0;
+static void note_lid(struct lwalk *w, uint32_t lid, void *arg)
+{
+	struct note *n = arg;
+	uint32_t c = w->comp[w->own[lid]];
+	uint64_t bit = w->last[lid] ? 1ull << (lid - w->b0) : 0;
+
+	lw_resolve_all(w, lid);
+	for (uint32_t s = 0; s < w->g->nsw; s++) {
+		const struct lw_sw *y = &w->s[s];
+		if (y->st == LW_REACH) {
+			if (y->hops >= 2)
+				n->deps.flag[s] |= bit;
+			continue;
 		}
-	add_cdg(w, lid);
+		if (w->comp[s] != c)
+			continue;
+		n->hole[lid] = 1;
+		n->swhole[s] |= w->last[lid] != 0;
+	}
+}
+
+static void note_block(struct lwalk *w, uint32_t b0, void *arg)
+{
+	struct note *n = arg;
+
+	(void)b0;
+	lw_deps_flush(w, &n->deps);
+}
+
+static void note_run(void *arg)
+{
+	struct note *n = arg;
+
+	lw_each(&n->w, n->lo, n->hi, NULL, note_lid, note_block, n);
+	lw_deps_done(&n->deps, n->w.g);
+}
+
+/* Pass 1 in two parts of the LIDs (two threads, or one after the other),
+ * the second's holes and dependencies merged into the first's (f's). */
+static void note_all(struct fill *f, unsigned threads)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t mid = 1 + (f->w.ltop / 2 / LW_RB) * LW_RB, nl = g->nlinks ? g->nlinks : 1;
+	uint8_t *bits = rg_xcalloc(nl, 32);
+	struct note n[2] = { { .lo = 1, .hi = mid, .hole = f->hole, .swhole = f->swhole },
+			     { .lo = mid, .hi = f->w.ltop + 1, .hole = f->hole } };
+
+	n[0].w = f->w; /* the fill's walker: lw_init()'s work once less */
+	lw_init(&n[1].w, g, f->w.lft, f->w.top);
+	n[1].swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
+	lw_deps_init(&n[0].deps, g, f->d.bits);
+	lw_deps_init(&n[1].deps, g, bits);
+	rg_par2(note_run, &n[1], &n[0], threads);
+	f->w = n[0].w;
+	for (size_t i = 0; i < (size_t)nl * 32; i++)
+		f->d.bits[i] |= bits[i];
+	for (uint32_t s = 0; s < g->nsw; s++)
+		f->swhole[s] |= n[1].swhole[s];
+	lw_free(&n[1].w);
+	free(n[1].swhole);
+	free(bits);
 }
 
 /*
@@ -562,7 +409,7 @@ static void note_lid(struct rw *w, uint32_t lid, void *arg)
  * every LID across the switches, says there is nothing to fill. (Loops and
  * dead ports are engine bugs the verifier counts, not holes to fill.)
  */
-static int some_no_route(const struct rw *w)
+static int some_no_route(const struct lwalk *w)
 {
 	if (w->top < w->ltop)
 		return 1; /* LIDs past the tables' end: some switch has none */
@@ -578,8 +425,60 @@ static int some_no_route(const struct rw *w)
 	return 0;
 }
 
-/* Pass 2: every LID with a hole, filled. */
-static void fill_all(struct fill *f)
+/* One block of pass 2 for one thread: walked ahead (w set) or filled. */
+struct stage {
+	struct fill *f;
+	struct lwalk *w;    /* NULL: fill */
+	struct ways *r;
+	uint32_t b0;
+};
+
+static void stage_run(void *arg)
+{
+	struct stage *t = arg;
+	struct fill *f = t->f;
+	uint32_t end = t->b0 + LW_RB;
+
+	if (t->w) {
+		lw_each(t->w, t->b0, end, f->hole, walk_lid, NULL, t->r);
+		return;
+	}
+	f->ways = t->r;
+	lw_each(&f->w, t->b0, end, f->hole, fill_lid, NULL, f);
+}
+
+/* Pass 2: every LID with a hole, filled, block after block; the next
+ * block is walked meanwhile (a second thread). */
+static void fill_blocks(struct fill *f, unsigned threads)
+{
+	const struct rgraph *g = f->w.g;
+	size_t cells = (size_t)(g->nsw ? g->nsw : 1) * LW_RB;
+	struct ways r[2];
+	struct lwalk wr;
+
+	lw_init(&wr, g, f->w.lft, f->w.top);
+	for (int k = 0; k < 2; k++) {
+		r[k].hv = rg_xmalloc(cells, sizeof(*r[k].hv));
+		r[k].holes = rg_xmalloc(cells, sizeof(*r[k].holes));
+	}
+	struct stage first = { f, &wr, &r[0], 1 };
+	stage_run(&first);
+	for (uint32_t b0 = 1, k = 0; b0 <= f->w.ltop; b0 += LW_RB, k ^= 1) {
+		struct stage fill = { f, NULL, &r[k], b0 }, next = { f, &wr, &r[k ^ 1], b0 + LW_RB };
+		if (b0 + LW_RB <= f->w.ltop)
+			rg_par2(stage_run, &next, &fill, threads);
+		else
+			stage_run(&fill);
+	}
+	lw_free(&wr);
+	for (int k = 0; k < 2; k++) {
+		free(r[k].hv);
+		free(r[k].holes);
+	}
+}
+
+/* Pass 2's state around fill_blocks(). */
+static void fill_all(struct fill *f, unsigned threads)
 {
 	const struct rgraph *g = f->w.g;
 	uint32_t n = g->nsw ? g->nsw : 1;
@@ -589,13 +488,15 @@ static void fill_all(struct fill *f)
 	f->heap = rg_xmalloc((size_t)n * (WAITS + 2) + g->nlinks, sizeof(*f->heap));
 	f->tent = rg_xmalloc(n, sizeof(*f->tent));
 	f->waits = rg_xcalloc(n, 1);
-	f->set = rg_xcalloc(n, 1);
+	f->nbr = rg_xmalloc(g->ngroups ? g->ngroups : 1, sizeof(*f->nbr));
+	for (uint32_t k = 0; k < g->ngroups; k++)
+		f->nbr[k] = g->groups[k].peer;
 	f->use = rg_xcalloc(g->nlinks, sizeof(*f->use));
 	f->cands = rg_xmalloc(256, sizeof(*f->cands));
 	f->astamp = rg_xcalloc(n, sizeof(*f->astamp));
 	f->ahead = rg_xcalloc(n, 1);
 	f->lastp = rg_xcalloc(n, 1);
-	each_lid(&f->w, f->hole, fill_lid, f);
+	fill_blocks(f, threads);
 	free(f->astamp);
 	free(f->ahead);
 	free(f->lastp);
@@ -604,11 +505,17 @@ static void fill_all(struct fill *f)
 	free(f->heap);
 	free(f->tent);
 	free(f->waits);
-	free(f->set);
+	free(f->nbr);
 	free(f->use);
 }
 
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st)
+{
+	reach_fill_threads(g, lft, top, st, ROUTE_THREADS);
+}
+
+void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
+			struct reach_stats *st, unsigned threads)
 {
 	struct fill f;
 	uint32_t any = 0;
@@ -616,20 +523,20 @@ void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reac
 	memset(&f, 0, sizeof(f));
 	f.st = st;
 	st->filled = st->cyclic = st->unchecked = 0;
-	rw_init(&f.w, g, lft, top);
+	lw_init(&f.w, g, lft, top);
+	threads = rg_par_threads(g, threads);
 	if (some_no_route(&f.w)) {
 		f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
 		f.swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
 		cdg_init(&f.d, g);
-		f.w.cdg = f.d.bits;
-		each_lid(&f.w, NULL, note_lid, &f);
+		note_all(&f, threads);
 		for (uint32_t lid = 1; lid <= top && !any; lid++)
 			any = f.hole[lid];
 		if (any)
-			fill_all(&f);
+			fill_all(&f, threads);
 		cdg_free(&f.d);
 		free(f.hole);
 		free(f.swhole);
 	}
-	rw_free(&f.w);
+	lw_free(&f.w);
 }

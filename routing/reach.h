@@ -4,9 +4,9 @@
  * Engines route what hosts send to each other. A switch that up*\/down*
  * gives no way to some LID (a spine that lost its link to a leaf, for that
  * leaf's LIDs) would drop its own answers to LID-routed SMPs and PMA
- * queries, and its traps to the SM. reach_count() counts the (switch, LID)
- * pairs whose packets do not arrive, following the LFTs from every switch;
- * reach_fill() gives every such switch a route. Pure: LFTs in, LFTs out.
+ * queries, and its traps to the SM. reach_fill() gives every such switch a
+ * route; the verifier (verify.h) counts the (switch, LID) pairs whose
+ * packets do not arrive. Pure: LFTs in, LFTs out.
  *
  * The credit-loop view here covers every switch's routes to CA LIDs (what
  * hosts send, and what switches answer on data VLs, such as PMA replies).
@@ -21,18 +21,10 @@
 #include "routing/graph.h"
 
 struct reach_stats {
-	uint64_t pairs;    /* (switch, assigned LID) pairs within one connected part */
-	uint64_t unrouted; /* of those, pairs whose packets do not arrive */
-	int cdg_cycle;     /* every switch's routes to CA LIDs: credit-loop risk on one VL */
 	uint64_t filled;   /* reach_fill(): entries written */
 	uint64_t cyclic;   /* of those (CA LIDs), entries whose every choice closed a CDG cycle */
 	uint64_t unchecked;/* dependencies added without a cycle search (see reach.c) */
 };
-
-/* Counts pairs and unrouted ones, and checks the CDG; lft per switch index,
- * top + 1 entries each. O(switches x LIDs) plus the CDG search. */
-void reach_count(const struct rgraph *g, uint8_t *const *lft, uint32_t top,
-		 struct reach_stats *st);
 
 /*
  * Gives every switch that does not reach a LID of its connected part an
@@ -43,5 +35,9 @@ void reach_count(const struct rgraph *g, uint8_t *const *lft, uint32_t top,
  * link and the lowest port. Fills st->filled and st->cyclic.
  */
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st);
+/* reach_fill() on at most threads threads (ROUTE_THREADS above; the same
+ * entries on any number). */
+void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
+			struct reach_stats *st, unsigned threads);
 
 #endif

@@ -62,9 +62,14 @@ struct route_verify {
 	int shifts_sampled;      /* 1 if not every shift was tried */
 };
 
-/* Returns 0, or -1 with err set (tables do not match the topo). */
+/* Returns 0, or -1 with err set (tables do not match the topo). Runs on
+ * VERIFY_THREADS threads (par.h: the same result on any number). */
 int route_verify(const struct topo *t, const struct route_tables *rt,
 		 struct route_verify *v, char *err, size_t errlen);
+#define VERIFY_THREADS 2
+/* route_verify() on at most threads threads (1: the caller's alone). */
+int route_verify_threads(const struct topo *t, const struct route_tables *rt,
+			 struct route_verify *v, char *err, size_t errlen, unsigned threads);
 
 /* Formats v into buf (always NUL-terminated); returns the length needed. */
 size_t route_verify_format(const struct route_verify *v, int json, char *buf, size_t len);

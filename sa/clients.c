@@ -6,7 +6,9 @@
  * A lease runs on the monotonic clock here and on the wall clock in a
  * client_state, so that it keeps running while the daemon is down: a
  * service whose lease ended meanwhile is not restored. A subscription
- * comes back with the address its Reports went to.
+ * comes back with the address its Reports went to. What clients built
+ * follows its port: the services under a port's GID and its
+ * subscriptions go when it leaves the fabric (sa_clients_departed).
  */
 #include "config.h"
 
@@ -60,6 +62,7 @@ void sa_clients_clear(struct sa *sa)
 	sa->nsvc = 0;
 	sa->nsubs = 0;
 	sa->nreps = 0;   /* Reports to subscriptions that are gone */
+	guidtab_free(&sa->rsubs);   /* and their counts */
 	sa->gen++;
 }
 
@@ -102,25 +105,62 @@ static void restore_sub(struct sa *sa, const struct cf_sub *c)
 		sa->next_sub_id = c->id == UINT16_MAX ? 1 : (uint16_t)(c->id + 1);
 }
 
+/* Room for n more of a table whose limit is max (0: none). */
+static bool room(uint32_t have, uint32_t max)
+{
+	return !max || have < max;
+}
+
 size_t sa_clients_restore(struct sa *sa, const struct client_state *cs, uint64_t now_wall)
 {
 	uint64_t now = sa_now(sa);
 	size_t skipped = 0;
 
 	sa_clients_clear(sa);
-	for (size_t i = 0; i < cs->nservices && sa->nsvc < SA_MAX_SERVICES; i++)
+	for (size_t i = 0; i < cs->nservices && room(sa->nsvc, sa->conf.max_services); i++)
 		restore_service(sa, &cs->services[i], now, now_wall);
-	for (size_t i = 0; i < cs->nsubs && sa->nsubs < SA_MAX_SUBS; i++)
+	for (size_t i = 0; i < cs->nsubs && room(sa->nsubs, sa->conf.max_subs); i++)
 		restore_sub(sa, &cs->subs[i]);
 	skipped = cs->nservices + cs->nsubs - sa->nsvc - sa->nsubs;
 	sa->gen++;
 	return skipped;
 }
 
-void sa_client_limits(struct client_limits *l)
+void sa_client_limits(const struct sa_conf *c, struct client_limits *l)
 {
+	size_t share = c->trusted_share ? c->trusted_share : 1;
+
 	client_limits_default(l);
-	l->services = SA_MAX_SERVICES;
-	l->subs = SA_MAX_SUBS;
-	l->subs_per_port = SA_SUBS_PER_PORT;
+	l->members = c->max_memberships;
+	l->services = c->max_services;
+	l->subs = c->max_subs;
+	l->groups_per_port = c->groups_per_port * share;
+	l->memberships_per_port = c->memberships_per_port * share;
+	l->services_per_owner = c->services_per_port * share;
+	l->subs_per_port = c->subs_per_port * share;
+	l->groups_per_partition = c->groups_per_partition;
+}
+
+size_t sa_clients_departed(struct sa *sa, bool (*gone)(void *arg, uint64_t guid), void *arg)
+{
+	uint32_t nsvc = sa->nsvc, nsubs = sa->nsubs;
+
+	for (uint32_t i = 0; i < sa->nsvc;) {
+		if (gone(arg, sa_gid_guid(sa->svc[i].rec + 8))) {
+			sa->svc[i] = sa->svc[--sa->nsvc];
+			sa->gen++;
+		} else {
+			i++;
+		}
+	}
+	for (uint32_t i = 0; i < sa->nsubs;) {
+		uint64_t guid = sa_gid_guid(sa->subs[i].gid);
+
+		if (gone(arg, guid))
+			sa_inform_port_gone(sa, guid);   /* all of its subscriptions */
+		else
+			i++;
+	}
+	sa->st.departed += (nsvc - sa->nsvc) + (nsubs - sa->nsubs);
+	return (nsvc - sa->nsvc) + (nsubs - sa->nsubs);
 }

@@ -41,6 +41,7 @@
 
 #include "lib/clock.h"
 #include "mad/sa.h"
+#include "sa/host.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
 #include "fabric/clientfile.h"
@@ -225,7 +226,7 @@ static void round_start(struct sm *sm, uint64_t gen)
 		for (unsigned k = 1; k <= n->ni.num_ports; k++)
 			add_port(n->ports[k].guid, n->ports[k].pi.lid, &cap);
 	}
-	sa_client_limits(&fl.lim);
+	sa_host_limits(sm, &fl.lim);
 	fl.in_round = true;
 	fl.round_gen = gen;
 	fl.round_start_ms = clock_ms();
@@ -259,11 +260,14 @@ static bool build_groups(struct client_state *cs)
 		const struct found *f = &fl.found[i];
 		bool first = !i || memcmp(f->rec.mgid, fl.found[i - 1].rec.mgid, 16);
 
+		/* the master's records do not say who created a group or made a
+		 * proxy's membership: none, and a member its own maker */
 		if (first)
-			client_add_group(cs, &f->rec, false);
+			client_add_group(cs, &f->rec, false, 0);
 		else if (!same_group(&f->rec, &fl.found[i - 1].rec) || f->guid == fl.found[i - 1].guid)
 			return false;
-		client_add_member(cs, f->guid, f->rec.join_state & 0xF, f->rec.proxy_join & 1);
+		client_add_member(cs, f->guid, f->rec.join_state & 0xF, f->rec.proxy_join & 1,
+				  f->rec.proxy_join & 1 ? 0 : f->guid);
 	}
 	return true;
 }

@@ -36,6 +36,7 @@
 #include "sa/sa.h"
 #include "lib/log.h"
 #include "sm/mcast.h"
+#include "sm/problems.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap_build.h"
@@ -116,12 +117,33 @@ static size_t env_sm_list(void *arg, uint16_t *lids, struct smp_sm_info *infos, 
 	return sm_sm_list(arg, lids, infos, max);
 }
 
+static void conf_of(const struct sm_conf *c, struct sa_conf *out)
+{
+	sa_conf_default(out);   /* what ibsmd.conf does not set */
+	out->sa_key = c->sa_key;
+	out->max_records = c->sa_max_records;
+	out->services_per_port = c->sa_services_per_port;
+	out->max_services = c->sa_max_services;
+	out->subs_per_port = c->sa_subscriptions_per_port;
+	out->max_subs = c->sa_max_subscriptions;
+	out->trusted_share = c->sa_trusted_share;
+	out->groups_per_port = c->sa_groups_per_port;
+	out->groups_per_partition = c->sa_groups_per_partition;
+	out->memberships_per_port = c->sa_memberships_per_port;
+	out->max_memberships = c->sa_max_memberships;
+}
+
 static void env_conf(void *arg, struct sa_conf *out)
 {
-	struct sm *sm = arg;
+	conf_of(&((const struct sm *)arg)->conf, out);
+}
 
-	out->sa_key = sm->conf.sa_key;
-	out->max_records = sm->conf.sa_max_records;
+void sa_host_limits(const struct sm *sm, struct client_limits *l)
+{
+	struct sa_conf c;
+
+	conf_of(&sm->conf, &c);
+	sa_client_limits(&c, l);
 }
 
 /* Multicast: the SM's group database (sm/mcast.h). */
@@ -286,6 +308,39 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	sm_arm_engine_timer(sm);
 }
 
+struct gone_ctx {
+	const struct sm *sm;
+	const struct fabric_port_index *ix;
+};
+
+static bool port_gone(void *arg, uint64_t guid)
+{
+	const struct gone_ctx *g = arg;
+
+	return fabric_port_departed(g->sm->fabric, g->ix, guid, g->sm->sweep_clean);
+}
+
+/* After each sweep or reroute of ours, what hosts built for ports that
+ * left the fabric goes (the groups' members went in its multicast
+ * phase). */
+static void departures(struct sm *sm)
+{
+	static uint64_t seen;
+	struct fabric_port_index ix;
+	struct gone_ctx g = { sm, &ix };
+	size_t n;
+
+	if (!sm_is_master(sm) || !sm->fabric || sm->sweeping || sm->sweeps == seen)
+		return;
+	seen = sm->sweeps;
+	fabric_port_index_build(sm->fabric, &ix);
+	n = sa_clients_departed(sm->sa, port_gone, &g);
+	fabric_port_index_free(&ix);
+	if (n)
+		log_notice("SA: %zu services and subscriptions of ports that left the fabric are "
+			   "gone with them", n);
+}
+
 static void on_changed(void *arg, struct sm *sm)
 {
 	if (!sm->sa)
@@ -293,6 +348,7 @@ static void on_changed(void *arg, struct sm *sm)
 	if (!sm->sweeping)
 		hold_release(sm);
 	sa_sync(sm->sa);
+	departures(sm);
 	sa_keep_changed(sm);   /* before the follower lets its copy go */
 	sa_follow_changed(sm);
 	arm(sm);
@@ -311,6 +367,20 @@ static void on_trap(void *arg, struct sm *sm, const struct smp_notice *n)
 		return;
 	sa_report_notice(sm->sa, n);
 	arm(sm);
+}
+
+/* Anyone may send the well-known default key: say so (ibsmctl status
+ * lists it as a warning too, sm/problems.c). */
+static void warn_public_key(const struct sm *sm)
+{
+	if (sm->conf.sm_key != SM_PUBLIC_KEY && sm->conf.sa_key != SM_PUBLIC_KEY)
+		return;
+	log_warnx("the SM_Key is 0x1, the well-known default (%s%s%s): any host that sends it is a "
+		  "trusted SA requester, may read every M_Key and change or delete what other hosts "
+		  "registered; set the same secret sm_key and sa_key on every SM of the subnet "
+		  "(ibsmd.conf(5))", sm->conf.sm_key == SM_PUBLIC_KEY ? "sm_key" : "",
+		  sm->conf.sm_key == SM_PUBLIC_KEY && sm->conf.sa_key == SM_PUBLIC_KEY ? ", " : "",
+		  sm->conf.sa_key == SM_PUBLIC_KEY ? "sa_key" : "");
 }
 
 void sa_host_attach(struct sm *sm)
@@ -335,6 +405,7 @@ void sa_host_attach(struct sm *sm)
 	}
 	sa_keep_attach(sm);
 	sa_follow_attach(sm);
+	warn_public_key(sm);
 }
 
 void sa_host_detach(struct sm *sm)

@@ -45,6 +45,7 @@
 #include <time.h>
 
 #include "lib/clock.h"
+#include "sa/host.h"
 #include "sa/keep.h"
 #include "sa/sa.h"
 #include "fabric/clientfile.h"
@@ -321,7 +322,7 @@ void sa_keep_attach(struct sm *sm)
 
 	memset(&keep, 0, sizeof(keep));
 	keep.ev = evtimer_new(sm->base, on_timer, sm);
-	sa_client_limits(&lim);
+	sa_host_limits(sm, &lim);
 	rc = client_state_load(&cs, sm->conf.state_dir, &lim, err, sizeof(err));
 	if (rc < 0)
 		log_warnx("%s: refused (%s), starting without the saved groups, services and "

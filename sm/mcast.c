@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <endian.h>
 #include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -703,47 +704,90 @@ static void changed(struct sm *sm)
 
 /* --- the sweep's phase ----------------------------------------------------------------- */
 
-/* A member whose port went down or away leaves its groups. A port that
- * did not answer this sweep (stale) is kept as last seen. */
+/* A member whose port went down or away leaves its groups (a port that
+ * did not answer this sweep is kept as last seen), and so do the members
+ * a proxy that went away added and that never joined themselves. */
 static bool member_gone(const struct sm *sm, const struct fabric_port_index *ix, uint64_t guid)
 {
-	const struct sm_port *p = fabric_port_index_find(ix, guid);
-	bool own = p && p->node == sm->fabric->sm_node && p->num == sm->fabric->sm_port_num;
-
-	if (!p)
-		return sm->sweep_clean;
-	if (p->stale || p->node->stale || own || !p->num)
-		return false;
-	return !p->peer || (p->have_pi && p->pi.port_state == TOPO_PORT_DOWN);
+	return fabric_port_departed(sm->fabric, ix, guid, sm->sweep_clean);
 }
 
-static void drop_members(struct sm *sm)
+static void push_guid(uint64_t **v, size_t *n, size_t *cap, uint64_t guid)
+{
+	if (*n && (*v)[*n - 1] == guid)
+		return;
+	if (*n == *cap)
+		*v = xrealloc(*v, (*cap = *cap ? 2 * *cap : 16) * sizeof(**v));
+	(*v)[(*n)++] = guid;
+}
+
+static int guid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorted, each once; the new count. */
+static size_t uniq(uint64_t *v, size_t n)
+{
+	size_t k = 0;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), guid_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+/* The ports gone (members, and proxies that made members), in *gone and
+ * *proxies; returns how many of each through *ng and *np. */
+static void find_gone(struct sm *sm, uint64_t **gone, size_t *ng, uint64_t **proxies, size_t *np)
 {
 	const struct mcdb *db = sm->mcast->db;
 	struct fabric_port_index ix;
-	uint64_t *gone = NULL;
-	size_t n = 0, cap = 0;
+	size_t cg = 0, cp = 0;
 
 	fabric_port_index_build(sm->fabric, &ix);
 	for (size_t i = 0; i < mcdb_count(db); i++) {
 		const struct mc_group *g = mcdb_at(db, i);
 
 		for (uint32_t k = 0; k < g->nmembers; k++) {
-			if (!member_gone(sm, &ix, g->members[k].guid))
-				continue;
-			if (n == cap)
-				gone = xrealloc(gone, (cap = cap ? 2 * cap : 16) * sizeof(*gone));
-			gone[n++] = g->members[k].guid;
+			const struct mc_member *m = &g->members[k];
+
+			if (member_gone(sm, &ix, m->guid))
+				push_guid(gone, ng, &cg, m->guid);
+			else if (m->proxy && m->by && member_gone(sm, &ix, m->by))
+				push_guid(proxies, np, &cp, m->by);
 		}
 	}
 	fabric_port_index_free(&ix);
-	for (size_t i = 0; i < n; i++)
-		if (mcdb_remove_port(sm->mcast->db, gone[i])) {
+	*ng = uniq(*gone, *ng);
+	*np = uniq(*proxies, *np);
+}
+
+static void drop_members(struct sm *sm)
+{
+	struct mcdb *db = sm->mcast->db;
+	uint64_t *gone = NULL, *proxies = NULL;
+	size_t ng = 0, np = 0, n;
+
+	find_gone(sm, &gone, &ng, &proxies, &np);
+	for (size_t i = 0; i < ng; i++)
+		if (mcdb_remove_port(db, gone[i])) {
 			sm->mcast->last.dropped++;
 			log_notice("multicast: port %016llx is down or gone: it left its groups",
 				   (unsigned long long)gone[i]);
 		}
+	for (size_t i = 0; i < np; i++)
+		if ((n = mcdb_remove_made_by(db, proxies[i])))
+			log_notice("multicast: port %016llx is down or gone: the %zu memberships it "
+				   "made for ports that never joined themselves went with it",
+				   (unsigned long long)proxies[i], n);
 	free(gone);
+	free(proxies);
 }
 
 void sm_mcast_phase(struct sm *sm, void (*done)(struct sm *))
@@ -834,11 +878,44 @@ void sm_mcast_free(struct sm *sm)
 	sm->mcast = NULL;
 }
 
+static void set_limits(struct sm *sm)
+{
+	const struct sm_conf *c = &sm->conf;
+	struct mc_limits l = {
+		.groups_per_port = c->sa_groups_per_port,
+		.memberships_per_port = c->sa_memberships_per_port,
+		.groups_per_partition = c->sa_groups_per_partition,
+		.memberships = c->sa_max_memberships,
+		.trusted_share = c->sa_trusted_share,
+	};
+
+	mcdb_set_limits(sm->mcast->db, &l);
+}
+
+/* A join refused for a limit: who asked, for whom, which limit. */
+static void log_refusal(const struct sm *sm, const struct mc_who *who,
+			const struct sa_mcmember_rec *req)
+{
+	enum mc_refusal r = mcdb_shares(sm->mcast->db)->last;
+	uint64_t guid;
+
+	if (!r)
+		return;
+	memcpy(&guid, req->port_gid + 8, 8);
+	log_notice("multicast: a join from port %016llx%s for port %016llx refused: %s",
+		   (unsigned long long)who->requester, who->trusted ? " (trusted)" : "",
+		   (unsigned long long)be64toh(guid), mc_refusal_text(r));
+}
+
 uint16_t sm_mcast_join(struct sm *sm, const struct mc_who *who, const struct sa_mcmember_rec *req,
 		       uint64_t mask, struct sa_mcmember_rec *resp)
 {
-	uint16_t st = mcdb_join(sm->mcast->db, who, req, mask, resp);
+	uint16_t st;
 
+	set_limits(sm);
+	st = mcdb_join(sm->mcast->db, who, req, mask, resp);
+	if (st == SA_STATUS_NO_RESOURCES)
+		log_refusal(sm, who, req);
 	changed(sm);
 	return st;
 }

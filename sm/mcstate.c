@@ -89,9 +89,9 @@ size_t sm_mcast_restore(struct sm *sm, const struct client_state *cs)
 		for (size_t k = 0; k < g->nmembers; k++) {
 			const struct cf_member *c = &cs->members[g->member0 + k];
 
-			m[k] = (struct mc_member){ c->guid, c->join_state, c->proxy };
+			m[k] = (struct mc_member){ c->guid, c->join_state, c->proxy, c->by };
 		}
-		skipped += !mcdb_restore(db, &g->rec, g->well_known, m, g->nmembers);
+		skipped += !mcdb_restore(db, &g->rec, g->well_known, g->creator, m, g->nmembers);
 		free(m);
 	}
 	seed_of(cs, &seed);
@@ -121,10 +121,10 @@ void sm_mcast_export(const struct sm *sm, struct client_state *cs)
 	for (size_t i = 0; i < mcdb_count(db); i++) {
 		const struct mc_group *g = mcdb_at(db, i);
 
-		client_add_group(cs, &g->rec, g->well_known);
+		client_add_group(cs, &g->rec, g->well_known, g->creator);
 		for (uint32_t k = 0; k < g->nmembers; k++)
 			client_add_member(cs, g->members[k].guid, g->members[k].join_state,
-					  g->members[k].proxy);
+					  g->members[k].proxy, g->members[k].by);
 		export_tree(cs, trees, g->rec.mlid);
 	}
 }

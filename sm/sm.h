@@ -90,6 +90,7 @@ struct sm {
 	struct event_base *base;
 	struct event *ev_umad, *ev_timer, *ev_sweep;
 	struct event *ev_light, *ev_hold;   /* light sweep, flap hold-down */
+	struct event *ev_log;               /* counts of log lines left out */
 	struct event *ev_retry;             /* sweep again after an unclean one */
 	struct event *ev_sig[3];
 	struct mad_transport tp;

@@ -77,7 +77,8 @@ enum ctl_access {
  */
 #define CTL_COMMANDS(X) \
 	X(status, CTL_RO, "", \
-	  "SM state, subnet up/degraded/down and its problems, sweeps, SMP counters, fabric size") \
+	  "SM state, subnet up/degraded/down and its problems (warnings such as the public " \
+	  "SM_Key do not degrade it), sweeps, SMP counters, fabric size") \
 	X(nodes, CTL_RO, "", \
 	  "every node: GUID, type, ports, description, LID") \
 	X(switches, CTL_RO, "", \
@@ -113,7 +114,8 @@ enum ctl_access {
 	X(commands, CTL_RO, "", \
 	  "this table: names, access, arguments, help") \
 	X(sa, CTL_RO, "?what ?attr ?*", \
-	  "Subnet Administration: counters per attribute, the hosts' state file, a standby's " \
+	  "Subnet Administration: counters per attribute, requests refused for a limit (fair " \
+	  "shares) by reason, the hosts' state file, a standby's " \
 	  "copy of the master's; with \"query ATTR [FIELD=VALUE...]\" " \
 	  "its records (whole tables, from the SA's own code; 4096 a reply without admin rights)") \
 	X(mcast, CTL_RO, "?group", \

@@ -4,8 +4,10 @@
  * which a disk error, an operator's editor or another program may have
  * damaged in any way. Whatever the input, the parser must return an
  * error or a value that passes client_state_check(), within the limits,
- * and that value must survive its own round trip unchanged. Small limits
- * make the fuzzer reach the per-port and total caps.
+ * and that value must survive its own round trip unchanged (a version 1
+ * file comes back as version 2). Small limits make the fuzzer reach the
+ * per-port (groups by creator, memberships by maker, services, subscriptions),
+ * per-partition and total caps.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,8 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct client_limits lim = { .groups = 64, .members = 256, .tsw = 256, .services = 16,
-				     .subs = 16, .memberships_per_port = 8,
-				     .services_per_owner = 4, .subs_per_port = 4 };
+				     .subs = 16, .groups_per_port = 4, .memberships_per_port = 8,
+				     .services_per_owner = 4, .subs_per_port = 4,
+				     .groups_per_partition = 6 };
 	struct client_state cs, again;
 	char err[256], *text;
 	size_t len, len2;

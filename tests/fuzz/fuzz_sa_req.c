@@ -18,7 +18,13 @@
  *   op 4: a Notice to report to subscribers;
  *   op 5: a restart: the services and subscriptions saved to the clients
  *         file's text (fabric/clientfile.h), which must parse back within
- *         the SA's limits, and restored into a new SA.
+ *         the SA's limits, and restored into a new SA;
+ *   op 6: a port leaves the fabric (chosen by the next byte): what it
+ *         built goes (sa_clients_departed), its memberships and those it
+ *         made by proxy (mcdb_remove_port, mcdb_remove_made_by); the
+ *         shares must stay consistent with the groups;
+ *   op 7: new, small fair shares (the next 4 bytes): per port, in all,
+ *         the Reports' queue, the multicast groups' limits.
  * Every answer the SA sends must be a well-formed SA response to the
  * request it answers (response method, same TID and attribute, SM_Key 0,
  * the records' length a multiple of AttributeOffset) or a Report; the
@@ -150,7 +156,12 @@ static void step_restart(void)
 	client_state_init(&cs);
 	sa_clients_export(fx->sa, &cs, wall);
 	text = client_state_format(&cs, &len);
-	sa_client_limits(&limits);
+	/* the restart is at the default limits, which what op 7's smaller
+	 * ones let in, or a 16 KiB input's requests, never pass */
+	sa_conf_default(&fx->conf);
+	fx->conf.sa_key = SA_FX_SA_KEY;
+	fx->conf.max_records = 1000;
+	sa_client_limits(&fx->conf, &limits);
 	if (client_state_parse(&back, "f", text, len, &limits, err, sizeof(err)) < 0) {
 		fprintf(stderr, "the SA's own state does not parse back: %s\n", err);
 		abort();
@@ -168,6 +179,66 @@ static void step_restart(void)
 	client_state_free(&cs);
 }
 
+static uint64_t gone_guid;
+
+static bool gone(void *arg, uint64_t guid)
+{
+	return guid == gone_guid;
+}
+
+/* The shares count what the groups hold: every membership, each maker's. */
+static void check_shares(void)
+{
+	const struct mc_shares *sh = mcdb_shares(fx->mc);
+	uint64_t members = 0, by_gone = 0;
+
+	for (size_t g = 0; g < mcdb_count(fx->mc); g++) {
+		const struct mc_group *grp = mcdb_at(fx->mc, g);
+
+		members += grp->nmembers;
+		for (uint32_t k = 0; k < grp->nmembers; k++)
+			by_gone += grp->members[k].by == gone_guid;
+	}
+	if (sh->members != members || mc_share_members_of(sh, gone_guid) != by_gone)
+		abort();
+}
+
+static size_t step_departed(const uint8_t *p, size_t n)
+{
+	unsigned cas = sa_fx_nends(fx) - sa_fx_nswitches(fx);
+
+	if (!n)
+		return 0;
+	gone_guid = fx->b.t.nodes[sa_fx_ca(fx, p[0] % cas)].ports[1].guid;
+	sa_clients_departed(fx->sa, gone, NULL);
+	if (p[0] & 0x80)
+		mcdb_remove_made_by(fx->mc, gone_guid);
+	else
+		mcdb_remove_port(fx->mc, gone_guid);
+	check_shares();
+	return 1;
+}
+
+static size_t step_limits(const uint8_t *p, size_t n)
+{
+	struct mc_limits l;
+
+	if (n < 4)
+		return n;
+	fx->conf.services_per_port = p[0] & 7;
+	fx->conf.subs_per_port = p[0] >> 4 & 7;
+	fx->conf.max_services = p[1] & 31;
+	fx->conf.max_subs = p[1] >> 3;
+	fx->conf.trusted_share = p[2] & 3;
+	fx->conf.reports_per_port = p[2] >> 2 & 7;
+	fx->conf.reports_max = p[2] >> 5;
+	sa_set_conf(fx->sa, &fx->conf);
+	l = (struct mc_limits){ p[3] & 3, p[3] >> 2 & 7, p[3] >> 5 & 3, p[0] >> 3 & 1 ? 0 : 40,
+				fx->conf.trusted_share };
+	mcdb_set_limits(fx->mc, &l);
+	return 4;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -183,6 +254,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		parted = partitioned();
 	}
 	sa_fx_reset(fx);
+	sa_conf_default(&fx->conf);
+	fx->conf.sa_key = SA_FX_SA_KEY;
 	fx->conf.max_records = 1000;
 	sa_set_conf(fx->sa, &fx->conf);
 	if (!size)
@@ -195,7 +268,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (i < size) {
 		uint8_t op = data[i++];
 
-		switch (op % 6) {
+		switch (op % 8) {
 		case 0: i += step_request(data + i, size - i); break;
 		case 1: sa_fx_answer_smps(fx); break;
 		case 2:
@@ -204,7 +277,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 3: i += step_local(data + i, size - i); break;
 		case 4: i += step_notice(data + i, size - i); break;
-		default: step_restart(); break;
+		case 5: step_restart(); break;
+		case 6: i += step_departed(data + i, size - i); break;
+		default: i += step_limits(data + i, size - i); break;
 		}
 	}
 	return 0;

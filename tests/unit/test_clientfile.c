@@ -56,18 +56,18 @@ static void sample(struct client_state *cs)
 	cs->sm_guid = 0x0002c90300000001ull;
 	cs->subnet_prefix = PREFIX;
 	cs->written_ms = 1700000000123ull;
-	client_add_group(cs, &r, true);
-	client_add_member(cs, 0x11, 1, false);
-	client_add_member(cs, 0x12, 8, true);
-	client_add_member(cs, 0x13, 2, false);
+	client_add_group(cs, &r, true, 0x11);
+	client_add_member(cs, 0x11, 1, false, 0x11);
+	client_add_member(cs, 0x12, 8, true, 0x11);
+	client_add_member(cs, 0x13, 2, false, 0x13);
 	client_add_tsw(cs, 0x100, CLIENT_NO_PARENT, 0);
 	client_add_tsw(cs, 0x101, 0, 3);
 	client_add_tsw(cs, 0x102, 0, 4);
 	client_add_tsw(cs, 0x103, 1, 1);
 	r = group_rec(2, 0xc003);
 	r.sl = 3;
-	client_add_group(cs, &r, false);
-	client_add_member(cs, 0x11, 1, false);
+	client_add_group(cs, &r, false, 0x11);
+	client_add_member(cs, 0x11, 1, false, 0x11);
 	for (int i = 0; i < 2; i++) {
 		s = client_add_service(cs);
 		memset(s->rec, 0xa0 + i, sizeof(s->rec));
@@ -241,22 +241,26 @@ static void expect_refused(const char *text, const char *why)
 	assert_int_equal(b.ngroups, 0);
 }
 
-#define HEAD "ibsmd-clients 1\nsm 0x1 0xfe80000000000000 1\n"
+#define HEAD "ibsmd-clients 2\nsm 0x1 0xfe80000000000000 1\n"
 #define MGID1 "ff12401b000000000000000000000001"
 #define MGID2 "ff12401b000000000000000000000002"
-#define GRP(mgid, mlid) "group " mgid " " mlid " 0x00000b1b 0xffff 4 3 18 0 0 0x00000 0 2 0\n"
+#define GRP(mgid, mlid) "group " mgid " " mlid " 0x00000b1b 0xffff 4 3 18 0 0 0x00000 0 2 0 0x0\n"
 
 static void test_refused(void **st)
 {
 	expect_refused("ibsmd-lids 2\n", "not an ibsmd clients file");
-	expect_refused("ibsmd-clients 2\nend 0 0 0 0 0\n", "not an ibsmd clients file");
-	expect_refused("ibsmd-clients 1\nend 0 0 0 0 0\n", "sm line first");
+	expect_refused("ibsmd-clients 3\nend 0 0 0 0 0\n", "not an ibsmd clients file");
+	expect_refused("ibsmd-clients 2\nend 0 0 0 0 0\n", "sm line first");
+	expect_refused(HEAD GRP(MGID1, "0xc000") "member 0x11 1 0\nend 1 1 0 0 0\n",
+		       "expected \"member 0xGUID JOINSTATE PROXY 0xMAKER");
+	expect_refused(HEAD "group " MGID1 " 0xc000 0x00000b1b 0xffff 4 3 18 0 0 0x00000 0 2 0\n"
+		       "end 1 0 0 0 0\n", "0xCREATOR");
 	expect_refused(HEAD "end 1 0 0 0 0\n", "counts do not match");
 	expect_refused(HEAD "end 0 0 0 0 0\nend 0 0 0 0 0\n", "after the end");
 	expect_refused(HEAD "end 0 0 0 0 0", "no newline");
 	expect_refused(HEAD "end  0 0 0 0 0\n", "single spaces");
 	expect_refused(HEAD "bogus 1\nend 0 0 0 0 0\n", "unknown line");
-	expect_refused(HEAD "member 0x11 1 0\nend 0 1 0 0 0\n", "outside a group");
+	expect_refused(HEAD "member 0x11 1 0 0x11\nend 0 1 0 0 0\n", "outside a group");
 	expect_refused(HEAD GRP(MGID1, "0xbfff") "end 1 0 0 0 0\n", "out of range");
 	expect_refused(HEAD GRP(MGID1, "0xffff") "end 1 0 0 0 0\n", "out of range");
 	expect_refused(HEAD GRP(MGID1, "0x10000") "end 1 0 0 0 0\n", "expected \"group");
@@ -266,13 +270,14 @@ static void test_refused(void **st)
 		       "not in MGID order");
 	expect_refused(HEAD GRP(MGID1, "0xc000") GRP(MGID2, "0xc000") "end 2 0 0 0 0\n",
 		       "used twice");
-	expect_refused(HEAD GRP(MGID1, "0xc000") "member 0x12 1 0\nmember 0x11 1 0\nend 1 2 0 0 0\n",
+	expect_refused(HEAD GRP(MGID1, "0xc000")
+		       "member 0x12 1 0 0x0\nmember 0x11 1 0 0x0\nend 1 2 0 0 0\n",
 		       "not in GUID order");
-	expect_refused(HEAD GRP(MGID1, "0xc000") "member 0x11 0 0\nend 1 1 0 0 0\n", "JoinState");
-	expect_refused(HEAD GRP(MGID1, "0xc000") "member 0x11 16 0\nend 1 1 0 0 0\n", "JoinState");
-	expect_refused(HEAD GRP(MGID1, "0xc000") "member 0x11 1 2\nend 1 1 0 0 0\n",
+	expect_refused(HEAD GRP(MGID1, "0xc000") "member 0x11 0 0 0x0\nend 1 1 0 0 0\n", "JoinState");
+	expect_refused(HEAD GRP(MGID1, "0xc000") "member 0x11 16 0 0x0\nend 1 1 0 0 0\n", "JoinState");
+	expect_refused(HEAD GRP(MGID1, "0xc000") "member 0x11 1 2 0x0\nend 1 1 0 0 0\n",
 		       "expected \"member");
-	expect_refused(HEAD GRP(MGID1, "0xc000") "member 11 1 0\nend 1 1 0 0 0\n",
+	expect_refused(HEAD GRP(MGID1, "0xc000") "member 11 1 0 0x0\nend 1 1 0 0 0\n",
 		       "expected \"member");
 	expect_refused(HEAD GRP(MGID1, "0xc000") "tsw 0x5 1 0\nend 1 0 1 0 0\n", "outside a tree");
 	expect_refused(HEAD GRP(MGID1, "0xc000") "tree 0x5\ntsw 0x6 1 1\nend 1 0 2 0 0\n",
@@ -282,7 +287,7 @@ static void test_refused(void **st)
 	expect_refused(HEAD GRP(MGID1, "0xc000") "tree 0x5\ntsw 0x6 0 0\nend 1 0 2 0 0\n",
 		       "not a tree");
 	expect_refused(HEAD GRP(MGID1, "0xc000") "tree 0x5\ntree 0x6\nend 1 0 2 0 0\n", "twice");
-	expect_refused(HEAD GRP(MGID1, "0xc000") "tree 0x5\nmember 0x1 1 0\nend 1 1 1 0 0\n",
+	expect_refused(HEAD GRP(MGID1, "0xc000") "tree 0x5\nmember 0x1 1 0 0x0\nend 1 1 1 0 0\n",
 		       "after its tree");
 	expect_refused(HEAD "service 00 0x1 0 never\nend 0 0 0 0 0\n", "expected \"service");
 	expect_refused(HEAD "sub 00\nend 0 0 0 0 0\n", "expected \"sub");
@@ -323,7 +328,7 @@ static void test_huge(void **st)
 	for (size_t i = 0; i < n; i++)
 		off += (size_t)snprintf(text + off, cap - off,
 					"group ff12401b0000000000000000%08zx 0x%04zx 0x00000b1b 0xffff 4 3 "
-					"18 0 0 0x00000 0 2 0\n", i, 0xc000 + i % 0x3fff);
+					"18 0 0 0x00000 0 2 0 0x0\n", i, 0xc000 + i % 0x3fff);
 	off += (size_t)snprintf(text + off, cap - off, "end %zu 0 0 0 0\n", n);
 	assert_int_equal(client_state_parse(&b, "t", text, off, &lim, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "more than 16383 groups"));
@@ -343,10 +348,20 @@ static void test_per_port_limits(void **st)
 	sample(&a);
 	text = client_state_format(&a, &len);
 	client_limits_default(&lim);
-	lim.memberships_per_port = 1;   /* 0x11 is in both groups */
+	lim.memberships_per_port = 2;   /* 0x11 made three: its own two, 0x12's */
 	assert_int_equal(client_state_parse(&b, "t", text, len, &lim, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "more than 1 groups"));
-	lim.memberships_per_port = 2;
+	assert_non_null(strstr(err, "made more than 2 memberships"));
+	lim.memberships_per_port = 3;
+	assert_int_equal(client_state_parse(&b, "t", text, len, &lim, err, sizeof(err)), 0);
+	client_state_free(&b);
+	lim.groups_per_port = 1;        /* 0x11 created both groups */
+	assert_int_equal(client_state_parse(&b, "t", text, len, &lim, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "created more than 1 groups"));
+	lim.groups_per_port = 2;
+	lim.groups_per_partition = 1;   /* both in the default partition */
+	assert_int_equal(client_state_parse(&b, "t", text, len, &lim, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 1 groups created in a partition"));
+	lim.groups_per_partition = 2;
 	assert_int_equal(client_state_parse(&b, "t", text, len, &lim, err, sizeof(err)), 0);
 	client_state_free(&b);
 	lim.services_per_owner = 1;
@@ -374,6 +389,24 @@ static void test_per_port_limits(void **st)
 	client_state_free(&a);
 }
 
+/* A file of version 1 is read: groups without creator, members their
+ * own makers unless a proxy joined them. */
+static void test_version1(void **st)
+{
+	static const char v1[] = "ibsmd-clients 1\nsm 0x1 0xfe80000000000000 1\n"
+		"group " MGID1 " 0xc000 0x00000b1b 0xffff 4 3 18 0 0 0x00000 0 2 0\n"
+		"member 0x11 1 0\nmember 0x12 1 1\nend 1 2 0 0 0\n";
+	struct client_state b;
+	char err[256];
+
+	assert_int_equal(parse(&b, v1, strlen(v1), err), 0);
+	assert_int_equal(b.ngroups, 1);
+	assert_int_equal(b.groups[0].creator, 0);
+	assert_int_equal(b.members[0].by, 0x11);
+	assert_int_equal(b.members[1].by, 0);
+	client_state_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_service_rules),
 		cmocka_unit_test(test_huge),
 		cmocka_unit_test(test_per_port_limits),
+		cmocka_unit_test(test_version1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
