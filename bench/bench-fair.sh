@@ -36,7 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$top_srcdir/tests/integration/fair_lib.sh"
 skip_unless_tools saquery opensm
 
-IBSMD=${IBSMD:-$top_builddir/sm/ibsmd}
+IBSMD=${IBSMD:-$top_builddir/daemon/ibsmd}
 JOIN=$top_builddir/tests/agent/mcjoin
 AGENT=$top_builddir/tests/agent/sa_agent
 ROGUE_BIN=$top_builddir/tests/agent/sa_rogue

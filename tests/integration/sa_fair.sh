@@ -30,7 +30,7 @@
 . "$top_srcdir/tests/integration/fair_lib.sh"
 skip_unless_tools saquery ibnetdiscover
 
-IBSMD=${IBSMD:-$top_builddir/sm/ibsmd}
+IBSMD=${IBSMD:-$top_builddir/daemon/ibsmd}
 CTL=$top_builddir/cli/ibsmctl
 JOIN=$top_builddir/tests/agent/mcjoin
 AGENT=$top_builddir/tests/agent/sa_agent
