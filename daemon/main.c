@@ -388,7 +388,6 @@ static void teardown(struct sm *sm)
 	sm_sminfo_fini(sm);
 	linkset_free(&sm->pending_links);
 	ctl_fini(sm);   /* control socket */
-	sm_ar_free(sm);
 	if (sm->disc)
 		discover_abort(sm->disc);
 	if (sm->eng)

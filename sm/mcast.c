@@ -843,7 +843,7 @@ static void notice(void *arg, uint16_t trap, const uint8_t mgid[16], uint16_t pk
 		sm->mcast->notice(sm->mcast->notice_arg, trap, mgid, pkey);
 }
 
-void sm_mcast_init(struct sm *sm)
+int sm_mcast_init(struct sm *sm, FILE *err)
 {
 	struct mcdb_opts o = {
 		.subnet_prefix = sm->conf.subnet_prefix,
@@ -853,8 +853,10 @@ void sm_mcast_init(struct sm *sm)
 
 	sm->mcast = xcalloc(1, sizeof(*sm->mcast));
 	guidtab_init(&sm->mcast->sw, sizeof(struct mft_sw));
+	(void)err;   /* nothing here can fail */
 	sm->mcast->db = mcdb_new(&o);
 	sm_mcast_partitions(sm);
+	return 0;
 }
 
 void sm_mcast_free(struct sm *sm)
@@ -1064,6 +1066,13 @@ void sm_mcast_partitions(struct sm *sm)
 	mcdb_prune(sm->mcast->db);
 	if (sm->base)   /* a reload; at start the first sweep programs them */
 		changed(sm);
+}
+
+bool sm_mcast_reload_apply(struct sm *sm, json_object *result)
+{
+	(void)result;
+	sm_mcast_partitions(sm);   /* their groups, and the SL they carry */
+	return false;
 }
 
 /* --- counters ------------------------------------------------------------------------------ */

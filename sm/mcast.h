@@ -52,18 +52,25 @@
 #define IBSM_SM_MCAST_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "routing/mcast.h"
 #include "fabric/mcdb.h"
 
 struct sm;
 
-/* At start (after the partitions are loaded). */
-void sm_mcast_init(struct sm *sm);
+/* At start (after the partitions are loaded); always 0 (err unused: the
+ * signature of tablephases.c's rows). */
+int sm_mcast_init(struct sm *sm, FILE *err);
 void sm_mcast_free(struct sm *sm);
-/* The partitions changed (a reload): their groups are made again. */
+/* The partitions may have changed (a reload): their groups are made
+ * again. */
 void sm_mcast_partitions(struct sm *sm);
+/* The same as a row of tablephases.c: adds nothing to result; false (the
+ * changed groups are written by a batch, not a sweep). */
+bool sm_mcast_reload_apply(struct sm *sm, json_object *result);
 
 uint16_t sm_mcast_join(struct sm *sm, const struct mc_who *who, const struct sa_mcmember_rec *req,
 		       uint64_t mask, struct sa_mcmember_rec *resp);

@@ -55,6 +55,8 @@ struct pk_stats {
 
 struct sm_pkey {
 	struct part_config cfg;
+	struct part_config staged;   /* checked by a reload, not yet applied */
+	bool have_staged;
 	struct guidtab ports;   /* of struct pk_port */
 	void (*then)(struct sm *);   /* once every port's reads are out */
 	struct pk_stats st;
@@ -611,6 +613,34 @@ bool sm_pkey_commit(struct sm *sm, struct part_config *staged)
 	return changed;
 }
 
+int sm_pkey_reload_check(struct sm *sm, const struct sm_conf *nw, char *err, size_t errlen)
+{
+	struct sm_pkey *k = sm->pkey;
+	char msg[2048];
+
+	if (k->have_staged)
+		part_config_free(&k->staged);
+	k->have_staged = false;
+	if (sm_pkey_stage(nw->partitions_file, &k->staged, msg, sizeof(msg)) < 0) {
+		snprintf(err, errlen, "partitions file rejected: %s", msg);
+		part_config_free(&k->staged);
+		return -1;
+	}
+	k->have_staged = true;
+	return 0;
+}
+
+bool sm_pkey_reload_apply(struct sm *sm, json_object *result)
+{
+	struct sm_pkey *k = sm->pkey;
+	bool changed = k->have_staged && sm_pkey_commit(sm, &k->staged);
+
+	k->have_staged = false;
+	json_object_object_add(result, "partitions",
+			       json_object_new_string(changed ? "changed" : "unchanged"));
+	return changed;
+}
+
 const struct part_config *sm_pkey_config(const struct sm *sm)
 {
 	return &sm->pkey->cfg;
@@ -629,6 +659,8 @@ void sm_pkey_free(struct sm *sm)
 	}
 	guidtab_free(&k->ports);
 	part_config_free(&k->cfg);
+	if (k->have_staged)
+		part_config_free(&k->staged);
 	free(k);
 	sm->pkey = NULL;
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "conf/conf.h"
 #include "conf/partitions.h"
 #include "mad/smp.h"
 
@@ -53,6 +54,13 @@ int sm_pkey_stage(const char *path, struct part_config *out, char *err, size_t e
 /* Replace the partitions by *staged (taken over, left empty); true when
  * they differ from the old ones. */
 bool sm_pkey_commit(struct sm *sm, struct part_config *staged);
+
+/* A reload (tablephases.h): stage the partitions file nw names; 0, or
+ * -1 with the errors in err. Nothing changes either way. */
+int sm_pkey_reload_check(struct sm *sm, const struct sm_conf *nw, char *err, size_t errlen);
+/* Then the staged partitions replace the old ones; adds "partitions":
+ * "changed" or "unchanged" to result; true when they changed. */
+bool sm_pkey_reload_apply(struct sm *sm, json_object *result);
 
 /* The partitions in force. */
 const struct part_config *sm_pkey_config(const struct sm *sm);

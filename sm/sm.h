@@ -135,6 +135,8 @@ struct sm {
 
 	/* the running phase */
 	unsigned sweep_at;              /* the next of sweep.c's phases */
+	unsigned tables_at;             /* the next of tablephases.c's tables */
+	void (*tables_done)(struct sm *);   /* after the last table */
 	void (*elected)(struct sm *);   /* after the election (sminfo.c) */
 	unsigned pending;
 	void (*phase_done)(struct sm *);

@@ -50,69 +50,120 @@ static void ign_free(void)
 	guidtab_free(&ign);
 }
 
-/* --- the phases, in order ------------------------------------------------------ */
+/* --- the tables, in order ------------------------------------------------------ */
 
-static void (*tables_done)(struct sm *);
+/*
+ * One table: its sweep phase and its state's lifetime; a member left NULL
+ * has nothing to do there. Each row's functions live in the table's own
+ * file, so a new table is that file and one row below.
+ */
+struct table_ops {
+	const char *name;
+	/* The phase: a diff against what the ports hold; then done(sm). NULL
+	 * when the table is written elsewhere in the sweep. */
+	void (*run)(struct sm *sm, void (*done)(struct sm *));
+	/* At start: 0, or -1 with the errors written to err (the daemon stops). */
+	int (*init)(struct sm *sm, FILE *err);
+	void (*free)(struct sm *sm);
+	/* Reload, step 1: check what nw names; 0, or -1 with the errors in
+	 * err. Nothing changes either way. */
+	int (*reload_check)(struct sm *sm, const struct sm_conf *nw, char *err, size_t errlen);
+	/* Step 2, with the new configuration in sm->conf: apply what step 1
+	 * checked, add its keys to result; true when the table must be
+	 * written again (a heavy sweep). */
+	bool (*reload_apply)(struct sm *sm, json_object *result);
+	/* Options whose change needs this table written again (NULL ends the
+	 * list; a name ending in '*' is a prefix). */
+	const char *const *options;
+};
 
-static void mcast_done(struct sm *sm)
+static const char *const pkey_options[] = {
+	"part_enforce", "allow_both_pkeys", "partitions_file", NULL
+};
+static const char *const qos_options[] = { "qos*", NULL };
+
+/* Init runs down the rows (multicast makes the partitions' groups, so it
+ * comes after P_Key), free back up. */
+static const struct table_ops tables[] = {
+	/* P_KeyTables go out with the bring-up, port by port: no phase here. */
+	{ "P_Key", NULL, sm_pkey_init, sm_pkey_free,
+	  sm_pkey_reload_check, sm_pkey_reload_apply, pkey_options },            /* sm/pkey.c */
+	{ "QoS", sm_qos_phase, NULL, sm_qos_free, NULL, NULL, qos_options },        /* sm/qos.c */
+	{ "multicast", sm_mcast_phase, sm_mcast_init, sm_mcast_free,
+	  NULL, sm_mcast_reload_apply, NULL },                                   /* sm/mcast.c */
+	{ "AR", sm_ar_phase, NULL, sm_ar_free, NULL, NULL, NULL },                  /* sm/ar.c */
+};
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+static void next_table(struct sm *sm)
 {
-	sm_ar_phase(sm, tables_done);
-}
+	const struct table_ops *t;
 
-static void qos_done(struct sm *sm)
-{
-	sm_mcast_phase(sm, mcast_done);
+	while (sm->tables_at < NTABLES && !tables[sm->tables_at].run)
+		sm->tables_at++;
+	if (sm->tables_at == NTABLES) {
+		sm->tables_done(sm);
+		return;
+	}
+	t = &tables[sm->tables_at++];
+	t->run(sm, next_table);
 }
 
 void sm_tables_phase(struct sm *sm, void (*done)(struct sm *))
 {
-	tables_done = done;
-	sm_qos_phase(sm, qos_done);
+	sm->tables_at = 0;
+	sm->tables_done = done;
+	next_table(sm);
 }
 
 /* --- lifetime and reload ------------------------------------------------------- */
 
 int sm_tables_init(struct sm *sm, FILE *err)
 {
-	if (sm_pkey_init(sm, err) < 0)
-		return -1;
-	sm_mcast_init(sm);
+	for (size_t i = 0; i < NTABLES; i++)
+		if (tables[i].init && tables[i].init(sm, err) < 0)
+			return -1;
 	return 0;
 }
 
 void sm_tables_free(struct sm *sm)
 {
-	sm_mcast_free(sm);
-	sm_pkey_free(sm);
-	sm_qos_free(sm);
+	for (size_t i = NTABLES; i-- > 0;)
+		if (tables[i].free)
+			tables[i].free(sm);
 	ign_free();
 }
 
-static struct part_config staged;
-static bool have_staged;
-
 int sm_tables_reload_check(struct sm *sm, const struct sm_conf *nw, char *err, size_t errlen)
 {
-	char msg[2048];
-
-	if (have_staged)
-		part_config_free(&staged);
-	have_staged = false;
-	if (sm_pkey_stage(nw->partitions_file, &staged, msg, sizeof(msg)) < 0) {
-		snprintf(err, errlen, "partitions file rejected: %s", msg);
-		part_config_free(&staged);
-		return -1;
-	}
-	have_staged = true;
+	for (size_t i = 0; i < NTABLES; i++)
+		if (tables[i].reload_check && tables[i].reload_check(sm, nw, err, errlen) < 0)
+			return -1;
 	return 0;
+}
+
+/* Options that need a heavy sweep but belong to no table: the switches'
+ * LifeTimeValue, which the bring-up writes into SwitchInfo. */
+static const char *const sweep_options[] = { "packet_life_time", NULL };
+
+static bool option_in(const char *name, const char *const *list)
+{
+	for (; list && *list; list++) {
+		size_t n = strlen(*list);
+
+		if ((*list)[n - 1] == '*' ? !strncmp(name, *list, n - 1) : !strcmp(name, *list))
+			return true;
+	}
+	return false;
 }
 
 /* Options whose change needs the tables (or SwitchInfo) reprogrammed. */
 static bool tables_option(const char *name)
 {
-	return !strncmp(name, "qos", 3) || !strcmp(name, "part_enforce") ||
-	       !strcmp(name, "allow_both_pkeys") || !strcmp(name, "partitions_file") ||
-	       !strcmp(name, "packet_life_time");
+	for (size_t i = 0; i < NTABLES; i++)
+		if (option_in(name, tables[i].options))
+			return true;
+	return option_in(name, sweep_options);
 }
 
 static bool options_changed(json_object *result)
@@ -129,13 +180,12 @@ static bool options_changed(json_object *result)
 
 void sm_tables_reload_commit(struct sm *sm, json_object *result)
 {
-	bool parts = have_staged && sm_pkey_commit(sm, &staged);
-	bool sweep = parts || options_changed(result);
+	bool sweep = false;
 
-	have_staged = false;
-	sm_mcast_partitions(sm);   /* their groups, and the SL they carry */
-	json_object_object_add(result, "partitions",
-			       json_object_new_string(parts ? "changed" : "unchanged"));
+	for (size_t i = 0; i < NTABLES; i++)
+		if (tables[i].reload_apply && tables[i].reload_apply(sm, result))
+			sweep = true;
+	sweep = sweep || options_changed(result);
 	json_object_object_add(result, "tables_sweep", json_object_new_boolean(sweep));
 	if (sweep) {
 		log_notice("reload: partitions or table options changed, sweeping");

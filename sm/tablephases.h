@@ -1,23 +1,26 @@
 /*
  * DOC: the table phases of a sweep, and their state's lifetime.
  *
- * P_KeyTables and partition enforcement (pkey.c) go with the bring-up
- * phase (bringup.c), port by port. After it, before adaptive routing
- * (bringup.c calls sm_tables_phase instead of sm_ar_phase), a heavy
- * sweep or a reroute runs
+ * The tables are the rows of one list in tablephases.c (struct
+ * table_ops), in order:
  *
- *   SL2VL + VLArbitration tables (qos.c) ->
- *   multicast trees and MulticastForwardingTables (mcast.c) -> sm_ar_phase
+ *   P_KeyTables and partition enforcement (pkey.c): written with the
+ *     bring-up phase (bringup.c), port by port, so no phase here;
+ *   SL2VL + VLArbitration tables (qos.c);
+ *   multicast trees and MulticastForwardingTables (mcast.c; multicast
+ *     also programs between sweeps, in batches after joins: see mcast.h);
+ *   adaptive routing (ar.c).
  *
- * (Multicast also programs between sweeps, in batches after joins: see
- * mcast.h.)
- *
- * each a diff against what the ports hold. Their state outlives fabric
- * generations (keyed by GUID) and is created by sm_tables_init at start,
- * which also loads the partitions file: a file with errors stops the
- * daemon, as a bad ibsmd.conf does. A reload checks the new partitions
- * file before anything is applied (sm_tables_reload_check) and commits it
- * with the rest of the configuration (sm_tables_reload_commit).
+ * After the bring-up, a heavy sweep or a reroute runs the rows' phases in
+ * that order (sm_tables_phase, a phase of sweep.c), each a diff against
+ * what the ports hold. Their state outlives fabric generations (keyed by
+ * GUID): created by sm_tables_init at start (rows in order; P_Key loads
+ * the partitions file, and a file with errors stops the daemon, as a bad
+ * ibsmd.conf does), freed by sm_tables_free (rows in reverse, after the
+ * MAD engine: its cancellations complete the tables' requests). A reload
+ * checks every row's new input before anything is applied
+ * (sm_tables_reload_check) and applies it with the rest of the
+ * configuration (sm_tables_reload_commit).
  */
 #ifndef IBSM_SM_TABLEPHASES_H
 #define IBSM_SM_TABLEPHASES_H
@@ -41,10 +44,10 @@ void sm_tables_phase(struct sm *sm, void (*done)(struct sm *));
 /* Reload, step 1: parse the partitions file nw names. 0, or -1 with the
  * errors in err; nothing changes either way. */
 int sm_tables_reload_check(struct sm *sm, const struct sm_conf *nw, char *err, size_t errlen);
-/* Step 2, after the new configuration is in sm->conf: the checked
- * partitions replace the old ones; when partitions or table options
- * changed a heavy sweep reprograms the tables. Adds "partitions" and
- * "tables_sweep" to result. */
+/* Step 2, after the new configuration is in sm->conf: every row applies
+ * what step 1 checked (the partitions replace the old ones); when one of
+ * them or a table option changed, a heavy sweep reprograms the tables.
+ * Adds "partitions" and "tables_sweep" to result. */
 void sm_tables_reload_commit(struct sm *sm, json_object *result);
 
 /* PortInfo fields the table phases set (tables_pi_set). */
