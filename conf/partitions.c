@@ -1249,9 +1249,10 @@ static void drop_duplicate_mgids(struct parser *p)
 }
 
 /*
- * sa-mcast-ha.md 6.1: limited members cannot talk to each
- * other, so a limited SM port shuts limited hosts out of the SA. OpenSM
- * lets a file do that ("Default=0x7fff : ALL=limited ;"); warn about it.
+ * Limited members cannot talk to each other (IBA 10.9: two ports talk
+ * when one of them is a full member), so a limited SM port shuts limited
+ * hosts out of the SA. OpenSM lets a file do that ("Default=0x7fff :
+ * ALL=limited ;"); warn about it.
  */
 static void check_self(struct parser *p)
 {

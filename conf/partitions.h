@@ -129,7 +129,7 @@ enum part_group_field {
 #define PART_F_IPOIB 0x1   /* create the IPoIB broadcast group */
 
 /*
- * Multicast group parameters, in MCMemberRecord encodings (sa-mcast-ha.md).
+ * Multicast group parameters, in MCMemberRecord encodings (IBA 15.2.5.17).
  * A partition's group always holds values (defaults mtu 4 = 2048, rate
  * 3 = 10 Gb/s, the rest 0); an mgid's holds only its own overrides,
  * see part_group_params().

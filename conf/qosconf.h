@@ -12,7 +12,7 @@
  * (keys separated by blanks or ';', each at most once, any subset). It
  * stands for OpenSM's qos_ca_* / qos_rtr_* / qos_sw0_* / qos_swe_* option
  * families, five options each, with the same value syntax (OpenSM
- * opensm.8 "QoS"; reference sa-mcast-ha.md 7):
+ * opensm.8 "QoS"; the tables are IBA 14.2.5.8 and 14.2.5.9):
  *  - a VLArbitration list is "VL:Weight" pairs separated by commas, VL
  *    0..14, Weight 0..255, at most 64 pairs (the IBA table size); an
  *    empty list is an empty table;

@@ -483,7 +483,7 @@ static json_object *missed(const struct mwalk *w, const struct mc_group *g, uint
 }
 
 /* The packet enters switch n at port in: it leaves at every port of the
- * MLID's mask but in (reference sa-mcast-ha.md 5.4: flooding the tree). */
+ * MLID's mask but in: a packet floods the tree. */
 static void visit(struct mwalk *w, const struct sm_node *n, unsigned in)
 {
 	json_object *hop = json_object_new_object(), *outs = json_object_new_array();

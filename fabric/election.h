@@ -1,6 +1,6 @@
 /*
  * DOC: SM election: which SM is master, the other SMs we know, and the
- * state machine's decisions (IBA 14.4; reference sa-mcast-ha.md 8).
+ * state machine's decisions (IBA 14.4).
  *
  * Pure: no I/O, no clock of its own. sminfo.c feeds it what the SMInfo
  * attributes of the other SMs said and carries out its verdicts.

@@ -39,7 +39,7 @@ static void touch(struct mcdb *db)
 	db->gen++;
 }
 
-/* --- rates and MTUs (reference 3.1) ------------------------------------------- */
+/* --- rates and MTUs (IBA 15.2.5.16 encodings) ---------------------------------- */
 
 /* Bandwidth of rate codes 2..24 in 100 Mb/s units. */
 static const uint16_t rate_bw[25] = {
@@ -552,7 +552,7 @@ static bool new_mgid(struct mcdb *db, const struct sa_mcmember_rec *r, uint64_t 
 }
 
 /* The IPoIB broadcast group of an IPoIB MGID: scope and P_Key from it
- * (RFC 4391; reference 5.1). */
+ * (RFC 4391: ff1S:401b:PPPP::ffff:ffff). */
 static void broadcast_of(const uint8_t mgid[16], uint8_t out[16])
 {
 	memset(out, 0, 16);

@@ -5,8 +5,8 @@
  * and sm/mcast.c backs it with the fabric snapshot. The SA calls it
  * through sm/mcast.h, which adds MFT programming.
  *
- * Semantics follow reference sa-mcast-ha.md 5.2 (OpenSM
- * osm_sa_mcmember_record.c, osm_multicast.c). Every call returns the SA
+ * Semantics follow IBA 15.2.5.17 and OpenSM (osm_sa_mcmember_record.c,
+ * osm_multicast.c). Every call returns the SA
  * status the SA answers with (mad/sa.h), 0 on success, and then fills the
  * record the SA sends back.
  *
@@ -84,7 +84,7 @@
 #include "mad/sa.h"
 #include "fabric/mcshare.h"
 
-/* JoinState bits (reference 5.2). */
+/* JoinState bits (IBA 15.2.5.17). */
 #define MC_JOIN_FULL 0x1
 #define MC_JOIN_NON 0x2
 #define MC_JOIN_SENDONLY_NON 0x4
@@ -92,7 +92,7 @@
 #define MC_JOIN_ANY_FULL (MC_JOIN_FULL | MC_JOIN_SENDONLY_FULL)
 #define MC_JOIN_SENDONLY (MC_JOIN_SENDONLY_NON | MC_JOIN_SENDONLY_FULL)
 
-/* MCMemberRecord ComponentMask bits (reference section 3; kernel
+/* MCMemberRecord ComponentMask bits (IBA 15.2.5.17; kernel
  * sa_query.c, OpenSM IB_MCR_COMPMASK_*). */
 #define MCM_MGID (1ull << 0)
 #define MCM_PORT_GID (1ull << 1)
@@ -238,7 +238,7 @@ const struct mc_group *mcdb_restore(struct mcdb *db, const struct sa_mcmember_re
 				    bool well_known, uint64_t creator,
 				    const struct mc_member *members, size_t n);
 
-/* Rate codes (reference 3.1) compared by bandwidth: <0, 0, >0. */
+/* Rate codes (IBA 15.2.5.16) compared by bandwidth: <0, 0, >0. */
 int mc_rate_cmp(uint8_t a, uint8_t b);
 bool mc_rate_valid(uint8_t r);
 /* The rate code of a link of width/speed as PortInfo gives them

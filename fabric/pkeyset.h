@@ -5,7 +5,7 @@
  *
  * A P_Key is 16 bits: bit 15 set = full member, bits 14..0 the partition;
  * 0x0000 and 0x8000 are invalid and stand for an empty table entry
- * (reference sa-mcast-ha.md 6.1). Two ports may talk in a partition when
+ * (IBA 10.9). Two ports may talk in a partition when
  * both hold it and at least one of them is a full member.
  */
 #ifndef IBSM_FABRIC_PKEYSET_H

@@ -1,7 +1,7 @@
 /*
  * DOC: the QoS tables one port should hold, from the configured
  * parameters and the port's VL capabilities (pure; sm/qos.c programs
- * them). Reference sa-mcast-ha.md 7.
+ * them). IBA 14.2.5.8 (SL2VL), 14.2.5.9 (VLArbitration).
  *
  * A port operating OperVLs (IBA encoding 1 = VL0, 2 = VL0-1, 3 = VL0-3,
  * 4 = VL0-7, 5 = VL0-14) has n = min(those VLs, max_vls) data VLs.
@@ -13,7 +13,7 @@
  *  - VLArbitration: the configured entries in order, as many as the
  *    port's VLArbitrationLowCap / HighCap hold, the rest VL0 weight 0;
  *    an entry naming a VL >= n gets weight 0. A port with one data VL
- *    has no arbitration (reference 7.2) and gets no tables.
+ *    has no arbitration table (IBA 14.2.5.9) and gets no tables.
  *  - VLHighLimit: the configured value.
  */
 #ifndef IBSM_FABRIC_QOSTAB_H

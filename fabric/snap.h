@@ -144,8 +144,9 @@ static inline const uint16_t *snap_port_pkeys(const struct sm_snap *s, const str
 }
 
 /* Whether a and b may talk in partition base(want) (want 0: in any): both
- * hold it and at least one is a full member (reference sa-mcast-ha.md 6.1,
- * 3.2). *pkey (may be NULL) gets a's P_Key of the first such partition
+ * hold it and at least one is a full member (IBA 10.9;
+ * the SA hides the records of ports that share no partition with the
+ * requester). *pkey (may be NULL) gets a's P_Key of the first such partition
  * in a's table order: the one a PathRecord from a to b carries. */
 static inline bool snap_share_pkey(const struct sm_snap *s, const struct snap_port *a,
 				   const struct snap_port *b, uint16_t want, uint16_t *pkey)

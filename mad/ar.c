@@ -4,8 +4,7 @@
  * Same pattern as mad/smp.c: copy into the packed wire struct, convert
  * byte order, unpack sub-byte fields by shift and mask. Layout sources are
  * the public MLNX_OFED headers (ibis packets_layouts.h "adaptive_routing_info",
- * "ib_ar_grp_table", "ib_ar_lft_block_element_sx"; OpenSM ib_types.h), as
- * restated in /work/shared/reference/adaptive-routing.md.
+ * "ib_ar_grp_table", "ib_ar_lft_block_element_sx"; OpenSM ib_types.h).
  */
 #include <endian.h>
 #include <errno.h>

@@ -43,7 +43,8 @@ struct mad_addr {
 	uint32_t qpn;      /* 0 for SMPs */
 	uint32_t qkey;
 	uint8_t sl;
-	/* GSI answers go back the way the request came (sa-mcast-ha.md 10.2):
+	/* GSI answers go back the way the request came (LID, QPN, P_Key index,
+	 * SL and GRH of the request):
 	 * these are copied from the received umad address. umad2sim fills only
 	 * the LID and QPN and leaves the rest as its buffer held it, so they are
 	 * untrusted input; the transport only clamps grh_present to 0 or 1. */
@@ -56,7 +57,7 @@ struct mad_addr {
 	uint8_t gid[16];   /* the remote port's GID when grh_present */
 };
 
-/* The well-known Q_Key of QP1, which every GSI MAD carries (sa-mcast-ha.md 1). */
+/* The well-known Q_Key of QP1, which every GSI MAD carries. */
 #define MAD_QKEY_GSI 0x80010000u
 
 /* The address to answer a GSI MAD received from `from`: the same LID, QP,

@@ -28,7 +28,8 @@
 #define SA_HDR_SIZE 56
 #define SA_DATA_SIZE 200            /* data bytes in one SA MAD */
 
-/* Methods (sa-mcast-ha.md 1.2; OpenSM IB_MAD_METHOD_*). */
+/* Methods (OpenSM IB_MAD_METHOD_*): a Get answers exactly one record, a
+ * Set and a Get both get a GetResp, a GetTable 0..n records. */
 #define SA_METHOD_GET 0x01
 #define SA_METHOD_SET 0x02
 #define SA_METHOD_REPORT 0x06

@@ -4,7 +4,7 @@
  *
  * An SA query carries a template record and a 64-bit ComponentMask; bit n
  * selects the record's n-th component in wire order, reserved components
- * included (sa-mcast-ha.md section 3). Each record type has a
+ * included (the SA MAD header, IBA 15.2.1). Each record type has a
  * table of its components: byte offset, bit offset of the first bit within
  * that byte counted from the most significant bit (0 = bit 7), and width in
  * bits. The tables follow OpenSM's IB_*_COMPMASK_* (ib_types.h at fa74b98c)

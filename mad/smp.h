@@ -202,21 +202,21 @@ struct smp_notice {
 	uint8_t issuer_gid[16];
 };
 
-/* P_KeyTable block (IBA 14.2.5.7; reference sa-mcast-ha.md 6.2): 32 P_Keys.
+/* P_KeyTable block (IBA 14.2.5.7): 32 P_Keys.
  * AttributeModifier: block in bits 15..0; on a switch, the port in bits
  * 23..16 (smp_pkey_mod). */
 struct smp_pkey_block {
 	uint16_t pkey[32];
 };
 
-/* SL2VLMappingTable (IBA 14.2.5.8; reference 7.1): vl[sl], 4 bits each.
+/* SL2VLMappingTable (IBA 14.2.5.8): vl[sl], 4 bits each.
  * AttributeModifier on a switch: input port in bits 15..8, output port
  * in bits 7..0 (smp_sl2vl_mod); 0 on a CA. */
 struct smp_sl2vl {
 	uint8_t vl[16];
 };
 
-/* VLArbitrationTable block (IBA 14.2.5.9; reference 7.2): 32 entries.
+/* VLArbitrationTable block (IBA 14.2.5.9): 32 entries.
  * AttributeModifier: block 1..4 (1-2 low priority, 3-4 high) in bits
  * 31..16, the port in bits 15..0 on a switch (smp_vlarb_mod). */
 struct smp_vlarb_block {
@@ -226,7 +226,7 @@ struct smp_vlarb_block {
 	} e[32];
 };
 
-/* MulticastForwardingTable block (IBA 14.2.5.12; reference 5.5): 32
+/* MulticastForwardingTable block (IBA 14.2.5.12): 32
  * PortMask words, host order. AttributeModifier: position in bits
  * 31..28, block in bits 8..0 (smp_mft_mod). */
 struct smp_mft_block {

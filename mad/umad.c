@@ -13,7 +13,8 @@
  * RMPP: by default the SA agent is registered with rmpp_version 1, as
  * OpenSM does, so the kernel segments our long sends and reassembles long
  * requests; a long send is one umad_send of the whole message with the
- * Active flag set (sa-mcast-ha.md 2.4). With opts.user_rmpp we ask for
+ * Active flag set (byte 26 bit 0; the kernel fills in the rest of the RMPP
+ * header). With opts.user_rmpp we ask for
  * UMAD_USER_RMPP instead and the engine runs rmpp.c; umad2sim refuses
  * that registration, so we fall back to kernel RMPP and say so in
  * info->note.
@@ -337,7 +338,7 @@ static int choose_port(const char *ca, int port, uint64_t guid, struct port_choi
 /* Get, Set, Trap and TrapRepress may reach us as requests. */
 static const uint8_t smi_methods[] = { MAD_METHOD_GET, MAD_METHOD_SET, MAD_METHOD_TRAP,
 				       MAD_METHOD_TRAP_REPRESS };
-/* The SA requests we answer (sa-mcast-ha.md 1.2), and Report, which another
+/* The SA requests we answer, and Report, which another
  * SA could send us. Responses (ReportResp to our Reports, ACKs of our
  * RMPP sends come as requests) reach the sender by TID and need no bit.
  * GetTraceTable is left out: neither OpenSM nor we serve it. */

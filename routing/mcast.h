@@ -15,8 +15,8 @@
  * root: paths that meet share the rest of the way, so no switch gets two
  * parents. A switch forwards a multicast packet out of every port of its
  * mask but the one it came in on, so flooding the tree from any member
- * reaches every other member once. (Layouts and OpenSM's behaviour are
- * as restated in /work/shared/reference/sa-mcast-ha.md section 5.)
+ * reaches every other member once. (OpenSM's osm_mcast_mgr.c builds the
+ * same kind of tree.)
  *
  * Root rule, in this order:
  *  1. one member switch: that switch (no inter-switch link at all);
@@ -66,12 +66,12 @@
 #include "ibsm/topo.h"
 #include "routing/routing.h"
 
-/* Reference 5.3: multicast LIDs; 0xFFFF is the permissive LID. */
+/* Multicast LIDs are 0xC000-0xFFFE; 0xFFFF is the permissive LID. */
 #define MCAST_MLID_MIN 0xC000
 #define MCAST_MLID_MAX 0xFFFE
 #define MCAST_FDB_TOP_NONE 0xBFFF /* MulticastFDBTop when no group is in use */
 
-/* IBA 1.3 vol 1, 14.2.5.12 / reference 5.5: the MulticastForwardingTable
+/* IBA 1.3 vol 1, 14.2.5.12: the MulticastForwardingTable
  * attribute (0x001B). AttributeModifier bits 31..28 = position, 8..0 =
  * block; word i of block b is MLID 0xC000 + 32 * b + i; bit j of position
  * pos is port 16 * pos + j (port 0 is bit 0 of position 0). */

@@ -1,5 +1,5 @@
 /*
- * DOC: partitions as the SA applies them (sa-mcast-ha.md 3.2, 6.1).
+ * DOC: partitions as the SA applies them (IBA 10.9).
  *
  * Two ports may talk when they share a P_Key: the same low 15 bits and
  * at least one a full member. The SA hides records of ports that share

@@ -1,6 +1,6 @@
 /*
  * DOC: InformInfo subscriptions, InformInfoRecord, and the Reports sent
- * to subscribers (IBA 13.4.8.3, 15.2.5.12, 13.4.11; sa-mcast-ha.md 3).
+ * to subscribers (IBA 13.4.8.3, 15.2.5.12, 13.4.11).
  *
  * A Set(InformInfo) with Subscribe 1 adds a subscription of the
  * requesting port (found by the request's SLID; its GID is the

@@ -1,5 +1,5 @@
 /*
- * DOC: LinkRecord (IBA 15.2.5.13; sa-mcast-ha.md 3): one record per
+ * DOC: LinkRecord (IBA 15.2.5.13): one record per
  * direction of every link of the snapshot, FromLID/ToLID being the LIDs
  * of the nodes at the ends (a switch's LID for any of its ports).
  *

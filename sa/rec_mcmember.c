@@ -1,5 +1,5 @@
 /*
- * DOC: MCMemberRecord (IBA 15.2.5.17; sa-mcast-ha.md 5.2): joins (Set),
+ * DOC: MCMemberRecord (IBA 15.2.5.17): joins (Set),
  * leaves (Delete) and queries (Get, GetTable) of multicast groups, and
  * the MulticastForwardingTableRecords that show the trees.
  *

@@ -1,5 +1,5 @@
 /*
- * DOC: MultiPathRecord, SubnAdmGetMulti (IBA 15.2.5.20; sa-mcast-ha.md 3).
+ * DOC: MultiPathRecord, SubnAdmGetMulti (IBA 15.2.5.20).
  *
  * The request carries SGIDCount source and DGIDCount destination GIDs
  * after its 24 fixed bytes; the answer is PathRecords, for every source x

@@ -1,6 +1,5 @@
 /*
- * DOC: NodeRecord and PortInfoRecord (IBA 15.2.5.2, 15.2.5.3;
- * sa-mcast-ha.md 3).
+ * DOC: NodeRecord and PortInfoRecord (IBA 15.2.5.2, 15.2.5.3).
  *
  * NodeRecord: one per switch (its port 0) and one per CA or router port,
  * whose NodeInfo carries that port's GUID and number. PortInfoRecord: one

@@ -1,5 +1,5 @@
 /*
- * DOC: PathRecord (IBA 15.2.5.16; sa-mcast-ha.md 3, 3.1 and 4.2).
+ * DOC: PathRecord (IBA 15.2.5.16).
  *
  * A path is the route the LFTs really program: from the source end port
  * (a CA port, or a switch's port 0) the walk follows the snapshot's
@@ -24,7 +24,7 @@
  * destination, an absent one means every end port. With LMC > 0 each pair
  * has 2^lmc x 2^lmc LID pairs: those with the same offset first
  * (Preference 0), then the rest (Preference 1); NumbPath caps how many per
- * pair; a Get answers with the first (sa-mcast-ha.md 3.1). A query costs
+ * pair; a Get answers with the first (as OpenSM does). A query costs
  * O(hops) per record, lookups are O(1): nothing here grows with the fabric
  * except the world query itself, which the work budget bounds.
  */
@@ -68,7 +68,8 @@
 #define PORT_ACTIVE 4
 #define MAX_HOPS 64
 
-/* Rate codes in tenths of Gb/s (sa-mcast-ha.md 3.1); 0: not a rate. */
+/* Rate codes in tenths of Gb/s (PathRecord Rate, IBA 15.2.5.16); 0: not
+ * a rate. */
 static const uint16_t rate_tenths[25] = {
 	[2] = 25, [3] = 100, [4] = 300, [5] = 50, [6] = 200, [7] = 400, [8] = 600,
 	[9] = 800, [10] = 1200, [11] = 140, [12] = 560, [13] = 1120, [14] = 1680,
@@ -214,7 +215,7 @@ static uint8_t ceil_log2(unsigned v)
 	return r;
 }
 
-/* --- selectors (sa-mcast-ha.md 3.1) --- */
+/* --- selectors (IBA 15.2.5.16) --- */
 
 /* MTU: 0 greater, 1 less (lowered to below the value), 2 exactly (the
  * path may do more), 3 largest. */
@@ -418,7 +419,7 @@ uint16_t sa_pr_check(struct sa_ctx *c)
 	struct sa_path_rec t;
 
 	/* ServiceID comes in two components; half of it is not enough
-	 * (OpenSM answers the same, sa-mcast-ha.md 3) */
+	 * (OpenSM answers the same) */
 	if (sa_masked(c, PR_SID_MSB) != sa_masked(c, PR_SID_LSB))
 		return SA_STATUS_INSUF_COMPS;
 	sa_path_rec_decode(c->tmpl, c->dlen, &t);

@@ -1,7 +1,7 @@
 /*
  * DOC: the records of per-port tables: GUIDInfoRecord, P_KeyTableRecord,
  * SL2VLTableRecord and VLArbitrationTableRecord (IBA 15.2.5.18, 15.2.5.11,
- * 15.2.5.4, 15.2.5.9; sa-mcast-ha.md 3, 6.2, 7).
+ * 15.2.5.4, 15.2.5.9).
  *
  * They report what the ports hold, read on demand (portdata.c). Which
  * tables a port has comes from the snapshot: GUIDInfo blocks from
@@ -142,7 +142,7 @@ static bool pktr_port(struct sa_ctx *c, const struct snap_port *p)
 			 (pkey_entries(c->snap, p) + 31u) / 32u, &first, &last))
 		return sa_work(c, 1);
 	for (unsigned b = first; b <= last; b++) {
-		/* a switch port by number in bits 23..16 (sa-mcast-ha.md 6.2) */
+		/* a switch port by number in bits 23..16 (IBA 14.2.5.7) */
 		uint32_t mod = n->is_switch ? ((uint32_t)p->num << 16) | b : b;
 		int rc = table(c, p, SMP_ATTR_PKEY_TABLE, mod, data);
 
@@ -222,7 +222,7 @@ void sa_sl2vl_get(struct sa_ctx *c)
 static bool vlar_block(struct sa_ctx *c, const struct snap_port *p, unsigned block)
 {
 	const struct snap_node *n = snap_node_of(c->snap, p);
-	/* block in bits 31..16, a switch's port in 15..0 (sa-mcast-ha.md 7.2) */
+	/* block in bits 31..16, a switch's port in 15..0 (IBA 14.2.5.9) */
 	uint32_t mod = (block << 16) | (n->is_switch ? p->num : 0u);
 	struct sa_vlarb_rec r;
 	uint8_t data[64], rec[72];

@@ -1,5 +1,5 @@
 /*
- * DOC: ServiceRecord (IBA 15.2.5.14; sa-mcast-ha.md 3): services
+ * DOC: ServiceRecord (IBA 15.2.5.14): services
  * registered with Set, found with Get/GetTable, removed with Delete or
  * when their lease ends.
  *

@@ -2,7 +2,7 @@
  * DOC: the SA's own records: ClassPortInfo, SMInfoRecord and
  * ClientStateInfo.
  *
- * ClassPortInfo (IBA 13.4.8.1, sa-mcast-ha.md 1.4) says what this SA
+ * ClassPortInfo (IBA 13.4.8.1) says what this SA
  * does; the kernel's ib_sa module caches it and saquery reads it before
  * SwitchInfoRecord queries. SMInfoRecord lists the SMs of the subnet:
  * us, and every other SM our election knows (sm/sminfo.c).

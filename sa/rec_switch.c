@@ -1,7 +1,6 @@
 /*
  * DOC: the switch records: SwitchInfoRecord, LinearForwardingTableRecord
- * and MulticastForwardingTableRecord (IBA 15.2.5.4-15.2.5.6;
- * sa-mcast-ha.md 3).
+ * and MulticastForwardingTableRecord (IBA 15.2.5.5, 15.2.5.6, 15.2.5.8).
  *
  * SwitchInfo is the snapshot's, as last read or programmed. LFT records
  * are the unicast tables the snapshot shares with the SM: exactly what
@@ -123,7 +122,7 @@ void sa_lftr_get(struct sa_ctx *c)
 static bool mftr_one(struct sa_ctx *c, const struct snap_node *n)
 {
 	/* blocks: MulticastFDBCap entries, 32 MLIDs each; positions: 16 ports
-	 * each (IBA 14.2.5.11, sa-mcast-ha.md 5.5) */
+	 * each (IBA 14.2.5.12) */
 	unsigned blocks = n->have_si ? (n->si.mcast_cap + 31u) / 32u : 0;
 	unsigned positions = n->nports / 16u + 1;
 	struct sa_mft_rec r;

@@ -1,5 +1,5 @@
 /*
- * DOC: an SA request from receipt to answer (IBA 15.4; sa-mcast-ha.md 1).
+ * DOC: an SA request from receipt to answer (IBA 15.4).
  *
  * Admission, in this order; each refusal is answered with its status
  * (IBA 13.4.7 MAD status, 15.2.1.1 SA status), except where there is

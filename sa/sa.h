@@ -133,7 +133,7 @@ void sa_report_notice(struct sa *sa, const struct smp_notice *n);
 void sa_report_mcast(struct sa *sa, uint16_t trap, const uint8_t mgid[16], uint16_t pkey);
 /* A Notice of ours (traps 64-67): generic, type 3 (informational),
  * ProducerType 4 (class manager), issued by the SM's port; gid goes into
- * DataDetails bytes 6..21 (sa-mcast-ha.md 3, Notice). */
+ * DataDetails bytes 6..21 (IBA 13.4.8.2, Notice). */
 void sa_sm_notice(const struct sm_snap *s, uint16_t trap, const uint8_t gid[16],
 		  struct smp_notice *n);
 

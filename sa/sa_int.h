@@ -65,8 +65,8 @@
 #define SA_REPORT_RETRY_MS 1000
 #define SA_REPORT_TRIES 4
 
-/* SA ClassPortInfo:CapabilityMask bits we set (sa-mcast-ha.md 1.4;
- * OpenSM osm_base.h OSM_CAP_*); IsUDMulticastSupported when the daemon
+/* SA ClassPortInfo:CapabilityMask bits we set (ClassPortInfo is IBA
+ * 13.4.8.1; the bits as OpenSM's osm_base.h OSM_CAP_*); IsUDMulticastSupported when the daemon
  * gives the SA its multicast groups. */
 #define SA_CAP_NOTICE (1u << 1)              /* IsSubnetGetSetNoticeSupported */
 #define SA_CAP_OPTIONAL_RECORDS (1u << 8)    /* IsSubnetOptionalRecordsSupported */
@@ -74,7 +74,7 @@
 #define SA_CAP_MULTIPATH (1u << 10)          /* IsMultiPathSupported */
 #define SA_CAP_PORTINFO_CAPMASK_MATCH (1u << 13)
 
-/* SMP attributes the SA reads from ports (IBA 14.2.5; sa-mcast-ha.md 6.2, 7). */
+/* SMP attributes the SA reads from ports (IBA 14.2.5). */
 #ifndef SMP_ATTR_GUID_INFO
 #define SMP_ATTR_GUID_INFO 0x0014
 #endif
@@ -88,7 +88,7 @@
 #define SMP_ATTR_VLARB_TABLE 0x0018
 #endif
 
-/* PortInfo:CapabilityMask bit 6, IsSLMappingSupported (sa-mcast-ha.md 7.1). */
+/* PortInfo:CapabilityMask bit 6, IsSLMappingSupported (IBA 14.2.5.6). */
 #define PI_CAP_SL_MAPPING (1u << 6)
 
 struct sa_ctx;

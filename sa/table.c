@@ -3,7 +3,7 @@
  * feeds.
  *
  * One row per attribute: the methods it takes (IBA 15.2.5 table 187 and
- * OpenSM's osm_sa.c dispatch, sa-mcast-ha.md 1.2), the size of its record,
+ * OpenSM's osm_sa.c dispatch), the size of its record,
  * whether only trusted requesters may read it, and its handlers. The
  * component-mask fields of each record are in mad/sa_fields.c; a handler
  * builds candidate records in wire format and sa_emit() decides, field by
@@ -39,7 +39,7 @@ static const struct sa_attr attrs[] = {
 	  GT | SA_M_SET | SA_M_DELETE, 176, .check = sa_sr_check, .get = sa_sr_get,
 	  .set = sa_sr_set, .del = sa_sr_del },
 	/* P_Key tables show who is in which partition: trusted only
-	 * (sa-mcast-ha.md 3 and 10.2; OpenSM refuses them too) */
+	 * (OpenSM refuses them to untrusted requesters too) */
 	{ { SA_ATTR_PKEY_REC, "P_KeyTableRecord", "PKTR" }, GT, 72, .trusted_only = true,
 	  .get = sa_pktr_get },
 	{ { SA_ATTR_PATH_REC, "PathRecord", "PR" }, GT, 64, .check = sa_pr_check,
@@ -158,7 +158,7 @@ bool sa_emit(struct sa_ctx *c, const uint8_t *rec)
 	memset(c->buf + c->len + c->rec_size, 0, pad - c->rec_size);
 	c->len += pad;
 	c->n++;
-	/* a PathRecord Get answers with the first path (sa-mcast-ha.md 3.1) */
+	/* a PathRecord Get answers with the first path (NumbPath taken as 1) */
 	if (c->first_only && c->n >= c->limit)
 		c->stop = true;
 	return !c->stop;

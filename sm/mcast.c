@@ -1027,7 +1027,7 @@ static void group_rec(const struct sm *sm, const struct part_partition *p,
 	r->tclass = (uint8_t)gp->tclass;
 	r->flow_label = gp->flowlabel;
 	r->scope = mgid[1] & 0xF;
-	r->hop_limit = r->scope == MC_SCOPE_LINK_LOCAL ? 0 : 0xFF;   /* reference 5.3 */
+	r->hop_limit = r->scope == MC_SCOPE_LINK_LOCAL ? 0 : 0xFF;   /* as OpenSM: beyond the link, 0xFF */
 	r->pkt_life = (uint8_t)sm->conf.subnet_timeout;
 	r->mtu_sel = r->rate_sel = r->pkt_life_sel = 2;
 }

@@ -24,7 +24,7 @@
  *    holds as far as the SM knows (read back or written).
  *
  * The groups of the partitions file (each ipoib partition's IPv4
- * broadcast group, one per scope, and its mgid lines; reference 5.3) exist
+ * broadcast group, one per scope, and its mgid lines, as OpenSM makes them) exist
  * from the start with the partition's parameters and stay while it lists
  * them.
  *

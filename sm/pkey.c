@@ -122,8 +122,8 @@ static struct part_port resolver_port(const struct sm *sm, const struct sm_port 
 }
 
 /* The SM's own port is a full member of the default partition whatever
- * the file says (reference sa-mcast-ha.md 6.1: otherwise limited members
- * cannot reach the SA at all; OpenSM makes SELF full too). */
+ * the file says (limited members cannot talk to each other, IBA 10.9, so
+ * otherwise limited members could not reach the SA at all; OpenSM makes SELF full too). */
 static size_t sm_port_full_default(uint16_t *t, size_t n, size_t cap)
 {
 	for (size_t i = 0; i < n && i < cap; i++)
@@ -405,7 +405,7 @@ static void write_port(struct sm *sm, struct pk_port *pp)
 	}
 }
 
-/* --- enforcement bits (PortInfo byte 43; reference 6.2) ------------------ */
+/* --- enforcement bits (PortInfo byte 43; IBA 14.2.5.6) ------------------- */
 
 /* The bits switch port p should have: 0 clear, 1 set, -1 leave alone. */
 static void wanted_bits(const struct sm *sm, const struct sm_port *p, int *in, int *out)

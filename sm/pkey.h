@@ -10,9 +10,9 @@
  * SwitchInfo.PartitionEnforcementCap is not 0, the switch port facing a
  * CA, which gets a copy of that CA's table (a limited P_Key left out when
  * the full one is there, as OpenSM does) and the PortInfo enforcement
- * bits. Inter-switch ports get the bits cleared. (Reference
- * sa-mcast-ha.md 6.2; OpenSM osm_pkey_mgr.c.) The SM's own port is a full
- * member of the default partition whatever the file says (6.1).
+ * bits. Inter-switch ports get the bits cleared. (IBA 10.9,
+ * 14.2.5.7; OpenSM osm_pkey_mgr.c.) The SM's own port is a full member of
+ * the default partition whatever the file says.
  *
  * Programming is a diff: blocks a port was not seen to hold (first sight,
  * or the port came up since: tables_port_fresh) are read back first,

@@ -4,7 +4,7 @@
  * hands out.
  *
  * With the qos option off nothing is written and every path gets SL 0,
- * as OpenSM does (reference sa-mcast-ha.md 7.3). With it on, each port
+ * as OpenSM does. With it on, each port
  * gets the tables fabric/qostab.h computes for its class (CA, router, switch
  * port 0, switch external port) from its operational VLs:
  *  - a CA or router port: its SL2VL table (modifier 0) when its

@@ -162,7 +162,7 @@ void sm_listen(struct sm *sm, const struct sm_listener *l);
 /* Tells every listener with a trap hook about a received Trap. */
 void sm_trap_notify(struct sm *sm, const struct smp_notice *n);
 
-/* Are we the master SM? The SA serves only then (sa-mcast-ha.md 8.4). The
+/* Are we the master SM? The SA serves only then. The
  * one place that decides, so SM election changes only this. */
 static inline bool sm_is_master(const struct sm *sm)
 {

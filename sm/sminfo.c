@@ -269,7 +269,7 @@ static void handover_done(void *arg, int err, const struct smp *resp)
 	struct sm *sm = c->sm;
 
 	sm->handing_over = false;
-	/* IBA 14.4.2 (sa-mcast-ha.md 8.5): the receiver's GetResp accepting
+	/* IBA 14.4.2: the receiver's GetResp accepting
 	 * HANDOVER is the exchange; ACKNOWLEDGE is optional (OpenSM never
 	 * sends it), so we step down on the answer, not before it. */
 	if (err == MAD_OK && sm->state == SM_STATE_MASTER) {

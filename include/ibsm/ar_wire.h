@@ -3,8 +3,10 @@
  * attributes (vendor range of the SM class).
  *
  * These are not in the IBA specification. The layouts restate public
- * MLNX_OFED headers (ibis packets_layouts.h, OpenSM ib_types.h), see
- * /work/shared/reference/adaptive-routing.md sections 1.2, 2.1, 2.2, 5.1.
+ * MLNX_OFED headers (ibis packets_layouts.h, OpenSM ib_types.h):
+ * AdaptiveRoutingInfo 0xFF20, AdaptiveRoutingGroupTable 0xFF21, the
+ * SwitchX-format AR LFT 0xFF23 and GeneralInfo 0xFF17 (modifier 4, the
+ * capability mask).
  * Same rules as mad_wire.h: packed, big-endian typed members, sub-byte
  * fields kept as raw bytes (mad/ar.c unpacks them), sizes asserted.
  */

@@ -167,21 +167,21 @@ struct notice_wire {
 } IBSM_PACKED;
 _Static_assert(sizeof(struct notice_wire) == 80, "Notice is 80 bytes");
 
-/* IBA 14.2.5.7: one block of 32 P_Keys of the P_KeyTable (reference
- * sa-mcast-ha.md 6.2). Bit 15 of a P_Key is the membership bit. */
+/* IBA 14.2.5.7: one block of 32 P_Keys of the P_KeyTable, big-endian.
+ * Bit 15 of a P_Key is the membership bit. */
 struct pkey_block_wire {
 	__be16 pkey[32];
 } IBSM_PACKED;
 _Static_assert(sizeof(struct pkey_block_wire) == 64, "P_KeyTable block is 64 bytes");
 
-/* IBA 14.2.5.8 (reference 7.1): SL2VLMappingTable, 16 nibbles; SL 2k in
+/* IBA 14.2.5.8: SL2VLMappingTable, 16 nibbles; SL 2k in
  * the high nibble of byte k, SL 2k+1 in the low one. */
 struct sl2vl_wire {
 	uint8_t vl[8];
 } IBSM_PACKED;
 _Static_assert(sizeof(struct sl2vl_wire) == 8, "SL2VLMappingTable is 8 bytes");
 
-/* IBA 14.2.5.9 (reference 7.2): one block of 32 VLArbitrationTable
+/* IBA 14.2.5.9: one block of 32 VLArbitrationTable
  * entries: reserved:4 VL:4, then Weight. */
 struct vlarb_entry_wire {
 	uint8_t vl;                 /* 0: rsv:4 VL:4 */
@@ -192,7 +192,7 @@ struct vlarb_block_wire {
 } IBSM_PACKED;
 _Static_assert(sizeof(struct vlarb_block_wire) == 64, "VLArbitrationTable block is 64 bytes");
 
-/* IBA 14.2.5.12 (reference 5.5): one block of the MulticastForwardingTable,
+/* IBA 14.2.5.12: one block of the MulticastForwardingTable,
  * 32 PortMask words for MLIDs 0xC000 + 32 * block + i. */
 struct mft_block_wire {
 	__be16 mask[32];

@@ -10,8 +10,7 @@
  * (SA records), 13.4.8 (ClassPortInfo, InformInfo). The specification was
  * not at hand: every layout was checked against the OpenSM type named next
  * to it (include/iba/ib_types.h at fa74b98c), PathRecord and MCMemberRecord
- * also against the Linux sa_query.c field tables; see
- * /work/shared/reference/sa-mcast-ha.md sections 1-3.
+ * also against the Linux sa_query.c field tables.
  */
 #ifndef IBSM_SA_WIRE_H
 #define IBSM_SA_WIRE_H
@@ -212,7 +211,7 @@ _Static_assert(sizeof(struct sa_vlarb_rec_wire) == 72, "VLArbitrationTableRecord
 
 /* MCMemberRecord (0x0038; ib_member_rec_t, sa_query.c mcmember_rec_table). The IBA puts ProxyJoin in bit 7
  * of byte 49; OpenSM and rdma-core declare it as a C bitfield that GCC
- * places in bit 0 (see the reference, section 3). */
+ * places in bit 0 (IBA 15.2.5.17). */
 struct sa_mcmember_rec_wire {
 	uint8_t mgid[16];           /* 0 */
 	uint8_t port_gid[16];       /* 16 */

@@ -3,7 +3,7 @@
  *
  * For every port GUID given it sends an SA MCMemberRecord Set (join) or
  * Delete (leave) to the SM's LID, as the Linux IPoIB driver does for its
- * broadcast group (reference sa-mcast-ha.md 4.2): ComponentMask MGID |
+ * broadcast group (ipoib_multicast.c): ComponentMask MGID |
  * PortGID | P_Key | JoinState (0x10083), JoinState FullMember, the
  * default partition's full P_Key; with --create the mask and fields IPoIB
  * uses for its other groups (0x173F7, Q_Key 0x0b1b, MTU and Rate "exactly"

@@ -15,7 +15,8 @@
  *         status 0x0000 method 0x92 attr_offset 8 records 2
  *         rec 0 <hex of the record>
  *       only the records that end by MAD byte 224: under ibsim the bytes
- *       after that are garbage (sa-mcast-ha.md 2.5).
+ *       after that are garbage (umad2sim copies 224 MAD bytes into its
+ *       buffer but reports 256).
  *   sa_agent [-t SEC] subscribe TRAP[,TRAP...] COUNT
  *       opens issm (ibsim gives requests to QP1 only to an issm client),
  *       subscribes to each TRAP (0xffff: every trap) and prints "subscribed";

@@ -4,7 +4,8 @@
 Run by tests/integration/sa.sh with the simulator and ibsmd up. Every
 query goes through saquery (or tests/agent/sa_agent for what saquery
 cannot send), narrowed to 1-2 records: under ibsim only the first 224
-bytes of an answer arrive intact (sa-mcast-ha.md 2.5). Each answer is
+bytes of an answer arrive intact (umad2sim passes no RMPP and garbles
+MAD bytes 224-255). Each answer is
 compared field by field with what nobody in this project wrote: the
 simulator's own Dump (links, LIDs, forwarding tables), smpquery,
 smpdump, sminfo and ibtracert.
@@ -185,7 +186,7 @@ def check_lr(fab, name):
            for r in recs}
     # a CA's LID is one port's: the links of that port
     want = {x for x in fab.links_from(name) if x[0] == lid}
-    # at most 21 LinkRecords arrive intact (sa-mcast-ha.md 2.5)
+    # at most 21 LinkRecords arrive intact (8 bytes each, by MAD byte 224)
     if len(want) <= 21:
         expect('LR %d' % lid, got, want)
     # and by FromLID and FromPort: the one link
@@ -387,7 +388,7 @@ def pr_template(sguid, dguid, prefix=0xfe80000000000000):
 
 
 def check_pr_rdmacm(fab, src, dst):
-    """A Get as RDMA CM sends it: exactly one record (sa-mcast-ha.md 4.2)."""
+    """A Get as RDMA CM sends it: exactly one record (cma.c cma_query_ib_route)."""
     sg = num(kv(run(['smpquery', 'nodeinfo', str(fab.lid(src))]))['PortGuid'])
     dg = num(kv(run(['smpquery', 'nodeinfo', str(fab.lid(dst))]))['PortGuid'])
     t = pr_template(sg, dg)

@@ -1,9 +1,9 @@
 /*
  * DOC: byte-exact tests of the adaptive-routing attribute codecs.
  *
- * The byte arrays were written by hand from the layouts restated in
- * /work/shared/reference/adaptive-routing.md (1.2 ARInfo, 2.1 group table,
- * 2.2 AR LFT SX, 5.1 GeneralInfo capability mask), every field holding a
+ * The byte arrays were written by hand from the public MLNX_OFED layouts
+ * (ibis packets_layouts.h: ARInfo, the group table, the SwitchX AR LFT,
+ * the GeneralInfo capability mask), every field holding a
  * distinct value so a wrong shift or mask shows up as a wrong byte.
  */
 #include <errno.h>

@@ -108,7 +108,7 @@ static struct sa_mcmember_rec req_for(const uint8_t mgid[16], uint64_t guid, uin
 }
 
 #define IPOIB_JOIN (MCM_MGID | MCM_PORT_GID | MCM_PKEY | MCM_JOIN_STATE)
-/* IPoIB's mask for its other groups (reference 4.2): 0x173F7 */
+/* IPoIB's mask for its other groups (ipoib_multicast.c): 0x173F7 */
 #define IPOIB_CREATE (IPOIB_JOIN | MCM_QKEY | MCM_MTU_SEL | MCM_MTU | MCM_TCLASS | \
 		      MCM_RATE_SEL | MCM_RATE | MCM_SL | MCM_FLOW | MCM_HOP)
 

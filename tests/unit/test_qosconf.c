@@ -129,7 +129,7 @@ static void test_conf_errors(void **state)
 	conf_free(&c);
 }
 
-/* Defaults as OpenSM's (reference 7.3), then a class override on top. */
+/* Defaults as OpenSM's (osm_base.h), then a class override on top. */
 static void test_params_merge(void **state)
 {
 	struct qos_params ca, swe;

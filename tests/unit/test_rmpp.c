@@ -3,8 +3,8 @@
  *
  * The message of most tests is an SA GetTableResp of 22 NodeRecords (112
  * bytes padded): 56 + 2464 bytes, 13 DATA segments. The sender's MADs are
- * checked byte by byte against the reference (sa-mcast-ha.md 2.2:
- * PayloadLength 13 * 220 - pad in the first, 220 - pad in the last, 0 in
+ * checked byte by byte against the kernel's rule (mad_rmpp.c
+ * send_next_seg: PayloadLength 13 * 220 - pad in the first, 220 - pad in the last, 0 in
  * between), and the receiver is either hand-written ACKs or the fake
  * transport's RMPP receiver (tests/unit/fake_transport.c).
  */
@@ -158,7 +158,7 @@ static void test_segments_13(void **state)
 		for (size_t k = 56 + n; k < MAD_SIZE; k++)
 			assert_int_equal(m[k], 0);
 	}
-	/* the numbers the reference gives for this table */
+	/* the kernel's numbers for this table: 13 * 220 - pad, 220 - pad */
 	assert_int_equal(hdr_of(f->out[0]).paylen_newwin, 2724);
 	assert_int_equal(hdr_of(f->out[12]).paylen_newwin, 84);
 	assert_int_equal(f->s.state, RMPP_SENDING);

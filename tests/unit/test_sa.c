@@ -596,7 +596,7 @@ static void test_path_basic(void **state)
 	fx_free(f);
 }
 
-/* RDMA CM and IPoIB ask by GID (sa-mcast-ha.md 4.2) and must get one. */
+/* RDMA CM and IPoIB ask by GID (a PathRecord Get) and must get one. */
 static void test_path_by_gid(void **state)
 {
 	struct sa_fx *f = fx_new("ft2", 4, 0);

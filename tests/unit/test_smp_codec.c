@@ -3,8 +3,8 @@
  *
  * The expected byte arrays were written by hand from the IBA 1.3 vol 1
  * layouts (13.4.2, 14.2.1, 14.2.5, 13.4.8.2) and, for the P_Key, SL2VL,
- * VLArbitration and multicast tables, from their restatement in
- * /work/shared/reference/sa-mcast-ha.md (5.5, 6.2, 7.1, 7.2), with every
+ * VLArbitration and multicast tables (14.2.5.7-9, 14.2.5.12) as OpenSM's
+ * ib_types.h and ibsim's sim_mad.c decode them, with every
  * sub-byte field set to a distinct value, so a shift or mask mistake in
  * either direction shows up as a wrong byte. Each decoder is also fed one byte too few.
  */
@@ -365,7 +365,7 @@ static void test_vlarb_block(void **state)
 }
 
 /* Word i is MLID 0xC000 + 32 * block + i; the modifier puts the position
- * in bits 31..28 and the block in bits 8..0 (reference 5.5). */
+ * in bits 31..28 and the block in bits 8..0 (IBA 14.2.5.12). */
 static void test_mft_block(void **state)
 {
 	struct smp_mft_block b, back;
