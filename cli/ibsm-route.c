@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
+#include "lib/clock.h"
 #include "routing/lids.h"
 #include "routing/routing.h"
 #include "routing/topo_parse.h"
@@ -42,12 +42,10 @@ struct steps {
 
 static struct stamp now(void)
 {
-	struct timespec ts;
 	struct rusage ru;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	getrusage(RUSAGE_SELF, &ru);
-	return (struct stamp){ (double)ts.tv_sec + (double)ts.tv_nsec / 1e9,
+	return (struct stamp){ (double)clock_us() / 1e6,
 		(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6 };
 }

@@ -119,7 +119,7 @@ struct sm_conf {
 	unsigned sa_sweep_rate;
 	int client_reregister;         /* enum conf_client_rereg */
 	unsigned standby_copy_rate;
-	/* the SA's fair shares (sm/mcshare.h, sa/service.c, sa/inform.c) */
+	/* the SA's fair shares (fabric/mcshare.h, sa/rec_service.c, sa/rec_inform.c) */
 	unsigned sa_groups_per_port;
 	unsigned sa_groups_per_partition;
 	unsigned sa_memberships_per_port;

@@ -388,7 +388,7 @@ static json_object *totals_json(const struct sa_stats *st)
 }
 
 /* Requests refused for a limit, by reason: the SA's and the multicast
- * groups' (sm/mcshare.h). */
+ * groups' (fabric/mcshare.h). */
 static json_object *refused_json(const struct sm *sm, const struct sa_stats *st)
 {
 	const struct mc_shares *sh = sm->mcast ? mcdb_shares(sm_mcast_db(sm)) : NULL;

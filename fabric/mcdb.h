@@ -60,7 +60,7 @@
  * requests without PortGID get one record per member, untrusted ones one
  * per group with PortGID, JoinState and ProxyJoin zeroed.
  *
- * Fair shares (sm/mcshare.h, limits from mcdb_set_limits()): a create
+ * Fair shares (fabric/mcshare.h, limits from mcdb_set_limits()): a create
  * is charged to the requester (also a proxy create), a new membership to
  * its maker (the port itself, or the proxy); over a limit the request is
  * refused with NO_RESOURCES and nothing changes. A member a proxy added

@@ -1,6 +1,6 @@
 /*
  * DOC: fair shares of the multicast groups (see mcshare.h): counts per
- * port GUID in a hash (sm/porttab.h, port number 0), per partition in an
+ * port GUID in a hash (lib/guidtab.h, port number 0), per partition in an
  * array indexed by the P_Key's low 15 bits.
  */
 #include "config.h"

@@ -13,7 +13,7 @@
  * (requester 0) has none. A request over a limit is refused with
  * ERR_NO_RESOURCES, counted by reason.
  *
- * Pure: sm/mcdb.c calls it as groups and members come and go.
+ * Pure: fabric/mcdb.c calls it as groups and members come and go.
  */
 #ifndef IBSM_SM_MCSHARE_H
 #define IBSM_SM_MCSHARE_H

@@ -1,5 +1,5 @@
 /*
- * DOC: crash-safe file replacement (see atomic.h).
+ * DOC: crash-safe file replacement (see atomicfile.h).
  */
 #include "config.h"
 

@@ -1,6 +1,6 @@
 /*
  * DOC: the SA's fair shares: the limits of what one requesting port may
- * hold (services it registered, subscriptions; sm/mcshare.h has the
+ * hold (services it registered, subscriptions; fabric/mcshare.h has the
  * multicast groups and memberships), and refusals, counted by reason and
  * logged with the requester.
  *
@@ -10,7 +10,7 @@
  * SM_Key) gets trusted_share times as much, and the tables have a limit
  * in all besides. A refusal is ERR_NO_RESOURCES for a limit and
  * ERR_REQ_DENIED for a record of another port; its log line is
- * rate-limited like every other (sm/log.h).
+ * rate-limited like every other (lib/log.h).
  */
 #include "config.h"
 

@@ -48,11 +48,11 @@ struct sa_conf {
 	uint32_t services_per_port, max_services;
 	uint32_t subs_per_port, max_subs;
 	uint32_t trusted_share;
-	/* ... and the multicast ones (sm/mcshare.h), for the state file */
+	/* ... and the multicast ones (fabric/mcshare.h), for the state file */
 	uint32_t groups_per_port, groups_per_partition;
 	uint32_t memberships_per_port, max_memberships;
 	/* Reports waiting for their ReportResp: in all, to one subscriber
-	 * port (sa/inform.c; 0: the defaults) */
+	 * port (sa/rec_inform.c; 0: the defaults) */
 	uint32_t reports_max, reports_per_port;
 };
 /* The defaults of those limits, as ibsmd.conf's (conf/conf.c). */
