@@ -86,12 +86,14 @@ static const char *const qos_options[] = { "qos*", NULL };
  * comes after P_Key), free back up. */
 static const struct table_ops tables[] = {
 	/* P_KeyTables go out with the bring-up, port by port: no phase here. */
-	{ "P_Key", NULL, sm_pkey_init, sm_pkey_free,
-	  sm_pkey_reload_check, sm_pkey_reload_apply, pkey_options },            /* sm/pkey.c */
-	{ "QoS", sm_qos_phase, NULL, sm_qos_free, NULL, NULL, qos_options },        /* sm/qos.c */
-	{ "multicast", sm_mcast_phase, sm_mcast_init, sm_mcast_free,
-	  NULL, sm_mcast_reload_apply, NULL },                                   /* sm/mcast.c */
-	{ "AR", sm_ar_phase, NULL, sm_ar_free, NULL, NULL, NULL },                  /* sm/ar.c */
+	{ .name = "P_Key", .init = sm_pkey_init, .free = sm_pkey_free,              /* sm/pkey.c */
+	  .reload_check = sm_pkey_reload_check, .reload_apply = sm_pkey_reload_apply,
+	  .options = pkey_options },
+	{ .name = "QoS", .run = sm_qos_phase, .free = sm_qos_free,                  /* sm/qos.c */
+	  .options = qos_options },
+	{ .name = "multicast", .run = sm_mcast_phase, .init = sm_mcast_init,       /* sm/mcast.c */
+	  .free = sm_mcast_free, .reload_apply = sm_mcast_reload_apply },
+	{ .name = "AR", .run = sm_ar_phase, .free = sm_ar_free },                   /* sm/ar.c */
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
