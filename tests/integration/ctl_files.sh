@@ -25,14 +25,14 @@ done
 # The unit as installed, but pointing at the built daemon so that
 # systemd-analyze finds an executable.
 if command -v systemd-analyze >/dev/null 2>&1; then
-	sed -e "s|@sbindir@|$top_builddir/sm|g" -e "s|@sysconfdir@|/etc|g" \
+	sed -e "s|@sbindir@|$top_builddir/daemon|g" -e "s|@sysconfdir@|/etc|g" \
 		"$top_srcdir/systemd/ibsmd.service.in" >"$tmp/ibsmd.service"
 	out=$(systemd-analyze verify --man=no "$tmp/ibsmd.service" 2>&1) ||
 		bad "systemd-analyze verify: $out"
 	echo "$out" | grep -v '^$' | grep -iv 'is not executable\|No such file' >&2
 	# ibsmd@.service, one SM per fabric, as an instance
 	sed -f "$top_srcdir/systemd/instance.sed" "$top_srcdir/systemd/ibsmd.service.in" |
-		sed -e "s|@sbindir@|$top_builddir/sm|g" -e "s|@sysconfdir@|/etc|g" \
+		sed -e "s|@sbindir@|$top_builddir/daemon|g" -e "s|@sysconfdir@|/etc|g" \
 		>"$tmp/ibsmd@fab1.service"
 	out=$(systemd-analyze verify --man=no "$tmp/ibsmd@fab1.service" 2>&1) ||
 		bad "systemd-analyze verify ibsmd@: $out"
