@@ -13,7 +13,7 @@
  *    someone else's `perfquery -R`): the baseline starts again from zero
  *    and the reading itself is added, so the total never goes backwards;
  *  - a legacy counter read at its maximum has lost counts since: it is
- *    marked saturated and its total is a lower bound.
+ *    saturated (pm_counters_saturated) and its total is a lower bound.
  * pm_counters_need_clear() says when the legacy counters should be cleared
  * with a PortCounters Set (at 3/4 of their range, OpenSM PerfMgr's margin),
  * pm_counters_cleared() moves the baselines once the Set is confirmed.
@@ -77,7 +77,6 @@ void pm_plan_legacy(struct pm_plan *out);
 struct pm_reading {
 	uint64_t v[PM_NCTR];
 	uint32_t valid;          /* PM_BIT()s present */
-	uint32_t legacy;         /* PM_BIT()s that are saturating PortCounters fields */
 };
 
 /* The counters of `from` (a PM_BIT() mask, normally plan.from_pc or
@@ -86,12 +85,15 @@ void pm_reading_from_pc(const struct pma_port_counters *pc, uint32_t from, struc
 void pm_reading_from_pce(const struct pma_port_counters_ext *pce, uint32_t from,
 			 struct pm_reading *r);
 
+/* Packed to keep a port small: the last raw readings of the error counters
+ * in their legacy widths (6 of 16 bits, 4 of 8 bits, two 4-bit ones in one
+ * byte), and one `seen` bit per counter that has a baseline. */
 struct pm_counters {
 	uint64_t total[PM_NCTR];
 	uint64_t last_wide[PM_NWIDE];   /* last raw reading of the wide counters */
-	uint16_t last_err[PM_NERR];     /* ... of the error counters (legacy: <= 16 bits) */
-	uint32_t seen;                  /* PM_BIT()s with a baseline */
-	uint32_t saturated;             /* PM_BIT()s read at their maximum since the last clear */
+	uint16_t last16[6];
+	uint8_t last8[5];
+	uint8_t seen[3];
 };
 
 void pm_counters_init(struct pm_counters *c);
@@ -106,6 +108,11 @@ bool pm_counters_need_clear(const struct pm_counters *c, const struct pm_plan *p
 /* A PortCounters Set clearing (select, select2) was confirmed: the
  * baselines of those counters start again from zero. */
 void pm_counters_cleared(struct pm_counters *c, uint16_t select, uint8_t select2);
+/* The PM_BIT()s of `from_pc` whose last reading was their maximum: counts
+ * were lost since, the totals are lower bounds until the next clear. */
+uint32_t pm_counters_saturated(const struct pm_counters *c, uint32_t from_pc);
+/* The last raw reading of a counter (0 before the first). */
+uint64_t pm_counters_last(const struct pm_counters *c, enum pm_ctr i);
 
 /* The largest value of a counter's legacy field (all ones), and the
  * exporter-style name of a counter (e.g. "symbol_error"). */

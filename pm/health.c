@@ -186,7 +186,7 @@ static uint16_t judge(const struct pm_health *h, const struct pm_thresholds *t, 
 			over |= PM_P_BIT(p);
 	if (symbol_over(h, t, rate_bps))
 		over |= PM_P_BIT(PM_P_SYMBOL_ERRORS);
-	if ((uint64_t)h->wait_us * 100 > (uint64_t)t->xmit_wait_pct * t->window_s * 1000000u)
+	if ((uint64_t)h->wait_ds * 10 > (uint64_t)t->xmit_wait_pct * t->window_s)
 		over |= PM_P_BIT(PM_P_XMIT_WAIT);
 	if (t->flap_bounces && (h->bounces >= t->flap_bounces || downs >= t->flap_bounces))
 		over |= PM_P_BIT(PM_P_FLAPPING);
@@ -196,13 +196,13 @@ static uint16_t judge(const struct pm_health *h, const struct pm_thresholds *t, 
 static void add_wait(struct pm_health *h, const struct pm_thresholds *t, uint64_t ticks,
 		     double rate_bps)
 {
-	double us;
+	double ds;
 
 	if (rate_bps <= 0 || !ticks)
 		return;
-	us = (double)ticks * t->xmit_wait_tick_bytes * 8 / rate_bps * 1e6;
-	h->wait_us = us >= (double)(UINT32_MAX - h->wait_us) ? UINT32_MAX
-							     : h->wait_us + (uint32_t)us;
+	ds = (double)ticks * t->xmit_wait_tick_bytes * 8 / rate_bps * 10;
+	h->wait_ds = ds >= (double)(UINT16_MAX - h->wait_ds) ? UINT16_MAX
+							     : (uint16_t)(h->wait_ds + ds);
 }
 
 uint32_t pm_health_add(struct pm_health *h, const struct pm_thresholds *t, uint16_t seq,

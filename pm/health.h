@@ -90,7 +90,7 @@ double pm_link_rate_bps(const struct pm_link_caps *l);
 /* A port's windowed verdicts. */
 struct pm_health {
 	uint16_t growth[PM_NCOUNTED];   /* this window, saturating */
-	uint32_t wait_us;               /* time spent in PortXmitWait this window */
+	uint16_t wait_ds;               /* tenths of seconds spent in PortXmitWait this window */
 	uint16_t seq;                   /* the window these are about */
 	uint16_t over, over_prev;       /* PM_P_BIT()s of this and the last window */
 	uint8_t bounces;                /* this window */

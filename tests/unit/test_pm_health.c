@@ -87,8 +87,9 @@ static void test_xmit_wait(void **state)
 	pm_thresholds_default(&t);
 	pm_health_init(&h, 0);
 	assert_int_equal(add1(&h, &t, 0, PM_XMIT_WAIT, ten_pct / 2, NDR4), 0);
-	assert_int_equal(add1(&h, &t, 0, PM_XMIT_WAIT, ten_pct / 2 - 7000000, NDR4), 0);
-	assert_int_equal(add1(&h, &t, 0, PM_XMIT_WAIT, 14000000, NDR4),
+	/* counted in tenths of a second: 0.2 s short, then 0.4 s more */
+	assert_int_equal(add1(&h, &t, 0, PM_XMIT_WAIT, ten_pct / 2 - 1250000000, NDR4), 0);
+	assert_int_equal(add1(&h, &t, 0, PM_XMIT_WAIT, 2500000000u, NDR4),
 			 PM_P_BIT(PM_P_XMIT_WAIT));
 	/* without a known rate the ticks cannot be turned into time */
 	pm_health_init(&h, 0);
