@@ -690,6 +690,7 @@ static void view(const struct pm *pm, const struct pm_node *n, const struct pm_p
 	v->missed = p->missed;
 	v->problems = p->problems;
 	v->valid = plan.from_pc | plan.from_pce;
+	v->seen = p->c.seen[0] | (uint32_t)p->c.seen[1] << 8 | (uint32_t)p->c.seen[2] << 16;
 	v->saturated = pm_counters_saturated(&p->c, plan.from_pc);
 	v->total = p->c.total;
 }

@@ -112,6 +112,7 @@ struct pm_port_view {
 	uint8_t missed;         /* rounds in a row without a full answer */
 	uint32_t problems;      /* PM_P_BIT()s */
 	uint32_t valid;         /* PM_BIT()s the PMA gives (its plan) */
+	uint32_t seen;          /* PM_BIT()s read at least once */
 	uint32_t saturated;     /* PM_BIT()s whose totals are lower bounds */
 	const uint64_t *total;  /* [PM_NCTR] */
 };
