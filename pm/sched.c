@@ -77,14 +77,20 @@ void pm_opts_default(struct pm_opts *o)
 	pm_thresholds_default(&o->th);
 }
 
-void pm_query_req(const struct pm_query *q, struct pma_req *out)
+/* The attribute of each enum pm_qkind. */
+static uint16_t kind_attr(uint8_t kind)
 {
 	static const uint16_t attr[] = { PMA_ATTR_CLASS_PORT_INFO, PMA_ATTR_PORT_COUNTERS,
 					 PMA_ATTR_PORT_COUNTERS_EXT, PMA_ATTR_PORT_COUNTERS };
 
+	return attr[kind & 3];
+}
+
+void pm_query_req(const struct pm_query *q, struct pma_req *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->method = q->kind == PM_Q_CLEAR ? MAD_METHOD_SET : MAD_METHOD_GET;
-	out->attr_id = attr[q->kind & 3];
+	out->attr_id = kind_attr(q->kind);
 	out->port_select = q->port;
 	out->counter_select = q->counter_select;
 	out->counter_select2 = q->counter_select2;
@@ -625,10 +631,7 @@ static void port_done(struct pm *pm, struct pm_node *n, struct pm_port *p,
 
 static bool answer_matches(const struct pm_query *q, const struct pma_reply *r)
 {
-	static const uint16_t attr[] = { PMA_ATTR_CLASS_PORT_INFO, PMA_ATTR_PORT_COUNTERS,
-					 PMA_ATTR_PORT_COUNTERS_EXT, PMA_ATTR_PORT_COUNTERS };
-
-	return r->attr_id == attr[q->kind & 3] &&
+	return r->attr_id == kind_attr(q->kind) &&
 	       (q->kind == PM_Q_CPI || r->status || q->kind == PM_Q_CLEAR ||
 		(r->attr_id == PMA_ATTR_PORT_COUNTERS ? r->u.pc.port_select
 						      : r->u.pce.port_select) == q->port);
