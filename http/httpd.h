@@ -9,19 +9,20 @@
  * Anybody who can reach the port may connect, so it defends itself the way
  * the control socket does: it listens where it is told (an address and a
  * port; the daemon's default is off, and never beyond localhost unless
- * configured), closes a connection idle for timeout_s, refuses headers over
+ * configured), caps connections, closes slow ones, refuses headers over
  * max_header_bytes and any request body. GET of `path` streams the page:
  * one chunk of about chunk_bytes at a time, the next only once the last has
  * left, so a slow reader costs one chunk of memory and never blocks the
  * loop. Other paths get 404, other methods 405; what evhttp cannot parse
  * gets 400. A client that goes away mid-page just ends it.
  *
- * Not yet: a cap on connections (max_conns is carried but not enforced).
- * libevent 2.1 evhttp has no hook that sees every connection close; a
- * filter bufferevent handed out by evhttp_set_bevcb (whose free_context
- * would be that hook) left requests unread in our test. And a connection
- * that never sends a request was not closed after timeout_s in our test
- * (evhttp_set_timeout): both are open items.
+ * At most max_conns connections are served at a time; one more is closed
+ * at once, unanswered. A connection must deliver a whole request within
+ * timeout_s of its start (or of its last reply), and a reply that moves no
+ * byte for timeout_s, or is not over timeout_s after the client last sent
+ * anything, ends its connection: a client that connects and says nothing,
+ * sends a request byte by byte, or stops reading the page holds its slot
+ * for timeout_s at most.
  */
 #ifndef IBSM_HTTP_HTTPD_H
 #define IBSM_HTTP_HTTPD_H
@@ -44,8 +45,8 @@ struct httpd_page_ops {
 };
 
 struct httpd_opts {
-	unsigned max_conns;         /* connections at a time: not enforced yet */
-	unsigned timeout_s;         /* idle read or write */
+	unsigned max_conns;         /* connections at a time (default 16) */
+	unsigned timeout_s;         /* a request, or a stalled reply (default 10) */
 	size_t max_header_bytes;
 	size_t chunk_bytes;
 	const char *path;           /* "/metrics" */
@@ -53,8 +54,10 @@ struct httpd_opts {
 
 void httpd_opts_default(struct httpd_opts *o);
 
-/* "ADDR:PORT" with a numeric IPv4 address, "[ADDR]:PORT" with IPv6, or
- * "localhost:PORT" (127.0.0.1). 0, or -1 with a message. */
+/* "ADDR:PORT" with a numeric IPv4 address, "[ADDR]:PORT" with IPv6,
+ * "localhost:PORT" (127.0.0.1) or "*:PORT" (0.0.0.0, every IPv4 address):
+ * there is no default address, so nothing listens beyond localhost unless
+ * written so. 0, or -1 with a message. */
 int httpd_parse_listen(const char *s, char *addr, size_t addrlen, uint16_t *port, char *err,
 		       size_t errlen);
 
@@ -72,6 +75,9 @@ struct httpd_stats {
 	uint64_t pages;             /* pages started */
 	uint64_t pages_done;        /* ... sent to the end */
 	unsigned streaming;         /* pages in progress */
+	unsigned conns;             /* connections open, refused ones not counted */
+	uint64_t refused;           /* connections closed over max_conns */
+	uint64_t timeouts;          /* connections closed without a whole request in time */
 };
 
 void httpd_get_stats(const struct httpd *h, struct httpd_stats *st);
