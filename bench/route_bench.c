@@ -6,11 +6,12 @@
  * (getrusage), and a digest of every switch's table (equal digests: the
  * same routes, e.g. before and after a speed change). With -v it also runs
  * the verifier and prints its summary and time. Usage:
- *   route-bench [-e ENGINE] [-v] [-d PCT] [-s SEED] [-x NSWITCHES] [-m MIB]
+ *   route-bench [-e ENGINE] [-v] [-d PCT] [-s SEED] [-x NSWITCHES] [-m MIB] [-A] [-j N]
  *               ft2|ft3|torus|random|dragonfly SIZE
  * -m: the most memory balance may give shift counters (route_opts).
  * -A: also every shift permutation (verify samples 1000 above 1000 hosts)
- *     against its pair bound: how many pass it by more than one. 
+ *     against its pair bound: how many pass it by more than one.
+ * -j: threads for the engine and the verifier (1 or 2; default 2).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,13 +84,13 @@ static int build(struct tb *b, const char *kind, unsigned size, uint64_t seed)
 	return 0;
 }
 
-static void verify(const struct topo *t, const struct route_tables *rt)
+static void verify(const struct topo *t, const struct route_tables *rt, unsigned threads)
 {
 	struct route_verify v;
 	char buf[2048], err[256];
 	double t0 = now();
 
-	if (route_verify(t, rt, &v, err, sizeof(err))) {
+	if (route_verify_threads(t, rt, &v, err, sizeof(err), threads ? threads : VERIFY_THREADS)) {
 		fprintf(stderr, "route-bench: verify: %s\n", err);
 		exit(1);
 	}
@@ -110,7 +111,7 @@ static int parse(int argc, char **argv, struct bopts *b)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "e:vd:s:x:m:A")) != -1) {
+	while ((c = getopt(argc, argv, "e:vd:s:x:m:Aj:")) != -1) {
 		switch (c) {
 		case 'e': b->o.engine = optarg; break;
 		case 'v': b->verify = 1; break;
@@ -119,12 +120,13 @@ static int parse(int argc, char **argv, struct bopts *b)
 		case 'x': b->xsw = (unsigned)atoi(optarg); break;
 		case 'm': b->o.balance_bytes = strtoull(optarg, NULL, 0) << 20; break;
 		case 'A': b->all_shifts = 1; break;
+		case 'j': b->o.threads = (unsigned)atoi(optarg); break;
 		default: return -1;
 		}
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "usage: route-bench [-e engine] [-v] [-d pct] [-s seed] "
-			"[-x nswitches] [-m MiB] [-A] ft2|ft3|torus|random|dragonfly SIZE\n");
+			"[-x nswitches] [-m MiB] [-A] [-j threads] ft2|ft3|torus|random|dragonfly SIZE\n");
 		return -1;
 	}
 	return 0;
@@ -259,7 +261,7 @@ int main(int argc, char **argv)
 	printf("route: %.3f s (cpu %.3f s), peak RSS %.1f MiB, tables %016llx\n", t1 - t0,
 	       c1 - c0, peak_rss_kib() / 1024.0, (unsigned long long)lft_digest(&rt));
 	if (bo.verify)
-		verify(&b.t, &rt);
+		verify(&b.t, &rt, bo.o.threads);
 	if (bo.all_shifts)
 		all_shifts(&b.t, &rt);
 	route_tables_free(&rt);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "routing/lids.h"
 #include "routing/routing.h"
@@ -24,13 +26,50 @@ struct args {
 	uint8_t lmc;
 	uint64_t *roots;
 	size_t nroots;
-	int json, verify;
+	int json, verify, timing;
+	unsigned threads;  /* 0: the library's default */
 };
+
+/* Wall-clock and CPU (all threads) times at the end of each step, for
+ * --timing: CPU time says more than wall time on a busy machine. */
+struct stamp {
+	double wall, cpu;
+};
+
+struct steps {
+	struct stamp t0, parsed, routed, verified;
+};
+
+static struct stamp now(void)
+{
+	struct timespec ts;
+	struct rusage ru;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	getrusage(RUSAGE_SELF, &ru);
+	return (struct stamp){ (double)ts.tv_sec + (double)ts.tv_nsec / 1e9,
+		(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6 };
+}
+
+static void print_timing(const struct steps *st)
+{
+	struct rusage ru;
+	struct stamp v = st->verified.wall ? st->verified : st->routed;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "ibsm-route: timing: parse %.3f s, route %.3f s (cpu %.3f s), "
+		"verify %.3f s (cpu %.3f s); peak RSS %.1f MiB\n",
+		st->parsed.wall - st->t0.wall, st->routed.wall - st->parsed.wall,
+		st->routed.cpu - st->parsed.cpu, v.wall - st->routed.wall, v.cpu - st->routed.cpu,
+		(double)ru.ru_maxrss / 1024.0);
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ibsm-route [-e ENGINE] [--lmc N] [--roots GUID,GUID...] [--json]\n"
-		   "                  [--dump-lfts FILE] [--no-verify] TOPOFILE\n"
+		   "                  [--dump-lfts FILE] [--no-verify] [--threads N] [--timing]\n"
+		   "                  TOPOFILE\n"
 		   "engines:");
 	for (size_t i = 0; route_engine_names[i]; i++)
 		fprintf(f, " %s", route_engine_names[i]);
@@ -67,6 +106,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "json", no_argument, NULL, 'j' },
 		{ "dump-lfts", required_argument, NULL, 'd' },
 		{ "no-verify", no_argument, NULL, 'n' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "timing", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -92,6 +133,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'j': a->json = 1; break;
 		case 'd': a->dump = optarg; break;
 		case 'n': a->verify = 0; break;
+		case 't':
+			a->threads = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || !*optarg || !a->threads || a->threads > 2) {
+				fprintf(stderr, "ibsm-route: --threads must be 1 or 2\n");
+				return -1;
+			}
+			break;
+		case 'T': a->timing = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -258,14 +307,18 @@ static void json_str(FILE *f, const char *s)
 }
 
 /* Prints the summary; returns 0, or 3 if verification found problems. */
-static int report(const struct args *a, const struct topo *t, const struct route_tables *rt)
+static int report(const struct args *a, const struct topo *t, const struct route_tables *rt,
+		  struct steps *st)
 {
 	struct route_verify v;
 	char err[256], buf[4096];
 	int have = 0;
 
 	if (a->verify) {
-		if (route_verify(t, rt, &v, err, sizeof(err))) {
+		int rc = route_verify_threads(t, rt, &v, err, sizeof(err),
+					      a->threads ? a->threads : VERIFY_THREADS);
+		st->verified = now();
+		if (rc) {
 			fprintf(stderr, "ibsm-route: verify: %s\n", err);
 			return 1;
 		}
@@ -291,6 +344,7 @@ static int run(const struct args *a)
 	struct route_tables rt;
 	char err[256] = "";
 	size_t len;
+	struct steps st = { now(), { 0, 0 }, { 0, 0 }, { 0, 0 } };
 	char *buf = read_file(a->file, &len);
 
 	if (!buf)
@@ -301,13 +355,18 @@ static int run(const struct args *a)
 		fprintf(stderr, "ibsm-route: %s: %s\n", a->file, err);
 		return 1;
 	}
-	struct route_opts o = { .engine = a->engine, .root_guids = a->roots, .nroots = a->nroots };
+	struct route_opts o = { .engine = a->engine, .root_guids = a->roots, .nroots = a->nroots,
+				.threads = a->threads };
+	st.parsed = now();
 	if (topo_fill_lids(&t, a->lmc, err, sizeof(err)) || route_compute(&t, &o, &rt)) {
 		fprintf(stderr, "ibsm-route: %s\n", err[0] ? err : rt.why);
 		topo_free(&t);
 		return 1;
 	}
-	rc = a->dump && dump_lfts(a->dump, &t, &rt) ? 1 : report(a, &t, &rt);
+	st.routed = now();
+	rc = a->dump && dump_lfts(a->dump, &t, &rt) ? 1 : report(a, &t, &rt, &st);
+	if (a->timing)
+		print_timing(&st);
 	route_tables_free(&rt);
 	topo_free(&t);
 	return rc;
@@ -315,7 +374,7 @@ static int run(const struct args *a)
 
 int main(int argc, char **argv)
 {
-	struct args a = { "auto", NULL, NULL, 0, NULL, 0, 0, 1 };
+	struct args a = { "auto", NULL, NULL, 0, NULL, 0, 0, 1, 0, 0 };
 
 	if (parse_args(argc, argv, &a)) {
 		free(a.roots);

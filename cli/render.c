@@ -53,7 +53,8 @@ static void r_problems(json_object *a)
 		if (!strcmp(str(p, "kind"), "more"))
 			printf("  ... and %s more\n", str(p, "text"));
 		else
-			printf("  %-15s %s\n", str(p, "kind"), str(p, "text"));
+			printf("  %-15s %s%s\n", str(p, "kind"), str(p, "text"),
+			       json_object_get_boolean(get(p, "warning")) ? " (warning)" : "");
 	}
 }
 
@@ -347,6 +348,42 @@ static void r_commands(json_object *r)
 	r_limits(get(r, "limits"));
 }
 
+/* The state file, and a standby's copy of the master's. */
+static void r_sa_clients(json_object *k)
+{
+	json_object *c = get(k, "standby_copy");
+
+	if (!k)
+		return;
+	printf("state file: %s saves (last %s ms, slowest %s ms)%s%s\n", str(k, "saves"),
+	       str(k, "save_ms_last"), str(k, "save_ms_max"),
+	       json_object_get_boolean(get(k, "unsaved")) ? ", a change to write" : "",
+	       json_object_get_boolean(get(k, "save_failed")) ? ", LAST WRITE FAILED" : "");
+	if (c && json_object_get_boolean(get(c, "following")))
+		printf("standby copy: %s (%s groups, %s memberships, %s services, %s subscriptions; "
+		       "%s rounds, %s queries, %s failed)\n",
+		       !json_object_get_boolean(get(c, "copy")) ? "none" :
+		       json_object_get_boolean(get(c, "current")) ? "current" : "stale",
+		       str(c, "groups"), str(c, "memberships"), str(c, "services"),
+		       str(c, "subscriptions"), str(c, "rounds"), str(c, "queries"), str(c, "failed"));
+}
+
+/* Requests refused for a limit, the reasons that counted any. */
+static void r_sa_refused(json_object *o)
+{
+	bool any = false;
+
+	if (!o)
+		return;
+	json_object_object_foreach(o, key, val) {
+		if (!json_object_get_int64(val))
+			continue;
+		printf("%s %s %s", any ? "," : "refused for a limit:", key, json_object_get_string(val));
+		any = true;
+	}
+	printf("%s\n", any ? "" : "refused for a limit: none");
+}
+
 static void r_sa_counters(json_object *r)
 {
 	json_object *a = get(r, "attributes"), *t = get(r, "totals");
@@ -356,9 +393,13 @@ static void r_sa_counters(json_object *r)
 	       json_object_get_boolean(get(r, "serving")) ? "serving" : "NOT serving (not master)",
 	       str(t, "received"), str(t, "not_master"), str(t, "denied"), str(t, "busy"),
 	       str(t, "malformed"));
-	printf("subscriptions %s, services %s, reports sent %s, acked %s, dropped %s\n",
-	       str(t, "subscriptions"), str(t, "services"), str(t, "reports_sent"),
-	       str(t, "reports_acked"), str(t, "reports_dropped"));
+	printf("subscriptions %s, services %s, reports sent %s, acked %s, dropped %s; "
+	       "subscribers dropped %s; traps 66/67 past a host's rate %s; of ports that left: "
+	       "%s gone\n", str(t, "subscriptions"), str(t, "services"), str(t, "reports_sent"),
+	       str(t, "reports_acked"), str(t, "reports_dropped"), str(t, "subscribers_dropped"),
+	       str(t, "notices_dropped"), str(t, "departed"));
+	r_sa_refused(get(r, "refused"));
+	r_sa_clients(get(r, "clients"));
 	printf("%-32s %10s %8s %10s %8s %8s\n", "attribute", "requests", "errors", "records",
 	       "p50_us", "p99_us");
 	for (size_t i = 0; i < alen(a); i++) {

@@ -31,7 +31,7 @@
 #endif
 
 /* Orders must match enum conf_log_level, conf_routing_engine, conf_ar_mode,
- * conf_part_enforce. */
+ * conf_part_enforce, conf_client_rereg. */
 static const char *const log_levels[] = {
 	"err", "warning", "notice", "info", "debug", NULL
 };
@@ -41,6 +41,7 @@ static const char *const route_engines[] = {
 };
 static const char *const ar_modes[] = { "free", "bounded", NULL };
 static const char *const part_enforce[] = { "both", "in", "out", "off", NULL };
+static const char *const client_rereg[] = { "auto", "always", "never", NULL };
 
 #define BOOL(n, d, rl, h) \
 	{ .name = #n, .type = CONF_BOOL, .off = OFF(n), .def = d, \
@@ -80,7 +81,10 @@ static const struct conf_opt opts[] = {
 	HEX(sm_key, UINT64_MAX, "0x1", false,
 	    "SMInfo:SM_Key. SMs with another non-zero key are ignored, and "
 	    "SMInfo Sets (handover, disable...) from them refused. The "
-	    "default is OpenSM's, so the two recognise each other."),
+	    "default is OpenSM's, so the two recognise each other; it is "
+	    "public: while it is 0x1 ibsmd warns at start and ibsmctl status "
+	    "lists it (public_key). Set the same secret on every SM of the "
+	    "subnet (ibsmd(8), THE SM_KEY)."),
 	UINT(sm_poll_interval, 100, 60000, "1000", "ms", true,
 	     "A standby SM asks the master for its SMInfo this often."),
 	UINT(sm_poll_retries, 1, 20, "2", NULL, true,
@@ -133,8 +137,11 @@ static const struct conf_opt opts[] = {
 	     "PortInfo:SubnetTimeOut, encoded as 4.096 us * 2^value "
 	     "(18: about 1 s)."),
 	UINT(packet_life_time, 0, 19, "18", NULL, true,
-	     "SwitchInfo:LifeTimeValue, encoded as 4.096 us * 2^value "
-	     "(18: about 1 s)."),
+	     "SwitchInfo:LifeTimeValue written to every switch where it "
+	     "differs: how long a packet may stay in a switch, encoded as "
+	     "4.096 us * 2^value (18: about 1 s). The SA's PathRecord "
+	     "PacketLifeTime is the largest value on the path plus log2 of "
+	     "its switches. A reload that changes it sweeps."),
 	UINT(max_op_vls, 1, 5, "5", NULL, false,
 	     "Upper bound for PortInfo:OperVLs, IBA encoding: 1 = VL0, "
 	     "2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14. Changing OperVLs "
@@ -194,9 +201,12 @@ static const struct conf_opt opts[] = {
 	    "3 DC. The default, RC and DC, leaves UD and UC in order."),
 	HEX(sa_key, UINT64_MAX, "0x1", true,
 	    "SM_Key that makes an SA request trusted (saquery --smkey): "
-	    "trusted requesters see M_Keys, the SM_Key and P_Key tables. "
+	    "trusted requesters see M_Keys, the SM_Key and P_Key tables, and "
+	    "may replace or delete what other hosts registered. "
 	    "Requests with SM_Key 0 are served untrusted, any other key is "
-	    "refused. 0: nobody is trusted. The default is OpenSM's."),
+	    "refused. 0: nobody is trusted. The default is OpenSM's, and "
+	    "public: any host may send it (ibsmd warns while it is 0x1). "
+	    "Standbys copy the master's state with it: the same on every SM."),
 	UINT(sa_max_records, 1, 1000000, "65536", NULL, true,
 	     "Most records in one SA answer; a query that matches more is "
 	     "answered ERR_REQ_TOO_MANY_RECORDS. An answer is also capped at "
@@ -206,6 +216,49 @@ static const struct conf_opt opts[] = {
 	     "query storm does not slow the sweep; the others wait for the "
 	     "sweep to end, at most 0.5 s each (4096 of them, then BUSY). "
 	     "0: no limit."),
+	ENUM(client_reregister, client_rereg, "auto", true,
+	     "When this SM becomes master it sets PortInfo:ClientReregister "
+	     "on every CA port once, in its first sweep as master, so that "
+	     "hosts (IPoIB, RDMA CM) join their multicast groups and subscribe "
+	     "again. auto: only when it cannot be sure it holds the groups, "
+	     "services and subscriptions the hosts made: no state file, or one "
+	     "refused, or most CA ports name another SM as master; after a "
+	     "takeover, no complete and current copy of an ibsmd master's "
+	     "state. always: every time. never: not at all."),
+	UINT(standby_copy_rate, 0, 10000, "100", NULL, true,
+	     "SA queries per second with which a standby reads an ibsmd "
+	     "master's multicast groups, services and subscriptions (a port at "
+	     "a time, when they changed; both SMs need the same sa_key), so "
+	     "that it serves them at once if it takes over. 0: no copy (a "
+	     "takeover then sets ClientReregister)."),
+	UINT(sa_groups_per_port, 0, 16384, "64", NULL, true,
+	     "Multicast groups one port may have created through the SA that "
+	     "still exist (a proxy create counts against the port that asked); "
+	     "past it a create is refused with ERR_NO_RESOURCES, so one host "
+	     "cannot take every MLID. IPoIB creates a handful per partition. "
+	     "0: no limit."),
+	UINT(sa_groups_per_partition, 0, 16384, "0", NULL, true,
+	     "Multicast groups the hosts of one partition may have created "
+	     "(the partitions file's groups do not count): set it below the "
+	     "switches' MLIDs (MulticastFDBCap) so that no tenant can take "
+	     "them all. 0: no limit."),
+	UINT(sa_memberships_per_port, 0, 1000000, "1024", NULL, true,
+	     "Multicast memberships one port may have made through the SA: "
+	     "its own joins and its proxy joins of other ports. 0: no limit."),
+	UINT(sa_max_memberships, 1, 4194304, "1048576", NULL, true,
+	     "Multicast memberships in all (about 40 bytes each)."),
+	UINT(sa_services_per_port, 0, 65536, "64", NULL, true,
+	     "ServiceRecords one port may have registered. 0: no limit."),
+	UINT(sa_max_services, 1, 65536, "16384", NULL, true,
+	     "ServiceRecords in all (about 200 bytes each)."),
+	UINT(sa_subscriptions_per_port, 0, 1024, "32", NULL, true,
+	     "InformInfo subscriptions of one port. 0: no limit."),
+	UINT(sa_max_subscriptions, 1, 65536, "16384", NULL, true,
+	     "InformInfo subscriptions in all (about 100 bytes each)."),
+	UINT(sa_trusted_share, 1, 1024, "16", NULL, true,
+	     "A requester with the SM_Key (sa_key) may make this many times "
+	     "the per-port shares above: trusted requests are bounded per "
+	     "requester too."),
 	STR(partitions_file, 1024, true, "\"/etc/ibsmd/partitions.conf\"", true,
 	    "Partitions file in OpenSM's partitions.conf syntax. A missing "
 	    "file gives OpenSM's default: Default=0x7fff,ipoib : ALL=full. A "

@@ -52,6 +52,13 @@ enum conf_part_enforce {
 	CONF_PART_ENF_OFF,
 };
 
+/* When a new master sets PortInfo:ClientReregister on every CA port. */
+enum conf_client_rereg {
+	CONF_REREG_AUTO,      /* when it cannot be sure it holds the clients' state */
+	CONF_REREG_ALWAYS,
+	CONF_REREG_NEVER,
+};
+
 struct conf_guids {
 	size_t n;
 	uint64_t *v;   /* owned; NULL when n == 0 */
@@ -110,6 +117,18 @@ struct sm_conf {
 	uint64_t sa_key;
 	unsigned sa_max_records;
 	unsigned sa_sweep_rate;
+	int client_reregister;         /* enum conf_client_rereg */
+	unsigned standby_copy_rate;
+	/* the SA's fair shares (sm/mcshare.h, sa/service.c, sa/inform.c) */
+	unsigned sa_groups_per_port;
+	unsigned sa_groups_per_partition;
+	unsigned sa_memberships_per_port;
+	unsigned sa_max_memberships;
+	unsigned sa_services_per_port;
+	unsigned sa_max_services;
+	unsigned sa_subscriptions_per_port;
+	unsigned sa_max_subscriptions;
+	unsigned sa_trusted_share;
 	/* partitions (sm/pkey.c) */
 	char *partitions_file;
 	int part_enforce;              /* enum conf_part_enforce */

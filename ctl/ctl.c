@@ -540,6 +540,8 @@ json_object *ctl_problems_json(const struct sm *sm)
 			json_object_object_add(o, "port", json_object_new_int(p[i].port));
 		}
 		json_object_object_add(o, "text", json_object_new_string(p[i].text));
+		if (p[i].warning)
+			json_object_object_add(o, "warning", json_object_new_boolean(true));
 		json_object_array_add(a, o);
 	}
 	if (n > CTL_MAX_PROBLEMS) {

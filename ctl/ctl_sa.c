@@ -1,5 +1,7 @@
 /*
- * DOC: the SA over the control socket: "sa" shows its counters, "sa
+ * DOC: the SA over the control socket: "sa" shows its counters (and the
+ * state file of the hosts' groups, services and subscriptions, and a
+ * standby's copy of the master's: sa/keep.h), "sa
  * query ATTR [FIELD=VALUE...]" asks it for records.
  *
  * A query runs through the SA's own record code (sa_query_local), as a
@@ -31,7 +33,9 @@
 #include "ctl/ctl_int.h"
 #include "mad/sa.h"
 #include "mad/sa_fields.h"
+#include "sa/keep.h"
 #include "sa/sa.h"
+#include "sm/mcast.h"
 #include "sm/sm.h"
 
 
@@ -375,8 +379,25 @@ static json_object *totals_json(const struct sa_stats *st)
 	ADD(o, "reports_sent", JINT(st->reports_sent));
 	ADD(o, "reports_acked", JINT(st->reports_acked));
 	ADD(o, "reports_dropped", JINT(st->reports_dropped));
+	ADD(o, "subscribers_dropped", JINT(st->subscribers_dropped));
+	ADD(o, "notices_dropped", JINT(st->notices_dropped));
+	ADD(o, "departed", JINT(st->departed));
 	ADD(o, "subscriptions", JINT(st->subscriptions));
 	ADD(o, "services", JINT(st->services));
+	return o;
+}
+
+/* Requests refused for a limit, by reason: the SA's and the multicast
+ * groups' (sm/mcshare.h). */
+static json_object *refused_json(const struct sm *sm, const struct sa_stats *st)
+{
+	const struct mc_shares *sh = sm->mcast ? mcdb_shares(sm_mcast_db(sm)) : NULL;
+	json_object *o = json_object_new_object();
+
+	for (int r = MC_REF_NONE + 1; r < MC_REF_N; r++)
+		ADD(o, mc_refusal_name((enum mc_refusal)r), JINT(sh ? sh->refused[r] : 0));
+	for (int r = 0; r < SA_REF_N; r++)
+		ADD(o, sa_refusal_name((enum sa_refusal)r), JINT(st->refused[r]));
 	return o;
 }
 
@@ -401,6 +422,8 @@ static enum ctl_ret sa_counters(struct ctl_call *c, json_object **res)
 	*res = json_object_new_object();
 	ADD(*res, "serving", json_object_new_boolean(sm_is_master(c->sm)));
 	ADD(*res, "totals", totals_json(&st));
+	ADD(*res, "refused", refused_json(c->sm, &st));
+	ADD(*res, "clients", sa_keep_json(c->sm));
 	ADD(*res, "attributes", a);
 	return CTL_DONE;
 }

@@ -114,6 +114,10 @@ struct mad_engine {
 	unsigned depth;                 /* callbacks running */
 	uint8_t *rxbuf;                 /* MAD_RECV_MAX */
 	struct rmpp_sess *sessions;
+	/* requests done with, kept for the next ones: a bring-up submits
+	 * thousands at once, more than the allocator keeps at hand */
+	struct req *spare;
+	unsigned nspare;
 };
 
 static void *xcalloc(size_t n, size_t sz)
@@ -125,6 +129,31 @@ static void *xcalloc(size_t n, size_t sz)
 		abort();
 	}
 	return p;
+}
+
+#define SPARE_MAX 4096
+
+static struct req *req_new(struct mad_engine *e)
+{
+	struct req *r = e->spare;
+
+	if (!r)
+		return xcalloc(1, sizeof(*r));
+	e->spare = r->qnext;
+	e->nspare--;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+static void req_free(struct mad_engine *e, struct req *r)
+{
+	if (e->nspare >= SPARE_MAX || e->closing) {
+		free(r);
+		return;
+	}
+	r->qnext = e->spare;
+	e->spare = r;
+	e->nspare++;
 }
 
 static uint64_t engine_now(const struct mad_engine *e)
@@ -426,7 +455,7 @@ static void finish(struct mad_engine *e, struct req *r, int err, const struct sm
 	e->depth++;
 	r->done(r->arg, err, resp);
 	e->depth--;
-	free(r);
+	req_free(e, r);
 }
 
 /* Send queued requests while the window and the destination caps allow. A
@@ -852,7 +881,7 @@ static void cancel(struct mad_engine *e, struct req *r)
 {
 	e->st.failed++;
 	r->done(r->arg, MAD_ERR_CANCELED, NULL);
-	free(r);
+	req_free(e, r);
 }
 
 void mad_engine_free(struct mad_engine *e)
@@ -898,6 +927,12 @@ void mad_engine_free(struct mad_engine *e)
 	while (e->sessions)
 		sess_end(e, e->sessions);
 	free(e->rxbuf);
+	while (e->spare) {
+		struct req *r = e->spare;
+
+		e->spare = r->qnext;
+		free(r);
+	}
 	free(e);
 }
 
@@ -912,7 +947,7 @@ int mad_engine_submit(struct mad_engine *e, const struct mad_req *req, mad_done_
 		return -EINVAL;
 	if (e->st.queued >= e->o.queue_max)
 		return -ENOBUFS;
-	r = xcalloc(1, sizeof(*r));
+	r = req_new(e);
 	r->mr = *req;
 	r->done = done;
 	r->arg = arg;
@@ -1077,6 +1112,10 @@ void mad_engine_on_readable(struct mad_engine *e)
 			break;
 		handle_mad(e, e->rxbuf, (size_t)n > MAD_RECV_MAX ? MAD_RECV_MAX : (size_t)n,
 			   status, &from);
+		/* Refill the slot at once: waiting for the end of the batch
+		 * would let the wire drain while we read (tens of answers wait
+		 * each time the loop wakes). */
+		pump(e);
 	}
 	pump(e);
 }

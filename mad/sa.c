@@ -100,6 +100,17 @@ uint8_t sa_resp_method(uint8_t req_method)
 	}
 }
 
+void sa_req_hdr(struct sa_hdr *h, uint8_t method, uint16_t attr, uint64_t tid)
+{
+	memset(h, 0, sizeof(*h));
+	h->hdr.base_version = 1;
+	h->hdr.mgmt_class = MAD_CLASS_SA;
+	h->hdr.class_version = SA_CLASS_VERSION;
+	h->hdr.method = method;
+	h->hdr.tid = tid;
+	h->hdr.attr_id = attr;
+}
+
 void sa_resp_hdr(const struct sa_hdr *req, uint16_t attr_offset, struct sa_hdr *resp)
 {
 	*resp = *req;
@@ -864,6 +875,48 @@ int sa_inform_info_rec_encode(const struct sa_inform_info_rec *in, uint8_t *buf,
 	memcpy(w.subscriber_gid, in->subscriber_gid, 16);
 	w.subscriber_enum = htobe16(in->subscriber_enum);
 	inform_pack(&in->info, &w.inform_info);
+	memcpy(buf, &w, sizeof(w));
+	return 0;
+}
+
+/* ClientStateInfo: the magic says the answer is ibsmd's. */
+static const uint8_t clients_magic[7] = { 'i', 'b', 's', 'm', 'd', 0, 0 };
+
+int sa_clients_info_decode(const uint8_t *buf, size_t len, struct sa_clients_info *out)
+{
+	struct sa_clients_info_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	memcpy(&w, buf, sizeof(w));
+	memset(out, 0, sizeof(*out));
+	if (memcmp(w.magic, clients_magic, sizeof(clients_magic)))
+		return 0;
+	out->version = w.magic[7];
+	out->sm_guid = be64toh(w.sm_guid);
+	out->gen = be64toh(w.gen);
+	out->groups = be32toh(w.groups);
+	out->members = be32toh(w.members);
+	out->services = be32toh(w.services);
+	out->subs = be32toh(w.subs);
+	return 0;
+}
+
+int sa_clients_info_encode(const struct sa_clients_info *in, uint8_t *buf, size_t len)
+{
+	struct sa_clients_info_wire w;
+
+	if (!buf || len < sizeof(w))
+		return -EINVAL;
+	memset(&w, 0, sizeof(w));
+	memcpy(w.magic, clients_magic, sizeof(clients_magic));
+	w.magic[7] = in->version;
+	w.sm_guid = htobe64(in->sm_guid);
+	w.gen = htobe64(in->gen);
+	w.groups = htobe32(in->groups);
+	w.members = htobe32(in->members);
+	w.services = htobe32(in->services);
+	w.subs = htobe32(in->subs);
 	memcpy(buf, &w, sizeof(w));
 	return 0;
 }

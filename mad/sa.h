@@ -63,6 +63,7 @@
 #define SA_ATTR_TRACE_REC 0x0039
 #define SA_ATTR_MULTIPATH_REC 0x003A
 #define SA_ATTR_INFORM_INFO_REC 0x00F3
+#define SA_ATTR_CLIENTS_INFO 0xFF40     /* ibsmd's own: struct sa_clients_info */
 
 /* MAD status, common part (IBA 13.4.7; OpenSM IB_MAD_STATUS_*). */
 #define MAD_STATUS_BUSY 0x0001
@@ -100,6 +101,9 @@ int sa_hdr_encode(const struct sa_hdr *in, uint8_t *buf, size_t len);
  * GetTraceTable 0x92, GetMulti 0x94, Delete 0x95, Report 0x86; anything
  * else gets the response bit. */
 uint8_t sa_resp_method(uint8_t req_method);
+/* The header of a request: everything 0 but BaseVersion 1, the SA class
+ * and its version, method, TID and attribute. */
+void sa_req_hdr(struct sa_hdr *h, uint8_t method, uint16_t attr, uint64_t tid);
 /* The header of the answer to req: TID, class, version, attribute and
  * modifier echoed exactly, response method, status 0, SM_Key 0 (C15-0.1.5),
  * the given AttributeOffset, no RMPP, ComponentMask echoed. */
@@ -317,6 +321,15 @@ struct sa_inform_info_rec {
 	struct sa_inform_info info;
 };
 
+/* ClientStateInfo, 48: ibsmd's vendor-specific attribute (sa_wire.h). */
+#define SA_CLIENTS_INFO_VERSION 1
+struct sa_clients_info {
+	uint8_t version;            /* decode: 0 when the magic is not ibsmd's */
+	uint64_t sm_guid;
+	uint64_t gen;
+	uint32_t groups, members, services, subs;
+};
+
 /* Record codecs. */
 int sa_class_port_info_decode(const uint8_t *buf, size_t len, struct sa_class_port_info *out);
 int sa_class_port_info_encode(const struct sa_class_port_info *in, uint8_t *buf, size_t len);
@@ -352,6 +365,8 @@ int sa_inform_info_decode(const uint8_t *buf, size_t len, struct sa_inform_info 
 int sa_inform_info_encode(const struct sa_inform_info *in, uint8_t *buf, size_t len);
 int sa_inform_info_rec_decode(const uint8_t *buf, size_t len, struct sa_inform_info_rec *out);
 int sa_inform_info_rec_encode(const struct sa_inform_info_rec *in, uint8_t *buf, size_t len);
+int sa_clients_info_decode(const uint8_t *buf, size_t len, struct sa_clients_info *out);
+int sa_clients_info_encode(const struct sa_clients_info *in, uint8_t *buf, size_t len);
 int sa_notice_decode(const uint8_t *buf, size_t len, struct smp_notice *out);
 int sa_notice_encode(const struct smp_notice *in, uint8_t *buf, size_t len);
 /* The MultiPathRecord decoder also checks that len covers all

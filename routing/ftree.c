@@ -742,6 +742,17 @@ static void flush_cols(struct ft *f)
 				lft[f->collid[j]] = col[j];
 	}
 	f->ncol = 0;
+	/* commit() writes only the ranked switches' bytes of a column */
+	memset(f->col, LFT_NO_PORT, (size_t)f->g->nsw * FT_COLS);
+}
+
+/* A fresh column for lid, flushing the buffer first if it is full. */
+static uint32_t new_col(struct ft *f, uint32_t lid)
+{
+	if (f->ncol == FT_COLS)
+		flush_cols(f);
+	f->collid[f->ncol] = lid;
+	return f->ncol++;
 }
 
 /*
@@ -751,7 +762,7 @@ static void flush_cols(struct ft *f)
  */
 static void commit(struct ft *f, uint32_t l, uint32_t lid, int count)
 {
-	uint32_t j = f->ncol++;
+	uint32_t j = new_col(f, lid);
 
 	for (uint32_t i = 0; i < f->ndesc; i++) {
 		uint32_t s = f->desc[i];
@@ -762,9 +773,6 @@ static void commit(struct ft *f, uint32_t l, uint32_t lid, int count)
 		f->load[f->g->sw[s].portbase + f->route[s]] += f->flow[s];
 		mark_use(f, s, f->route[s]);
 	}
-	f->collid[j] = lid;
-	if (f->ncol == FT_COLS)
-		flush_cols(f);
 }
 
 /* The all-to-all share of one uplink port of leaf l (see verify.h). */
@@ -962,7 +970,7 @@ static int route_hosts(struct ft *f, uint32_t *queue)
  * routed before it, so these paths cannot loop. Only management traffic
  * uses switch LIDs.
  */
-static void patch_switch_lid(struct ft *f, uint32_t d)
+static void patch_switch_lid(struct ft *f, uint32_t d, uint32_t j)
 {
 	const struct rgraph *g = f->g;
 	int changed = 1;
@@ -977,7 +985,7 @@ static void patch_switch_lid(struct ft *f, uint32_t d)
 				const struct rg_group *gr = rg_group(g, s, k);
 				if (f->ok[gr->peer] != f->stamp)
 					continue;
-				f->c->lft[s][g->sw[d].lid] = g->gports[gr->first];
+				f->col[(size_t)s * FT_COLS + j] = g->gports[gr->first];
 				f->ok[s] = f->stamp;
 				changed = 1;
 				break;
@@ -1000,12 +1008,13 @@ static void route_switch_lids(struct ft *f, uint32_t *queue)
 			down_set(f, d, queue);
 			main_path(f, d, 0, mp);
 			route_lid(f, d, g->sw[d].lid, mp, 0);
-			flush_cols(f);
 		} else {
 			f->stamp++;
+			new_col(f, g->sw[d].lid);
 		}
-		patch_switch_lid(f, d);
+		patch_switch_lid(f, d, f->ncol - 1);
 	}
+	flush_cols(f);
 	free(mp->sw);
 	free(mp->port);
 }

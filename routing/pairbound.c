@@ -62,13 +62,84 @@ static uint16_t intern(struct pb_sets *ps, const struct gset *s)
 	}
 }
 
+/* dist64()'s scratch, per switch. */
+struct bfs64 {
+	uint64_t *seen, *front, *acc;
+	uint32_t *list, *touched;
+};
+
+/* One shift's runs and the memo of ways. */
+static void scratch(struct pair_bound *pb)
+{
+	uint32_t rows = pb->nrows;
+
+	pb->runs = rg_xmalloc(pb->g->nhosts + 1, sizeof(*pb->runs));
+	pb->memo = NULL;
+	pb->sets = NULL;
+	if ((uint64_t)rows * rows <= PB_MEMO) {
+		pb->memo = rg_xcalloc((size_t)rows * rows + 1, sizeof(*pb->memo));
+		pb->sets = rg_xcalloc(1, sizeof(*pb->sets));
+	}
+}
+
+/* Hops from the 64 (or m) switches src[0 .. m) to every switch into their
+ * rows of dist, a BFS for all of them at once: a bit per source in every
+ * switch's frontier, pushed to the neighbours level by level. */
+static void dist64(struct pair_bound *pb, const uint32_t *src, uint32_t m, struct bfs64 *b)
+{
+	const struct rgraph *g = pb->g;
+	uint32_t n = g->nsw, nf = 0;
+
+	for (uint32_t k = 0; k < m; k++)
+		for (uint32_t t = 0; t < n; t++)
+			pb->dist[(size_t)pb->row[src[k]] * n + t] = UINT16_MAX;
+	memset(b->seen, 0, n * sizeof(*b->seen));
+	for (uint32_t k = 0; k < m; k++) {
+		if (!b->front[src[k]])
+			b->list[nf++] = src[k];
+		b->front[src[k]] |= 1ull << k;
+		b->seen[src[k]] |= 1ull << k;
+		pb->dist[(size_t)pb->row[src[k]] * n + src[k]] = 0;
+	}
+	for (uint32_t level = 1; nf; level++) {
+		uint32_t nt = 0, nn = 0;
+		for (uint32_t i = 0; i < nf; i++) {
+			uint32_t s = b->list[i];
+			for (uint32_t k = 0; k < g->sw[s].ngroups; k++) {
+				uint32_t t = rg_group(g, s, k)->peer;
+				if (!b->acc[t])
+					b->touched[nt++] = t;
+				b->acc[t] |= b->front[s];
+			}
+		}
+		for (uint32_t i = 0; i < nf; i++)
+			b->front[b->list[i]] = 0;
+		uint16_t d = level > UINT16_MAX - 1 ? UINT16_MAX : (uint16_t)level;
+		for (uint32_t i = 0; i < nt; i++) {
+			uint32_t t = b->touched[i];
+			uint64_t nx = b->acc[t] & ~b->seen[t];
+			b->acc[t] = 0;
+			if (!nx)
+				continue;
+			b->seen[t] |= nx;
+			b->front[t] = nx;
+			b->list[nn++] = t;
+			for (; nx; nx &= nx - 1)
+				pb->dist[(size_t)pb->row[src[__builtin_ctzll(nx)]] * n + t] = d;
+		}
+		nf = nn;
+	}
+}
+
 void pair_bound_init(struct pair_bound *pb, const struct rgraph *g)
 {
-	uint32_t n = g->nsw ? g->nsw : 1, rows = 0;
-	uint32_t *dist = rg_xmalloc(n, sizeof(*dist)), *queue = rg_xmalloc(n, sizeof(*queue));
+	uint32_t n = g->nsw ? g->nsw : 1, rows = 0, m = 0;
+	uint32_t *src = rg_xmalloc(n, sizeof(*src));
+	struct bfs64 b = { rg_xcalloc(n, sizeof(uint64_t)), rg_xcalloc(n, sizeof(uint64_t)),
+			   rg_xcalloc(n, sizeof(uint64_t)), rg_xmalloc(n, sizeof(uint32_t)),
+			   rg_xmalloc(n, sizeof(uint32_t)) };
 
 	pb->g = g;
-	pb->runs = rg_xmalloc(g->nhosts + 1, sizeof(*pb->runs));
 	pb->row = rg_xmalloc(n, sizeof(*pb->row));
 	for (uint32_t s = 0; s < g->nsw; s++)
 		pb->row[s] = g->sw[s].nhosts ? rows++ : RG_NONE;
@@ -80,32 +151,31 @@ void pair_bound_init(struct pair_bound *pb, const struct rgraph *g)
 		for (uint32_t k = 0; k < g->sw[s].ngroups; k++)
 			pb->single[s] &= rg_group(g, s, k)->n == 1;
 	}
-	pb->memo = NULL;
-	pb->sets = NULL;
-	if ((uint64_t)rows * rows <= PB_MEMO) {
-		pb->memo = rg_xcalloc((size_t)rows * rows + 1, sizeof(*pb->memo));
-		pb->sets = rg_xcalloc(1, sizeof(*pb->sets));
-	}
+	scratch(pb);
 	for (uint32_t s = 0; s < g->nsw; s++) {
-		if (pb->row[s] == RG_NONE)
-			continue;
-		rg_bfs(g, &s, 1, dist, queue);
-		uint16_t *d = pb->dist + (size_t)pb->row[s] * n;
-		for (uint32_t t = 0; t < g->nsw; t++)
-			d[t] = dist[t] > UINT16_MAX - 1 ? UINT16_MAX : (uint16_t)dist[t];
+		if (pb->row[s] != RG_NONE)
+			src[m++] = s;
+		if (m == 64 || (m && s + 1 == g->nsw)) {
+			dist64(pb, src, m, &b);
+			m = 0;
+		}
 	}
-	free(dist);
-	free(queue);
+	free(src);
+	free(b.seen);
+	free(b.front);
+	free(b.acc);
+	free(b.list);
+	free(b.touched);
 }
 
 void pair_bound_free(struct pair_bound *pb)
 {
 	free(pb->row);
 	free(pb->dist);
+	free(pb->single);
 	free(pb->runs);
 	free(pb->memo);
 	free(pb->sets);
-	free(pb->single);
 }
 
 /* Groups of x whose peer is one hop closer to y (y has hosts): the ways

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "routing/engine.h"
+#include "routing/par.h"
 #include "routing/planes_int.h"
 #include "routing/simd.h"
 
@@ -454,6 +455,10 @@ static int pl_build(struct pl *x, const struct rgraph *g, const uint32_t *rank, 
 	x->N = g->nhosts;
 	if (!shape_ok(g, rank, &maxr, why, len))
 		return -1;
+	if (g->nhosts > UINT16_MAX) {
+		snprintf(why, len, "more hosts than a 16-bit index");
+		return -1;
+	}
 	uint32_t *podof = rg_xmalloc(n, sizeof(*podof)), *planeof = rg_xmalloc(n, sizeof(*planeof));
 	uint32_t *slotof = rg_xcalloc(n, sizeof(*slotof));
 	components(g, rank, maxr, podof, planeof, &x->npod, &x->P);
@@ -632,7 +637,8 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 		if (x.lidx[g->hosts[i].sw] != RG_NONE)
 			route_down(&x, c->lft, i, g->hosts[i].lid);
 	if (x.S)
-		pl_route_middles(&x, c->lft);
+		pl_route_middles(&x, c->lft,
+				 rg_par_threads(g, c->o->threads ? c->o->threads : ROUTE_THREADS));
 	for (uint32_t i = 0; i < x.N; i++)
 		for (uint32_t o = 1; x.lidx[g->hosts[i].sw] != RG_NONE && o < g->hosts[i].nlids; o++)
 			route_offset(&x, c->lft, i, o);

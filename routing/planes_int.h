@@ -21,11 +21,11 @@ struct pmask {
 
 /* A leaf entry that is not the destination's own plane and slot, for
  * planes_slot.c: leaf a sends host i through the plane it is listed in.
- * Kept as a sort key: host, then the leaf's pod, then the leaf. */
-#define PL_EXTRA(i, pod, a) ((uint64_t)(i) << 48 | (uint64_t)(pod) << 24 | (a))
-#define PL_EXTRA_HOST(k) ((uint32_t)((k) >> 48))
-#define PL_EXTRA_POD(k) ((uint32_t)((k) >> 24 & 0xFFFFFF))
-#define PL_EXTRA_LEAF(k) ((uint32_t)((k) & 0xFFFFFF))
+ * Hosts and leaves are fewer than unicast LIDs (pl_build() checks): 16
+ * bits each. */
+#define PL_EXTRA(i, a) ((uint32_t)(i) << 16 | (uint32_t)(a))
+#define PL_EXTRA_HOST(k) ((uint32_t)(k) >> 16)
+#define PL_EXTRA_LEAF(k) ((uint32_t)(k) & 0xFFFF)
 
 struct pl {
 	const struct rgraph *g;
@@ -67,7 +67,7 @@ struct pl {
 	uint64_t *mload;     /* [(q * npod + pod) * S + t]: mid[pod][q] up to slot t */
 	uint64_t *tload;     /* [(q * S + t) * npod + pod]: slot t down to mid[pod][q] */
 	/* planes_leaf.c's output for planes_slot.c: extras by plane */
-	uint64_t **xl;
+	uint32_t **xl;
 	uint32_t *nxl, *capxl;
 	struct planes_stats *st;
 };
@@ -130,6 +130,6 @@ void pl_route_leaves(struct pl *x, uint8_t **lft);
 
 /* planes_slot.c */
 /* Every middle's entry for every CA base LID of another pod. */
-void pl_route_middles(struct pl *x, uint8_t **lft);
+void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads);
 
 #endif

@@ -42,7 +42,7 @@ struct lstate {
 	uint32_t cur;        /* the destination leaf being routed */
 	uint64_t *raw, *keys;/* its extras, (choices, host, leaf): found, sorted */
 	uint32_t nkeys, capkeys;
-	uint8_t **lft;
+	uint8_t *rq;         /* per raw key: its plane, once placed */
 };
 
 /* The all-to-all load counts, zero, and each middle's uplinks. */
@@ -63,45 +63,87 @@ void pl_loads_init(struct pl *x)
 	}
 }
 
+/* Hosts a leaf of pod p1 may send whole (pl_primary(), its own uplink
+ * aside): ok[i] for every host i. */
+static void pod_ok(const struct pl *x, uint32_t p1, uint8_t *ok)
+{
+	const struct rgraph *g = x->g;
+	uint32_t P = x->P, S = x->S;
+
+	for (uint32_t i = 0, j0 = 0; i < x->N; i++, j0 = j0 + 1 == P ? 0 : j0 + 1) {
+		uint32_t l = x->lidx[g->hosts[i].sw], p, t0;
+		ok[i] = 0;
+		if (l == RG_NONE || !x->primok[i])
+			continue;
+		p = x->pod[l];
+		t0 = S ? (i / P) % S : 0;
+		ok[i] = p == p1 || (S && x->mup[((size_t)p1 * P + j0) * S + t0] &&
+				    x->tdown[((size_t)j0 * S + t0) * x->npod + p]);
+	}
+}
+
+/* Leaf a's row of erow (its primaries: ok, and its uplink to the host's
+ * plane) and its uplinks' load. */
+static void leaf_row(struct pl *x, struct lstate *ls, uint32_t a, const uint8_t *ok)
+{
+	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
+	uint32_t N = x->N, P = x->P, n[PL_MAXP] = { 0 };
+	const uint8_t *up = x->lup + (size_t)a * P;
+	uint8_t *row = ls->erow + (size_t)a * N;
+
+	for (uint32_t i = 0, j0 = 0; i < N; i++, j0 = j0 + 1 == P ? 0 : j0 + 1) {
+		int prim = ok[i] && up[j0] && (i < w->hfirst || i >= w->hfirst + w->nhosts);
+		row[i] = prim ? (uint8_t)j0 : NOPL;
+		n[j0] += (uint32_t)prim;
+	}
+	for (uint32_t q = 0; q < P; q++)
+		x->rowload[(size_t)a * P + q] += (uint64_t)w->nhosts * n[q];
+}
+
 /* Marks every (leaf, host) primary in erow and counts its all-to-all load
  * on the leaf's uplink and the middles' (rows and pods ahead of time, so
- * that extras see what primaries will bring). */
+ * that extras see what primaries will bring). Pod by pod: a host another
+ * pod's leaves send whole loads the middles with the hosts of every leaf
+ * of the pod that has the host's plane (h, summed once). */
 static void mark_primaries(struct pl *x, struct lstate *ls)
 {
 	const struct rgraph *g = x->g;
 	uint32_t N = x->N, P = x->P, S = x->S, np = x->npod;
+	uint8_t *ok = rg_xmalloc(N ? N : 1, 1);
 
-	memset(ls->erow, NOPL, (size_t)x->nleaf * N);
-	for (uint32_t a = 0; a < x->nleaf; a++) {
-		uint32_t p1 = x->pod[a];
-		uint64_t h = g->sw[x->leafsw[a]].nhosts;
-		for (uint32_t i = 0; i < N; i++) {
-			uint32_t l = x->lidx[g->hosts[i].sw];
-			if (l == RG_NONE || l == a || !pl_primary(x, a, i, l))
+	for (uint32_t p1 = 0; p1 < np; p1++) {
+		uint64_t h[PL_MAXP] = { 0 };
+		pod_ok(x, p1, ok);
+		for (uint32_t k = x->pfirst[p1]; k < x->pfirst[p1 + 1]; k++) {
+			uint32_t a = x->plist[k];
+			leaf_row(x, ls, a, ok);
+			for (uint32_t q = 0; q < P; q++)
+				h[q] += x->lup[(size_t)a * P + q] ? g->sw[x->leafsw[a]].nhosts : 0;
+		}
+		for (uint32_t i = 0, j0 = 0; i < N; i++, j0 = j0 + 1 == P ? 0 : j0 + 1) {
+			uint32_t p = ok[i] ? x->pod[x->lidx[g->hosts[i].sw]] : p1, t0;
+			if (p == p1 || !h[j0])
 				continue;
-			uint32_t p = x->pod[l], j0 = i % P, t0 = S ? (i / P) % S : 0;
-			ls->erow[(size_t)a * N + i] = (uint8_t)j0;
-			x->rowload[(size_t)a * P + j0] += h;
-			if (p1 == p)
-				continue;
-			x->midup[(size_t)p1 * P + j0] += h;
-			x->middn[(size_t)p * P + j0] += h;
-			x->mload[((size_t)j0 * np + p1) * S + t0] += h;
-			x->tload[((size_t)j0 * S + t0) * np + p] += h;
+			t0 = (i / P) % S; /* p != p1: S is not 0 (pod_ok()) */
+			x->midup[(size_t)p1 * P + j0] += h[j0];
+			x->middn[(size_t)p * P + j0] += h[j0];
+			x->mload[((size_t)j0 * np + p1) * S + t0] += h[j0];
+			x->tload[((size_t)j0 * S + t0) * np + p] += h[j0];
 		}
 	}
+	free(ok);
 }
 
 static void push_extra(struct pl *x, uint32_t q, uint32_t a, uint32_t i)
 {
 	if (x->nxl[q] == x->capxl[q]) {
 		x->capxl[q] = x->capxl[q] ? 2 * x->capxl[q] : 1024;
-		uint64_t *n = realloc(x->xl[q], x->capxl[q] * sizeof(*n));
+		uint32_t *n = realloc(x->xl[q], x->capxl[q] * sizeof(*n));
 		if (!n)
 			abort();
 		x->xl[q] = n;
 	}
-	x->xl[q][x->nxl[q]++] = PL_EXTRA(i, x->pod[a], a);
+	x->xl[q][x->nxl[q]++] = PL_EXTRA(i, a);
 }
 
 /* Planes leaf a may send a host of leaf l through (the host's own one
@@ -275,6 +317,34 @@ static uint8_t bump(uint8_t c, int d)
 	return c == UINT8_MAX ? c : (uint8_t)(c + d);
 }
 
+/* bump() on n counters from c, 16 at a time where the CPU has SSE2. */
+static void bump_span(uint8_t *c, uint32_t n, int d)
+{
+	uint32_t k = 0;
+
+#ifdef __SSE2__
+	const __m128i one = _mm_set1_epi8(1), full = _mm_set1_epi8((char)0xFF);
+	for (; k + 16 <= n; k += 16) {
+		__m128i v = rg_load16(c + k), keep = _mm_cmpeq_epi8(v, full);
+		__m128i r = d > 0 ? _mm_adds_epu8(v, one) :
+			    _mm_or_si128(_mm_and_si128(keep, v),
+					 _mm_andnot_si128(keep, _mm_sub_epi8(v, one)));
+		_mm_storeu_si128((__m128i *)(void *)(c + k), r);
+	}
+#endif
+	for (; k < n; k++)
+		c[k] = bump(c[k], d);
+}
+
+/* bump() on the cyclic run [st, st + len) of a row of n counters. */
+static void bump_run(uint8_t *c, uint32_t n, uint32_t st, uint32_t len, int d)
+{
+	uint32_t first = n - st < len ? n - st : len;
+
+	bump_span(c + st, first, d);
+	bump_span(c, len - first, d);
+}
+
 /* Puts extra (a, i) of leaf l on plane q (add) or takes it off. */
 static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint32_t l,
 		  uint32_t q, int add)
@@ -287,15 +357,10 @@ static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint3
 	uint8_t *up = x->S && x->pod[a] != x->pod[l] ?
 		      ls->up + ((size_t)x->pod[a] * P + q) * ls->uw : NULL;
 
-	for (uint32_t k = 0, s = st; k < h; k++, s = s + 1 == N ? 0 : s + 1)
-		cnt[s] = bump(cnt[s], d);
+	bump_run(cnt, N, st, h, d);
 	if (up)
-		for (uint32_t k = 0, s = (st + N - ls->ubase[x->pod[a]]) % N; k < h; k++) {
-			up[s] = bump(up[s], d);
-			s = s + 1 == ls->uw ? 0 : s + 1;
-		}
+		bump_run(up, ls->uw, (st + N - ls->ubase[x->pod[a]]) % N, h, d);
 	ls->erow[(size_t)a * N + i] = add ? (uint8_t)q : NOPL;
-	ls->lft[x->leafsw[a]][x->g->hosts[i].lid] = add ? x->lup[(size_t)a * P + q] : LFT_NO_PORT;
 	x->rowload[(size_t)a * P + q] += dh;
 	ls->colload[q] += dh;
 	if (x->S && x->pod[a] != x->pod[l]) {
@@ -315,10 +380,12 @@ static void grow_keys(struct lstate *ls)
 	if (!k)
 		abort();
 	ls->keys = k;
+	free(ls->rq);
+	ls->rq = rg_xmalloc(ls->capkeys, 1);
 }
 
-/* Primaries of destination leaf l into the tables; the rest into keys, by
- * leaf (each leaf's row of erow in one go). */
+/* Primaries of destination leaf l counted; the rest into keys, by leaf
+ * (each leaf's row of erow in one go). */
 static void leaf_primaries(struct pl *x, struct lstate *ls, uint32_t l)
 {
 	const struct rgraph *g = x->g;
@@ -328,13 +395,11 @@ static void leaf_primaries(struct pl *x, struct lstate *ls, uint32_t l)
 	ls->nkeys = 0;
 	for (uint32_t a = 0; a < x->nleaf; a++) {
 		const uint8_t *row = ls->erow + (size_t)a * N;
-		uint8_t *lft = ls->lft[x->leafsw[a]];
 		uint64_t h = g->sw[x->leafsw[a]].nhosts;
 		if (a == l || x->lcomp[a] != x->lcomp[l])
 			continue;
 		for (uint32_t i = w->hfirst; i < w->hfirst + w->nhosts; i++) {
 			if (row[i] != NOPL) {
-				lft[g->hosts[i].lid] = x->lup[(size_t)a * x->P + row[i]];
 				ls->colload[row[i]] += h;
 				continue;
 			}
@@ -463,8 +528,9 @@ static void leaf_extras(struct pl *x, struct lstate *ls, uint32_t l)
 	}
 	for (uint32_t k = 0; k < ls->nkeys; k++) {
 		uint32_t a = key_leaf(ls->raw[k]), i = key_host(w, ls->raw[k]);
-		if (ls->erow[(size_t)a * N + i] != NOPL)
-			push_extra(x, ls->erow[(size_t)a * N + i], a, i);
+		ls->rq[k] = ls->erow[(size_t)a * N + i];
+		if (ls->rq[k] != NOPL)
+			push_extra(x, ls->rq[k], a, i);
 	}
 }
 
@@ -472,10 +538,8 @@ static void leaf_extras(struct pl *x, struct lstate *ls, uint32_t l)
 static void run_sub(const struct pl *x, uint8_t *c, uint32_t a, uint32_t i)
 {
 	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
-	uint32_t N = x->N, h = w->nhosts, s = pl_rstart(i, w->hfirst, h, N);
 
-	for (uint32_t k = 0; k < h; k++, s = s + 1 == N ? 0 : s + 1)
-		c[s] = bump(c[s], -1);
+	bump_run(c, x->N, pl_rstart(i, w->hfirst, w->nhosts, x->N), w->nhosts, -1);
 }
 
 /*
@@ -543,11 +607,23 @@ static void route_leaf(struct pl *x, struct lstate *ls, uint32_t l)
 	for (uint32_t q = 0; q < P; q++)
 		x->st->a2a_max = ls->colload[q] > x->st->a2a_max ? ls->colload[q] : x->st->a2a_max;
 	/* cnt back to zero for the next leaf */
-	for (uint32_t k = 0; k < ls->nkeys; k++) {
-		uint32_t a = key_leaf(ls->raw[k]), i = key_host(w, ls->raw[k]);
-		uint8_t q = ls->erow[(size_t)a * N + i];
-		if (q != NOPL)
-			run_sub(x, ls->cnt + (size_t)q * N, a, i);
+	for (uint32_t k = 0; k < ls->nkeys; k++)
+		if (ls->rq[k] != NOPL)
+			run_sub(x, ls->cnt + (size_t)ls->rq[k] * N, key_leaf(ls->raw[k]),
+				key_host(w, ls->raw[k]));
+}
+
+/* Every leaf's entries, primaries and extras, from erow: row by row. */
+static void write_leaves(const struct pl *x, const struct lstate *ls, uint8_t **lft)
+{
+	const struct rgraph *g = x->g;
+
+	for (uint32_t a = 0; a < x->nleaf; a++) {
+		const uint8_t *row = ls->erow + (size_t)a * x->N, *up = x->lup + (size_t)a * x->P;
+		uint8_t *t = lft[x->leafsw[a]];
+		for (uint32_t i = 0; i < x->N; i++)
+			if (row[i] != NOPL)
+				t[g->hosts[i].lid] = up[row[i]];
 	}
 }
 
@@ -559,7 +635,6 @@ void pl_route_leaves(struct pl *x, uint8_t **lft)
 	memset(&ls, 0, sizeof(ls));
 	ls.cnt = rg_xcalloc((size_t)x->P * N + PL_PAD, 1);
 	ls.erow = rg_xmalloc((size_t)x->nleaf * N + PL_PAD, 1);
-	ls.lft = lft;
 	ls.upod = RG_NONE;
 	if (x->S) {
 		up_windows(x, &ls);
@@ -579,7 +654,9 @@ void pl_route_leaves(struct pl *x, uint8_t **lft)
 			route_leaf(x, &ls, l);
 	for (size_t k = 0; k < (size_t)x->nleaf * x->P; k++)
 		x->st->a2a_max = x->rowload[k] > x->st->a2a_max ? x->rowload[k] : x->st->a2a_max;
+	write_leaves(x, &ls, lft);
 	free(ls.cnt);
+	free(ls.rq);
 	free(ls.erow);
 	free(ls.up);
 	free(ls.room);

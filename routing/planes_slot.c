@@ -16,11 +16,17 @@
  * left over the target gets another try, then others sharing its links
  * and shifts move aside where they fit elsewhere (unblock()).
  * The extras are counted per (link, shift), a byte each, with the largest
- * of every 64 kept beside them: a pod's run of shifts is long.
+ * of every 64 kept beside them: a pod's run of shifts is long. A link's
+ * counters live in blocks of 64 taken from a pool when the block first
+ * gets an extra (most stay empty: a plane's extras fill a fifth of its
+ * links' shifts), so that a plane needs a fraction of the memory, blocks
+ * taken together (one destination pod's) lie together, and clearing them
+ * for the next plane costs what was used.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/par.h"
 #include "routing/planes_int.h"
 #include "routing/simd.h"
 
@@ -37,13 +43,20 @@ struct runs {
 };
 
 struct sstate {
-	uint8_t *ex;      /* [row * N + shift]: extras on the link in the shift */
-	uint8_t *bm;      /* [row * NB + block]: their largest in each block */
-	uint32_t NB;
+	/* extras on a link (row) in a shift: block shift / BLK of the row is
+	 * pool + BLK * (dir[row * NB + block] - 1), all zero where dir is 0 */
+	uint32_t *dir;
+	uint8_t *pool;    /* room for every block (only those used are ever
+			     touched, so only they take memory), PL_PAD more */
+	uint32_t *owner;  /* per pool block: its row * NB + block */
+	uint32_t npool;
+	uint8_t *bm;      /* [row * NB + block]: the block's largest */
+	uint32_t NB, N;
+	uint64_t extras, over; /* planes_stats' slot_extras and slot_over */
 	uint8_t *slot;    /* [pod * N + host]: chosen slot, 0xFF none */
 	uint64_t *ent;    /* a plane's entries: (pod, slots, sources, first extra) */
 	uint32_t nent, capent;
-	const uint64_t *xl; /* the plane's extras, sorted */
+	const uint32_t *xl; /* the plane's extras, sorted */
 	uint32_t nxl;
 };
 
@@ -58,19 +71,69 @@ static uint32_t dnrow(const struct pl *x, uint32_t t, uint32_t p)
 	return x->npod * x->S + t * x->npod + p;
 }
 
-static uint32_t seg_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len,
-			uint32_t N)
+/* Block b of a row's counters; NULL while they are all zero. */
+static const uint8_t *blk_at(const struct sstate *ss, uint32_t row, uint32_t b)
 {
-	const uint8_t *c = ss->ex + (size_t)row * N, *bm = ss->bm + (size_t)row * ss->NB;
+	uint32_t k = ss->dir[(size_t)row * ss->NB + b];
+
+	return k ? ss->pool + (size_t)(k - 1) * BLK : NULL;
+}
+
+/* Block b of a row's counters, taken from the pool (zero) if need be. */
+static uint8_t *blk_take(struct sstate *ss, uint32_t row, uint32_t b)
+{
+	uint32_t *k = &ss->dir[(size_t)row * ss->NB + b];
+
+	if (!*k) {
+		memset(ss->pool + (size_t)ss->npool * BLK, 0, BLK);
+		ss->owner[ss->npool] = row * ss->NB + b;
+		*k = ++ss->npool;
+	}
+	return ss->pool + (size_t)(*k - 1) * BLK;
+}
+
+/* Counters of block b (the last one of a row may be short). */
+static uint32_t blk_len(const struct sstate *ss, uint32_t b)
+{
+	return ss->N - b * BLK < BLK ? ss->N - b * BLK : BLK;
+}
+
+/* Largest counter of a row in [st, st + len), st + len <= N, block by block. */
+static uint32_t part_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len)
+{
+	uint32_t m = 0;
+
+	while (len) {
+		uint32_t b = st / BLK, off = st % BLK, n = BLK - off < len ? BLK - off : len;
+		const uint8_t *c = blk_at(ss, row, b);
+		uint32_t v = c ? pl_runmax(c, off, n, BLK) : 0;
+		m = v > m ? v : m;
+		st += n;
+		len -= n;
+	}
+	return m;
+}
+
+/* One counter of a row. */
+static uint8_t at_shift(const struct sstate *ss, uint32_t row, uint32_t s)
+{
+	const uint8_t *c = blk_at(ss, row, s / BLK);
+
+	return c ? c[s % BLK] : 0;
+}
+
+static uint32_t seg_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len)
+{
+	const uint8_t *bm = ss->bm + (size_t)row * ss->NB;
 	uint32_t e = st + len, m = 0;
 
 	if (len < 3 * BLK)
-		return pl_runmax(c, st, len, N);
+		return part_max(ss, row, st, len);
 	uint32_t b0 = (st + BLK - 1) / BLK, b1 = e / BLK;
-	m = pl_runmax(c, st, b0 * BLK - st, N);
+	m = part_max(ss, row, st, b0 * BLK - st);
 	for (uint32_t b = b0; b < b1; b++)
 		m = bm[b] > m ? bm[b] : m;
-	uint32_t t = pl_runmax(c, b1 * BLK, e - b1 * BLK, N);
+	uint32_t t = part_max(ss, row, b1 * BLK, e - b1 * BLK);
 	return t > m ? t : m;
 }
 
@@ -78,37 +141,75 @@ static uint32_t run_max(const struct sstate *ss, uint32_t row, uint32_t st, uint
 			uint32_t N)
 {
 	if (st + len <= N)
-		return seg_max(ss, row, st, len, N);
-	uint32_t a = seg_max(ss, row, st, N - st, N), b = seg_max(ss, row, 0, st + len - N, N);
+		return seg_max(ss, row, st, len);
+	uint32_t a = seg_max(ss, row, st, N - st), b = seg_max(ss, row, 0, st + len - N);
 	return a > b ? a : b;
 }
 
-/* Adds d (1 or -1) to a run's counters (saturating at both ends), then
- * brings the block maxima it touched up to date. */
-static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, uint32_t N,
-		    int d)
+/* Largest counter + add - limit over a cyclic run, from the run's largest
+ * counter (mx, if known) where the limit is T throughout; as pl_run_excess(). */
+static int32_t row_excess(const struct pl *x, const struct sstate *ss, uint32_t row, uint32_t st,
+			  uint32_t len, uint32_t add, uint32_t mx)
 {
-	uint8_t *c = ss->ex + (size_t)row * N, *bm = ss->bm + (size_t)row * ss->NB;
-	uint32_t s = st;
+	uint32_t N = x->N;
+	int32_t e = INT32_MIN;
 
+	if (st >= x->zone && st + len <= N - x->zone) {
+		if (mx == UINT32_MAX)
+			mx = run_max(ss, row, st, len, N);
+		return (int32_t)(mx + add) - (int32_t)x->T;
+	}
+	for (uint32_t k = 0, s = st; k < len; k++, s = s + 1 == N ? 0 : s + 1) {
+		int32_t v = (int32_t)(at_shift(ss, row, s) + add) - (int32_t)x->lim[s];
+		e = v > e ? v : e;
+	}
+	return e;
+}
+
+/* Adds d (1 or -1) to n counters from c, saturating at both ends. */
+static void bump_run(uint8_t *c, uint32_t n, int d)
+{
 	uint32_t k = 0;
+
 #ifdef __SSE2__
-	/* 16 at a time up to the end of the row, saturating */
 	const __m128i one = _mm_set1_epi8(1);
-	for (; k + 16 <= len && s + 16 <= N; k += 16, s += 16) {
-		__m128i v = rg_load16(c + s);
+	for (; k + 16 <= n; k += 16) {
+		__m128i v = rg_load16(c + k);
 		v = d > 0 ? _mm_adds_epu8(v, one) : _mm_subs_epu8(v, one);
-		_mm_storeu_si128((__m128i *)(void *)(c + s), v);
+		_mm_storeu_si128((__m128i *)(void *)(c + k), v);
 	}
-	s = s == N ? 0 : s;
 #endif
-	for (; k < len; k++, s = s + 1 == N ? 0 : s + 1)
-		c[s] = d > 0 ? (uint8_t)(c[s] + (c[s] < UINT8_MAX)) : (uint8_t)(c[s] - (c[s] > 0));
-	for (uint32_t j = 0, b = st / BLK; j <= len / BLK + 1 && j < ss->NB; j++) {
-		uint32_t b0 = b * BLK, n = b0 + BLK <= N ? BLK : N - b0;
-		bm[b] = (uint8_t)pl_runmax(c, b0, n, N);
-		b = b + 1 == ss->NB ? 0 : b + 1;
+	for (; k < n; k++)
+		c[k] = d > 0 ? (uint8_t)(c[k] + (c[k] < UINT8_MAX)) : (uint8_t)(c[k] - (c[k] > 0));
+}
+
+/* Adds d (1 or -1) to a cyclic run's counters (saturating at both ends),
+ * block by block, each block's largest brought up to date. */
+static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, int d)
+{
+	uint8_t *bm = ss->bm + (size_t)row * ss->NB;
+
+	for (uint32_t s = st; len;) {
+		uint32_t b = s / BLK, off = s % BLK, bl = blk_len(ss, b);
+		uint32_t n = bl - off < len ? bl - off : len;
+		uint8_t *c = d > 0 ? blk_take(ss, row, b) : (uint8_t *)(uintptr_t)blk_at(ss, row, b);
+		if (c) {
+			bump_run(c + off, n, d);
+			bm[b] = (uint8_t)pl_runmax(c, 0, bl, BLK);
+		}
+		len -= n;
+		s = s + n == ss->N ? 0 : s + n;
 	}
+}
+
+/* Every counter back to zero, the pool emptied: the next plane. */
+static void clear_counts(struct sstate *ss)
+{
+	for (uint32_t k = 0; k < ss->npool; k++) {
+		ss->dir[ss->owner[k]] = 0;
+		ss->bm[ss->owner[k]] = 0;
+	}
+	ss->npool = 0;
 }
 
 /* Adds leaf a's run of shifts for host i, merged with one it meets (a
@@ -147,10 +248,11 @@ static void entry(const struct pl *x, const struct sstate *ss, uint32_t j, uint3
 	uint32_t k = (uint32_t)ss->ent[j] & ~ENT_OVER;
 
 	*i = PL_EXTRA_HOST(ss->xl[k]);
-	*p1 = PL_EXTRA_POD(ss->xl[k]);
+	*p1 = x->pod[PL_EXTRA_LEAF(ss->xl[k])];
 	r->n = 0;
 	r->w = 0;
-	for (; k < ss->nxl && PL_EXTRA_HOST(ss->xl[k]) == *i && PL_EXTRA_POD(ss->xl[k]) == *p1; k++)
+	for (; k < ss->nxl && PL_EXTRA_HOST(ss->xl[k]) == *i &&
+	       x->pod[PL_EXTRA_LEAF(ss->xl[k])] == *p1; k++)
 		add_run(x, r, PL_EXTRA_LEAF(ss->xl[k]), *i);
 }
 
@@ -165,11 +267,7 @@ static int32_t excess(const struct pl *x, const struct sstate *ss, const struct 
 
 	for (uint32_t k = 0; k < r->n; k++)
 		for (uint32_t j = 0; j < 2; j++) {
-			const uint8_t *c = ss->ex + (size_t)rows[j] * x->N;
-			uint32_t st = r->st[k], len = r->len[k], mx = UINT32_MAX;
-			if (st >= x->zone && st + len <= x->N - x->zone)
-				mx = run_max(ss, rows[j], st, len, x->N);
-			int32_t e = pl_run_excess(x, c, st, len, add, mx);
+			int32_t e = row_excess(x, ss, rows[j], r->st[k], r->len[k], add, UINT32_MAX);
 			m = e > m ? e : m;
 			if (m >= stop)
 				return m;
@@ -231,8 +329,8 @@ static void place(struct pl *x, struct sstate *ss, const struct runs *r, uint32_
 
 	ss->slot[(size_t)p1 * x->N + i] = add ? (uint8_t)t : 0xFF;
 	for (uint32_t k = 0; k < r->n; k++) {
-		run_add(ss, uprow(x, p1, t), r->st[k], r->len[k], x->N, add ? 1 : -1);
-		run_add(ss, dnrow(x, t, p), r->st[k], r->len[k], x->N, add ? 1 : -1);
+		run_add(ss, uprow(x, p1, t), r->st[k], r->len[k], add ? 1 : -1);
+		run_add(ss, dnrow(x, t, p), r->st[k], r->len[k], add ? 1 : -1);
 	}
 	x->mload[((size_t)q * np + p1) * S + t] += dw;
 	x->tload[((size_t)q * S + t) * np + p] += dw;
@@ -309,17 +407,23 @@ static void sort_hi32(struct sstate *ss)
 	free(pos);
 }
 
+/* An extra's order within its host: source pod, then leaf. */
+static uint64_t pod_leaf(const struct pl *x, uint32_t e)
+{
+	return (uint64_t)x->pod[PL_EXTRA_LEAF(e)] << 32 | PL_EXTRA_LEAF(e);
+}
+
 /* Extras of plane q, by (host, source pod): one entry each. */
 static void plane_entries(struct pl *x, struct sstate *ss, uint32_t q)
 {
-	uint64_t *e = x->xl[q];
+	uint32_t *e = x->xl[q];
 	uint32_t n = x->nxl[q], S = x->S, np = x->npod;
 
 	/* planes_leaf.c lists them by host: order each host's by (pod, leaf) */
 	for (uint32_t k = 1; k < n; k++) {
-		uint64_t v = e[k];
-		uint32_t j = k;
-		while (j && PL_EXTRA_HOST(e[j - 1]) == PL_EXTRA_HOST(v) && e[j - 1] > v) {
+		uint32_t v = e[k], j = k;
+		while (j && PL_EXTRA_HOST(e[j - 1]) == PL_EXTRA_HOST(v) &&
+		       pod_leaf(x, e[j - 1]) > pod_leaf(x, v)) {
 			e[j] = e[j - 1];
 			j--;
 		}
@@ -334,11 +438,11 @@ static void plane_entries(struct pl *x, struct sstate *ss, uint32_t q)
 		ss->ent = rg_xmalloc(n, sizeof(*ss->ent));
 	}
 	for (uint32_t k = 0; k < n;) {
-		uint32_t i = PL_EXTRA_HOST(e[k]), p1 = PL_EXTRA_POD(e[k]), k0 = k;
+		uint32_t i = PL_EXTRA_HOST(e[k]), p1 = x->pod[PL_EXTRA_LEAF(e[k])], k0 = k;
 		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
 		uint64_t w = 0, nc = 0;
 		struct pmask m;
-		for (; k < n && PL_EXTRA_HOST(e[k]) == i && PL_EXTRA_POD(e[k]) == p1; k++)
+		for (; k < n && PL_EXTRA_HOST(e[k]) == i && x->pod[PL_EXTRA_LEAF(e[k])] == p1; k++)
 			w += x->g->sw[x->leafsw[PL_EXTRA_LEAF(e[k])]].nhosts;
 		if (p1 == p)
 			continue;
@@ -364,7 +468,7 @@ static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 		entry(x, ss, j, &i, &p1, &r);
 		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
 		uint32_t t = choose(x, ss, &r, q, p1, p, RG_NONE, &e);
-		x->st->slot_extras++;
+		ss->extras++;
 		if (t == RG_NONE)
 			continue;
 		place(x, ss, &r, q, p1, i, t, 1);
@@ -383,7 +487,7 @@ static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 		place(x, ss, &r, q, p1, i, t, 1);
 		/* unblock() walks the plane's entries: a bounded number of times */
 		if (e > 0 && (tries++ >= PL_UNBLOCKS || !unblock(x, ss, q, j, t)))
-			x->st->slot_over++;
+			ss->over++;
 	}
 }
 
@@ -416,30 +520,58 @@ static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q,
 	}
 }
 
-void pl_route_middles(struct pl *x, uint8_t **lft)
-{
-	uint32_t rows = 2 * x->npod * x->S;
+/* Every other plane from first on, with counters of its own. */
+struct half {
+	struct pl *x;
+	uint8_t **lft;
+	uint32_t first;
 	struct sstate ss;
+};
 
-	memset(&ss, 0, sizeof(ss));
-	ss.NB = (x->N + BLK - 1) / BLK;
-	ss.ex = rg_xmalloc((size_t)rows * x->N + PL_PAD, 1);
-	ss.bm = rg_xmalloc((size_t)rows * ss.NB, 1);
-	ss.slot = rg_xmalloc((size_t)x->npod * x->N, 1);
-	for (uint32_t q = 0; q < x->P; q++) {
-		memset(ss.ex, 0, (size_t)rows * x->N);
-		memset(ss.bm, 0, (size_t)rows * ss.NB);
-		memset(ss.slot, 0xFF, (size_t)x->npod * x->N);
-		plane_entries(x, &ss, q);
-		plane_slots(x, &ss, q);
-		write_plane(x, &ss, q, lft);
+static void route_half(void *arg)
+{
+	struct half *h = arg;
+	struct pl *x = h->x;
+	struct sstate *ss = &h->ss;
+	uint32_t rows = 2 * x->npod * x->S;
+
+	ss->N = x->N;
+	ss->NB = (x->N + BLK - 1) / BLK;
+	ss->dir = rg_xcalloc((size_t)rows * ss->NB, sizeof(*ss->dir));
+	ss->pool = rg_xmalloc((size_t)rows * ss->NB * BLK + PL_PAD, 1);
+	ss->owner = rg_xmalloc((size_t)rows * ss->NB, sizeof(*ss->owner));
+	ss->bm = rg_xcalloc((size_t)rows * ss->NB, 1);
+	ss->slot = rg_xmalloc((size_t)x->npod * x->N, 1);
+	for (uint32_t q = h->first; q < x->P; q += 2) {
+		clear_counts(ss);
+		memset(ss->slot, 0xFF, (size_t)x->npod * x->N);
+		plane_entries(x, ss, q);
+		plane_slots(x, ss, q);
+		write_plane(x, ss, q, h->lft);
+		free(x->xl[q]); /* done with: the next planes need the room */
+		x->xl[q] = NULL;
+	}
+	free(ss->dir);
+	free(ss->pool);
+	free(ss->owner);
+	free(ss->bm);
+	free(ss->slot);
+	free(ss->ent);
+}
+
+/* Planes are apart: the even and the odd ones may go on two threads (their
+ * load counts, extras lists and middle switches are theirs alone). */
+void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads)
+{
+	struct half h[2] = { { .x = x, .lft = lft, .first = 0 }, { .x = x, .lft = lft, .first = 1 } };
+
+	rg_par2(route_half, &h[1], &h[0], threads);
+	for (uint32_t k = 0; k < 2; k++) {
+		x->st->slot_extras += h[k].ss.extras;
+		x->st->slot_over += h[k].ss.over;
 	}
 	for (size_t k = 0; k < (size_t)x->P * x->npod * x->S; k++) {
 		x->st->a2a_max = x->mload[k] > x->st->a2a_max ? x->mload[k] : x->st->a2a_max;
 		x->st->a2a_max = x->tload[k] > x->st->a2a_max ? x->tload[k] : x->st->a2a_max;
 	}
-	free(ss.ex);
-	free(ss.bm);
-	free(ss.slot);
-	free(ss.ent);
 }

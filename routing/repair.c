@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "routing/graph.h"
+#include "routing/reach.h"
 #include "routing/repair.h"
 
 #define INF UINT32_MAX
@@ -948,6 +949,20 @@ static uint64_t stale_entries(const struct rep *r)
 	return n;
 }
 
+/* Switches send replies and traps too: whatever the repaired columns
+ * leave a switch without (a kept path's end changed), it gets. */
+static uint64_t reach_out(const struct rgraph *g, struct route_tables *out)
+{
+	uint8_t **rows = rg_xcalloc(g->nsw ? g->nsw : 1, sizeof(*rows));
+	struct reach_stats st;
+
+	for (uint32_t s = 0; s < g->nsw; s++)
+		rows[s] = out->lft[g->sw[s].node].ports;
+	reach_fill(g, rows, out->top, &st);
+	free(rows);
+	return st.filled;
+}
+
 /* Runs the repair on g; 0 with out's switch LFTs replaced, or -1. */
 static int repair_on(const struct rgraph *g, const struct route_opts *o,
 		     const struct route_tables *prev, struct route_tables *out,
@@ -971,9 +986,11 @@ static int repair_on(const struct rgraph *g, const struct route_opts *o,
 	st->broken = r.broken + stale_entries(&r);
 	if (ok) {
 		transpose(&r, r.oc, out);
-		snprintf(why, whylen, "%s%llu column(s) fell back to %s", r.strict ?
+		uint64_t added = reach_out(g, out);
+		snprintf(why, whylen, "%s%llu column(s) fell back to %s%s", r.strict ?
 			 "kept paths legal under the new up/down order only; " : "",
-			 (unsigned long long)r.fallbacks, out->engine);
+			 (unsigned long long)r.fallbacks, out->engine,
+			 added ? "; entries added for switches' own packets" : "");
 	} else {
 		snprintf(why, whylen, "repaired tables have a credit loop");
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "routing/engine.h"
+#include "routing/reach.h"
 #include "routing/routing.h"
 
 const char *const route_engine_names[] = { "auto", "minhop", "updn", "ftree", NULL };
@@ -127,6 +128,21 @@ static int check_lid_clash(const struct rgraph *g, char *why, size_t len)
 	return rc;
 }
 
+/* Switches send replies and traps too: every switch gets a route to every
+ * LID of its part of the fabric, whatever the engine left out. */
+static void route_reach_all(struct rctx *c)
+{
+	struct reach_stats st;
+
+	reach_fill_threads(c->g, c->lft, c->g->top, &st,
+			   c->o->threads ? c->o->threads : ROUTE_THREADS);
+	if (st.filled)
+		route_why(c, "; %llu entries added for switches' own packets%s%s",
+			  (unsigned long long)st.filled, st.cyclic ?
+			  " (some close a credit loop: no other way)" : "", st.unchecked ?
+			  " (too many to check all for credit loops)" : "");
+}
+
 int route_compute(const struct topo *t, const struct route_opts *o, struct route_tables *out)
 {
 	static const struct route_opts defaults = { .engine = NULL };
@@ -165,8 +181,10 @@ int route_compute(const struct topo *t, const struct route_opts *o, struct route
 		snprintf(out->engine, sizeof(out->engine), "updn");
 		rc = route_updn(&c);
 	}
-	if (!rc)
+	if (!rc) {
 		last_hops(&g, lft);
+		route_reach_all(&c);
+	}
 	free(lft);
 	rg_free(&g);
 	if (rc)

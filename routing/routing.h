@@ -35,7 +35,12 @@ struct route_opts {
 	 * may use on a degraded fat tree; 0: 64 MiB. Above it, it counts one
 	 * upper component of the tree at a time. */
 	uint64_t balance_bytes;
+	/* Threads the engine may use (par.h: the tables do not depend on it);
+	 * 0: ROUTE_THREADS. */
+	unsigned threads;
 };
+
+#define ROUTE_THREADS 2
 
 /* Returns 0, or -1 with out->why saying what went wrong. */
 int route_compute(const struct topo *t, const struct route_opts *o, struct route_tables *out);

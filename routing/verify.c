@@ -12,101 +12,73 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/cdg.h"
 #include "routing/graph.h"
 #include "routing/pairbound.h"
+#include "routing/par.h"
 #include "routing/verify.h"
+#include "routing/vshift.h"
+#include "routing/walk.h"
 
-enum { ST_INPROG = 1, ST_REACH, ST_UNREACH, ST_DEAD, ST_LOOP };
-
+/* What every part reads and none writes. */
 struct vctx {
 	const struct rgraph *g;
 	uint8_t **lft;          /* per switch index */
-	uint32_t top;
-	uint32_t *stamp, cur;
-	uint8_t *st, *port;
-	uint32_t *hops, *nxt, *dist, *queue, *stack, *list;
-	uint32_t *act, acur;
-	uint64_t *flow, *a2a;
-	uint8_t *cdg;           /* 32 bytes per link id */
-	uint32_t *sload, *touched;
+	uint32_t top, ltop;
+	struct pair_bound pb;   /* its distances serve the pairs too */
+	uint32_t *hostof;       /* per LID: the host whose base LID it is, RG_NONE */
+	uint32_t *hnext;        /* per host: the next with the same base LID */
+	uint32_t *hsw, nhsw;    /* switches with hosts */
 	uint32_t *links;        /* switch-link ports per switch */
-	uint32_t maxid;         /* busiest link of the last shift */
+	uint32_t *sh, nsh;      /* the shifts tried */
+	struct shift_load *sl;  /* their busiest links, per shift */
+	uint32_t *spb;          /* their pair bounds */
 };
 
-static uint8_t lft_at(const struct vctx *x, uint32_t s, uint32_t lid)
-{
-	return lid <= x->top ? x->lft[s][lid] : LFT_NO_PORT;
-}
+/* A part of the work, for one thread: LIDs [lo, hi), and the shifts' pair
+ * bounds (pb set) or their busiest links, with counts and memory of its
+ * own. */
+struct vpart {
+	const struct vctx *x;
+	uint32_t lo, hi;
+	int bounds;             /* 1: the pair bounds, 0: the busiest links */
+	struct route_verify v;  /* its counts of pairs, faults, hops */
+	struct lwalk w;
+	uint32_t *act, acur;
+	/* all-to-all flows per link id: at most hosts x (hosts - 1), and hosts
+	 * are fewer than unicast LIDs (49151), so 32 bits hold it */
+	uint32_t *a2a;
+	uint16_t *fl;           /* [switch][lid - b0]: flows through it, this block
+				   (at most the hosts, fewer than 65536) */
+	struct lw_deps hdep;    /* the hosts' routes */
+	struct lw_deps sdep;    /* every switch's routes to CA LIDs */
+	uint8_t *hbits, *sbits; /* their dependencies, 32 bytes per link id */
+};
 
-/* One step of switch s towards host d: final state, or 0 and *next. */
-static int step(struct vctx *x, uint32_t s, const struct rg_host *d, uint32_t *next)
+/* Hosts' pairs towards d: fates, hops, stretch. */
+static void count_pairs(struct vpart *y, const struct rg_host *d)
 {
+	const struct vctx *x = y->x;
 	const struct rgraph *g = x->g;
-	uint8_t p = lft_at(x, s, d->lid);
+	const struct lw_sw *ws = y->w.s;
+	const uint16_t *dist = x->pb.dist + (size_t)x->pb.row[d->sw] * g->nsw;
+	struct route_verify *v = &y->v;
 
-	x->port[s] = p;
-	if (p == LFT_NO_PORT)
-		return ST_UNREACH;
-	if (p == 0 || p > g->sw[s].nports)
-		return ST_DEAD;
-	uint32_t peer = rg_port_peer_sw(g, s, p);
-	if (peer != RG_NONE) {
-		*next = peer;
-		return 0;
-	}
-	if (s == d->sw && p == d->swport)
-		return ST_REACH;
-	return ST_DEAD;
-}
-
-static void resolve(struct vctx *x, uint32_t s, const struct rg_host *d)
-{
-	uint32_t n = 0, cur = s;
-	int fin = 0;
-
-	while (x->stamp[cur] != x->cur) {
-		x->stamp[cur] = x->cur;
-		x->st[cur] = ST_INPROG;
-		x->nxt[cur] = RG_NONE;
-		x->hops[cur] = 0;
-		uint32_t next = RG_NONE;
-		int r = step(x, cur, d, &next);
-		if (r) {
-			x->st[cur] = (uint8_t)r;
-			break;
-		}
-		x->nxt[cur] = next;
-		x->stack[n++] = cur;
-		cur = next;
-	}
-	fin = x->st[cur] == ST_INPROG ? ST_LOOP : x->st[cur];
-	while (n--) {
-		uint32_t y = x->stack[n];
-		x->st[y] = (uint8_t)fin;
-		if (fin == ST_REACH)
-			x->hops[y] = x->hops[x->nxt[y]] + 1;
-	}
-}
-
-static void count_pairs(struct vctx *x, const struct rg_host *d, struct route_verify *v)
-{
-	const struct rgraph *g = x->g;
-
-	for (uint32_t s = 0; s < g->nsw; s++) {
+	for (uint32_t k = 0; k < x->nhsw; k++) {
+		uint32_t s = x->hsw[k];
 		uint64_t n = g->sw[s].nhosts - (s == d->sw);
 		if (!n)
 			continue;
-		resolve(x, s, d);
 		v->pairs += n;
-		switch (x->st[s]) {
-		case ST_UNREACH: v->unreachable += n; continue;
-		case ST_DEAD: v->dead_port += n; continue;
-		case ST_LOOP: v->looping += n; continue;
+		switch (ws[s].st) {
+		case LW_NOPORT: v->unreachable += n; continue;
+		case LW_DEAD: v->dead_port += n; continue;
+		case LW_LOOP: v->looping += n; continue;
 		}
-		uint32_t h = x->hops[s], sh = x->dist[s];
+		uint32_t h = ws[s].hops, sh = dist[s];
 		if (h > v->max_hops)
 			v->max_hops = h;
-		if (sh != UINT32_MAX && h > sh) {
+		if (sh != UINT16_MAX && h > sh) {
 			v->nonminimal += n;
 			if (h - sh > v->max_stretch)
 				v->max_stretch = h - sh;
@@ -114,164 +86,166 @@ static void count_pairs(struct vctx *x, const struct rg_host *d, struct route_ve
 	}
 }
 
-/* Marks switches on some path to d; returns them in x->list. */
-static uint32_t active(struct vctx *x, const struct rg_host *d)
+/* Every switch on a host's way to d: its channel dependency once, and on
+ * ways that arrive the all-to-all flows of the hosts behind it. */
+static void host_ways(struct vpart *y, const struct rg_host *d, uint32_t j)
 {
+	const struct vctx *x = y->x;
 	const struct rgraph *g = x->g;
+	const struct lw_sw *ws = y->w.s;
+	uint16_t *fl = y->fl + j;
+	uint64_t bit = 1ull << j;
+
+	y->acur++;
+	for (uint32_t k = 0; k < x->nhsw; k++) {
+		uint32_t s = x->hsw[k], n = g->sw[s].nhosts - (s == d->sw);
+		for (uint32_t z = s; n && z != RG_NONE; z = ws[z].nxt) {
+			const struct lw_sw *c = &ws[z];
+			if (y->act[z] != y->acur) {
+				y->act[z] = y->acur;
+				if (c->nxt != RG_NONE && ws[c->nxt].nxt != RG_NONE)
+					y->hdep.flag[z] |= bit;
+			} else if (c->st != LW_REACH) {
+				break; /* a loop, or a way seen already */
+			}
+			if (c->st == LW_REACH && c->hops)
+				fl[(size_t)z * LW_RB] = (uint16_t)(fl[(size_t)z * LW_RB] + n);
+		}
+	}
+}
+
+/* Switches that reach the LID; with bit, every switch's channel
+ * dependency on its way (to a CA LID) flagged. */
+static uint32_t switch_ways(struct vpart *y, uint64_t bit)
+{
+	const struct lw_sw *ws = y->w.s;
+	uint64_t *flag = y->sdep.flag;
 	uint32_t n = 0;
 
-	x->acur++;
-	for (uint32_t s = 0; s < g->nsw; s++) {
-		if (g->sw[s].nhosts - (s == d->sw) == 0)
-			continue;
-		for (uint32_t y = s; y != RG_NONE && x->act[y] != x->acur; y = x->nxt[y]) {
-			x->act[y] = x->acur;
-			x->list[n++] = y;
-		}
+	for (uint32_t s = 0; s < y->x->g->nsw; s++) {
+		n += ws[s].st == LW_REACH;
+		if (ws[s].st == LW_REACH && ws[s].hops >= 2)
+			flag[s] |= bit;
 	}
 	return n;
 }
 
-static void add_cdg(struct vctx *x, uint32_t n)
+static void visit_lid(struct lwalk *w, uint32_t lid, void *arg)
 {
-	const struct rgraph *g = x->g;
+	struct vpart *y = arg;
+	const struct vctx *x = y->x;
+	uint32_t o = w->own[lid], part = w->csize[w->comp[o]];
+	uint64_t bit = 1ull << (lid - w->b0);
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = x->list[i], t = x->nxt[s];
-		if (t == RG_NONE || x->nxt[t] == RG_NONE)
-			continue;
-		uint8_t *bits = x->cdg + 32u * (g->sw[s].portbase + x->port[s]);
-		bits[x->port[t] >> 3] |= (uint8_t)(1u << (x->port[t] & 7));
+	lw_resolve_all(w, lid);
+	y->v.sw_pairs += part;
+	y->v.sw_unrouted += part - switch_ways(y, w->last[lid] ? bit : 0);
+	for (uint32_t h = x->hostof[lid]; h != RG_NONE; h = x->hnext[h]) {
+		count_pairs(y, &x->g->hosts[h]);
+		host_ways(y, &x->g->hosts[h], lid - w->b0);
 	}
 }
 
-/* All-to-all: each reaching switch forwards its sources, farthest first. */
-static void add_a2a(struct vctx *x, const struct rg_host *d, uint32_t n)
+/* The block's flows onto the links, switch by switch (its links' counts
+ * then in cache, as they are not when each LID's walk adds to them). */
+static void flush_flows(struct vpart *y)
 {
-	const struct rgraph *g = x->g;
-	uint32_t maxh = 0;
+	const struct lwalk *w = &y->w;
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = x->list[i];
-		x->flow[s] = g->sw[s].nhosts - (s == d->sw);
-		if (x->st[s] == ST_REACH && x->hops[s] > maxh)
-			maxh = x->hops[s];
-	}
-	for (uint32_t h = maxh + 1; h-- > 1;)
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t s = x->list[i];
-			if (x->st[s] != ST_REACH || x->hops[s] != h)
-				continue;
-			x->a2a[g->sw[s].portbase + x->port[s]] += x->flow[s];
-			x->flow[x->nxt[s]] += x->flow[s];
-		}
-}
-
-/* Next used channel after (s, p) with out port >= q; 0 if none. */
-static uint32_t cdg_next(const struct vctx *x, uint32_t ch_sw, uint8_t ch_port, uint32_t q)
-{
-	const uint8_t *bits = x->cdg + 32u * (x->g->sw[ch_sw].portbase + ch_port);
-
-	for (; q < 256; q++)
-		if (bits[q >> 3] & (1u << (q & 7)))
-			return q;
-	return 256;
-}
-
-struct frame {
-	uint32_t sw;
-	uint8_t port;
-	uint16_t q;
-};
-
-/* Iterative DFS over channels (s, p); colour 1 = on stack, 2 = done. */
-static int cdg_cycle(struct vctx *x)
-{
-	const struct rgraph *g = x->g;
-	uint8_t *col = rg_xcalloc(g->nlinks, 1);
-	struct frame *stk = rg_xmalloc(g->nlinks + 1, sizeof(*stk));
-	int cyc = 0;
-
-	for (uint32_t s = 0; s < g->nsw && !cyc; s++)
-		for (uint32_t p = 1; p <= g->sw[s].nports && !cyc; p++) {
-			uint32_t id = g->sw[s].portbase + p;
-			if (col[id] || rg_port_peer_sw(g, s, (uint8_t)p) == RG_NONE)
-				continue;
-			uint32_t n = 0;
-			stk[n++] = (struct frame){ s, (uint8_t)p, 0 };
-			col[id] = 1;
-			while (n && !cyc) {
-				struct frame *f = &stk[n - 1];
-				uint32_t q = cdg_next(x, f->sw, f->port, f->q);
-				if (q == 256) {
-					col[g->sw[f->sw].portbase + f->port] = 2;
-					n--;
-					continue;
-				}
-				f->q = (uint16_t)(q + 1);
-				uint32_t t = rg_port_peer_sw(g, f->sw, f->port);
-				uint32_t tid = g->sw[t].portbase + q;
-				if (col[tid] == 1)
-					cyc = 1;
-				else if (!col[tid]) {
-					col[tid] = 1;
-					stk[n++] = (struct frame){ t, (uint8_t)q, 0 };
-				}
+	for (uint32_t s = 0; s < y->x->g->nsw; s++) {
+		const uint8_t *row = w->blk + (size_t)s * LW_RB;
+		uint32_t *a = y->a2a + w->pbase[s];
+		for (uint32_t j = 0; j < w->bn; j++) {
+			uint16_t *f = &y->fl[(size_t)s * LW_RB + j];
+			if (*f) {
+				a[row[j]] += *f; /* a flow goes on: the entry is a link */
+				*f = 0;
 			}
 		}
-	free(col);
-	free(stk);
-	return cyc;
-}
-
-/* Hops of the path from switch s to host d; adds to sload. */
-static void walk_shift(struct vctx *x, uint32_t s, const struct rg_host *d, uint32_t *nt,
-		       uint32_t *maxl)
-{
-	const struct rgraph *g = x->g;
-
-	for (uint32_t i = 0; i < g->nsw; i++) {
-		uint8_t p = lft_at(x, s, d->lid);
-		if (p == LFT_NO_PORT || p == 0 || p > g->sw[s].nports)
-			return;
-		uint32_t t = rg_port_peer_sw(g, s, p);
-		if (t == RG_NONE)
-			return;
-		uint32_t id = g->sw[s].portbase + p;
-		if (!x->sload[id]++)
-			x->touched[(*nt)++] = id;
-		if (x->sload[id] > *maxl) {
-			*maxl = x->sload[id];
-			x->maxid = id;
-		}
-		s = t;
 	}
 }
 
-/* Busiest link and bound of shift sh (host i -> i + sh mod N). */
-static void one_shift(struct vctx *x, uint32_t sh, uint32_t *cong, uint32_t *bound)
+static void block_done(struct lwalk *w, uint32_t b0, void *arg)
+{
+	struct vpart *y = arg;
+
+	(void)b0;
+	lw_deps_flush(w, &y->hdep);
+	lw_deps_flush(w, &y->sdep);
+	flush_flows(y);
+}
+
+static void part_init(struct vpart *y, const struct vctx *x, uint32_t lo, uint32_t hi,
+		      int bounds)
 {
 	const struct rgraph *g = x->g;
-	uint32_t n = g->nhosts, nt = 0, maxl = 0, b = 0;
+	uint32_t n = g->nsw ? g->nsw : 1, nl = g->nlinks ? g->nlinks : 1;
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct rg_host *src = &g->hosts[i], *dst = &g->hosts[(i + sh) % n];
-		if (src->sw != dst->sw) {
-			walk_shift(x, src->sw, dst, &nt, &maxl);
-			x->flow[src->sw]++;
-		}
+	memset(y, 0, sizeof(*y));
+	y->x = x;
+	y->lo = lo;
+	y->hi = hi;
+	y->bounds = bounds;
+	lw_init(&y->w, g, x->lft, x->top);
+	y->act = rg_xcalloc(n, sizeof(*y->act));
+	y->a2a = rg_xcalloc(nl, sizeof(*y->a2a));
+	y->fl = rg_xcalloc((size_t)n * LW_RB, sizeof(*y->fl));
+	y->hbits = rg_xcalloc(nl, 32);
+	y->sbits = rg_xcalloc(nl, 32);
+	lw_deps_init(&y->hdep, g, y->hbits);
+	lw_deps_init(&y->sdep, g, y->sbits);
+}
+
+static void part_free(struct vpart *y)
+{
+	lw_free(&y->w);
+	free(y->act);
+	free(y->a2a);
+	free(y->fl);
+	free(y->hbits);
+	free(y->sbits);
+}
+
+/* A part's work: one walk per LID (the hosts' pairs, the switches' own,
+ * the channel dependencies and all-to-all loads), then the shifts' pair
+ * bounds or busiest links. */
+static void part_run(void *arg)
+{
+	struct vpart *y = arg;
+	struct vctx *x = (struct vctx *)(uintptr_t)y->x; /* its shift results only */
+
+	lw_each(&y->w, y->lo, y->hi, NULL, visit_lid, block_done, y);
+	lw_deps_done(&y->hdep, x->g);
+	lw_deps_done(&y->sdep, x->g);
+	if (!y->bounds) {
+		shift_loads(x->g, x->lft, x->top, x->sh, x->nsh, x->sl);
+		return;
 	}
-	for (uint32_t s = 0; s < g->nsw; s++) {
-		if (x->flow[s] && x->links[s]) {
-			uint32_t need = (uint32_t)((x->flow[s] + x->links[s] - 1) / x->links[s]);
-			b = need > b ? need : b;
-		}
-		x->flow[s] = 0;
+	for (uint32_t i = 0; i < x->nsh; i++)
+		x->spb[i] = pair_bound_shift(&x->pb, x->sh[i]);
+}
+
+/* Part b's counts, flows and dependencies into part a's. */
+static void part_merge(struct vpart *a, const struct vpart *b, uint32_t nlinks)
+{
+	struct route_verify *v = &a->v;
+	const struct route_verify *u = &b->v;
+
+	v->pairs += u->pairs;
+	v->unreachable += u->unreachable;
+	v->dead_port += u->dead_port;
+	v->looping += u->looping;
+	v->nonminimal += u->nonminimal;
+	v->sw_pairs += u->sw_pairs;
+	v->sw_unrouted += u->sw_unrouted;
+	v->max_hops = u->max_hops > v->max_hops ? u->max_hops : v->max_hops;
+	v->max_stretch = u->max_stretch > v->max_stretch ? u->max_stretch : v->max_stretch;
+	for (uint32_t i = 0; i < nlinks; i++)
+		a->a2a[i] += b->a2a[i];
+	for (size_t i = 0; i < (size_t)nlinks * 32; i++) {
+		a->hbits[i] |= b->hbits[i];
+		a->sbits[i] |= b->sbits[i];
 	}
-	for (uint32_t i = 0; i < nt; i++)
-		x->sload[x->touched[i]] = 0;
-	*cong = maxl;
-	*bound = b;
 }
 
 static void link_name(const struct vctx *x, uint32_t id, uint64_t *guid, uint8_t *port)
@@ -285,46 +259,54 @@ static void link_name(const struct vctx *x, uint32_t id, uint64_t *guid, uint8_t
 		}
 }
 
-static void shifts(struct vctx *x, struct route_verify *v)
+/* The shifts tried: all, or VERIFY_SHIFT_SAMPLES spread evenly. */
+static void pick_shifts(struct vctx *x, struct route_verify *v)
 {
 	uint32_t n = x->g->nhosts, total = n > 1 ? n - 1 : 0;
 	uint32_t k = total > VERIFY_SHIFT_SAMPLES ? VERIFY_SHIFT_SAMPLES : total;
 
-	struct pair_bound pb;
-
-	memset(x->flow, 0, x->g->nsw * sizeof(*x->flow));
+	x->nsh = k;
+	x->sh = rg_xmalloc(k ? k : 1, sizeof(*x->sh));
+	x->sl = rg_xmalloc(k ? k : 1, sizeof(*x->sl));
+	x->spb = rg_xmalloc(k ? k : 1, sizeof(*x->spb));
+	for (uint32_t i = 0; i < k; i++)
+		x->sh[i] = 1 + (uint32_t)((uint64_t)i * total / k);
 	v->shifts_sampled = k < total;
 	v->shifts_tried = k;
 	v->shift_excess = v->shift_pexcess = v->shift_fexcess = k ? INT32_MIN : 0;
-	pair_bound_init(&pb, x->g);
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t sh = 1 + (uint32_t)((uint64_t)i * total / k), c, b;
-		one_shift(x, sh, &c, &b);
+}
+
+/* The shifts' results, in shift order. */
+static void shifts(const struct vctx *x, struct route_verify *v)
+{
+	uint32_t last = 0; /* a shift without a path names the link of the one before */
+
+	for (uint32_t i = 0; i < x->nsh; i++) {
+		uint32_t c = x->sl[i].busiest, bd = x->sl[i].bound, p = x->spb[i];
+		last = x->sl[i].link != RG_NONE ? x->sl[i].link : last;
 		if (c > v->shift_max || !v->shift_max_at) {
 			v->shift_max = c;
-			v->shift_max_at = sh;
+			v->shift_max_at = x->sh[i];
 		}
-		if (b > v->shift_bound)
-			v->shift_bound = b;
-		if ((int32_t)(c - b) > v->shift_excess) {
-			v->shift_excess = (int32_t)(c - b);
-			link_name(x, x->maxid, &v->shift_worst_guid, &v->shift_worst_port);
+		if (bd > v->shift_bound)
+			v->shift_bound = bd;
+		if ((int32_t)(c - bd) > v->shift_excess) {
+			v->shift_excess = (int32_t)(c - bd);
+			link_name(x, last, &v->shift_worst_guid, &v->shift_worst_port);
 		}
-		uint32_t p = pair_bound_shift(&pb, sh);
-		if (p > b + 1)
+		if (p > bd + 1)
 			v->shifts_forced++;
-		else if ((int32_t)(c - b) > v->shift_fexcess)
-			v->shift_fexcess = (int32_t)(c - b);
-		p = p > b ? p : b;
+		else if ((int32_t)(c - bd) > v->shift_fexcess)
+			v->shift_fexcess = (int32_t)(c - bd);
+		p = p > bd ? p : bd;
 		if (p > v->shift_pbound)
 			v->shift_pbound = p;
 		if ((int32_t)(c - p) > v->shift_pexcess)
 			v->shift_pexcess = (int32_t)(c - p);
 	}
-	pair_bound_free(&pb);
 }
 
-static void a2a_bound(struct vctx *x, struct route_verify *v)
+static void a2a_bound(const struct vctx *x, struct route_verify *v)
 {
 	const struct rgraph *g = x->g;
 
@@ -345,25 +327,24 @@ static void vctx_init(struct vctx *x, const struct rgraph *g, const struct route
 	memset(x, 0, sizeof(*x));
 	x->g = g;
 	x->top = rt->top;
+	x->ltop = g->top > rt->top ? g->top : rt->top;
 	x->lft = rg_xcalloc(n, sizeof(*x->lft));
 	for (uint32_t s = 0; s < g->nsw; s++)
 		x->lft[s] = rt->lft[g->sw[s].node].ports;
-	x->stamp = rg_xcalloc(n, sizeof(*x->stamp));
-	x->act = rg_xcalloc(n, sizeof(*x->act));
-	x->st = rg_xcalloc(n, 1);
-	x->port = rg_xcalloc(n, 1);
-	x->hops = rg_xcalloc(n, sizeof(*x->hops));
-	x->nxt = rg_xcalloc(n, sizeof(*x->nxt));
-	x->dist = rg_xcalloc(n, sizeof(*x->dist));
-	x->queue = rg_xcalloc(n, sizeof(*x->queue));
-	x->stack = rg_xcalloc(n, sizeof(*x->stack));
-	x->list = rg_xcalloc(n, sizeof(*x->list));
-	x->flow = rg_xcalloc(n, sizeof(*x->flow));
+	pair_bound_init(&x->pb, g);
+	x->hostof = rg_xmalloc(x->ltop + 1u, sizeof(*x->hostof));
+	for (uint32_t l = 0; l <= x->ltop; l++)
+		x->hostof[l] = RG_NONE;
+	x->hnext = rg_xmalloc(g->nhosts ? g->nhosts : 1, sizeof(*x->hnext));
+	for (uint32_t h = g->nhosts; h-- > 0;) {
+		x->hnext[h] = x->hostof[g->hosts[h].lid];
+		x->hostof[g->hosts[h].lid] = h;
+	}
+	x->hsw = rg_xcalloc(n, sizeof(*x->hsw));
+	for (uint32_t s = 0; s < g->nsw; s++)
+		if (g->sw[s].nhosts)
+			x->hsw[x->nhsw++] = s;
 	x->links = rg_xcalloc(n, sizeof(*x->links));
-	x->a2a = rg_xcalloc(g->nlinks, sizeof(*x->a2a));
-	x->sload = rg_xcalloc(g->nlinks, sizeof(*x->sload));
-	x->touched = rg_xcalloc(g->nlinks, sizeof(*x->touched));
-	x->cdg = rg_xcalloc(g->nlinks, 32);
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t k = 0; k < g->sw[s].ngroups; k++)
 			x->links[s] += rg_group(g, s, k)->n;
@@ -371,23 +352,15 @@ static void vctx_init(struct vctx *x, const struct rgraph *g, const struct route
 
 static void vctx_free(struct vctx *x)
 {
+	pair_bound_free(&x->pb);
 	free(x->lft);
-	free(x->stamp);
-	free(x->act);
-	free(x->st);
-	free(x->port);
-	free(x->hops);
-	free(x->nxt);
-	free(x->dist);
-	free(x->queue);
-	free(x->stack);
-	free(x->list);
-	free(x->flow);
+	free(x->hostof);
+	free(x->hnext);
+	free(x->hsw);
 	free(x->links);
-	free(x->a2a);
-	free(x->sload);
-	free(x->touched);
-	free(x->cdg);
+	free(x->sh);
+	free(x->sl);
+	free(x->spb);
 }
 
 static int check_tables(const struct rgraph *g, const struct route_tables *rt, char *err,
@@ -407,35 +380,52 @@ static int check_tables(const struct rgraph *g, const struct route_tables *rt, c
 	return 0;
 }
 
-static void all_pairs(struct vctx *x, struct route_verify *v)
+/* The merged part's loads and dependencies into v. */
+static void loads(const struct vctx *x, const struct vpart *y, struct route_verify *v)
 {
 	const struct rgraph *g = x->g;
-	uint32_t leaf = RG_NONE;
 
-	for (uint32_t h = 0; h < g->nhosts; h++) {
-		const struct rg_host *d = &g->hosts[h];
-		if (d->sw != leaf) {
-			leaf = d->sw;
-			rg_bfs(g, &leaf, 1, x->dist, x->queue);
-		}
-		x->cur++;
-		count_pairs(x, d, v);
-		uint32_t n = active(x, d);
-		add_cdg(x, n);
-		add_a2a(x, d, n);
-	}
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
-			if (x->a2a[g->sw[s].portbase + p] > v->a2a_max) {
-				v->a2a_max = x->a2a[g->sw[s].portbase + p];
+			if (y->a2a[g->sw[s].portbase + p] > v->a2a_max) {
+				v->a2a_max = y->a2a[g->sw[s].portbase + p];
 				v->a2a_max_guid = g->t->nodes[g->sw[s].node].guid;
 				v->a2a_max_port = (uint8_t)p;
 			}
 	for (uint32_t i = 0; i < g->nlinks; i++) {
-		v->cdg_channels += x->a2a[i] != 0;
+		v->cdg_channels += y->a2a[i] != 0;
 		for (uint32_t b = 0; b < 32; b++)
-			v->cdg_edges += rg_pop64(x->cdg[32u * i + b]);
+			v->cdg_edges += rg_pop64(y->hbits[32u * i + b]);
 	}
+	v->cdg_cycle = cdg_cyclic(g, y->hbits);
+	v->sw_cdg_cycle = cdg_cyclic(g, y->sbits);
+}
+
+/* The LIDs and the shifts in two parts, on two threads (or one after the
+ * other). The shifts' busiest links cost about as much as half the LIDs,
+ * their pair bounds less: the first part takes two thirds of the LIDs
+ * (up to a block boundary) and the pair bounds. */
+static void run_parts(struct vctx *x, struct route_verify *v, unsigned threads)
+{
+	uint32_t mid = 1 + (uint32_t)((uint64_t)x->ltop * 2 / 3 / LW_RB) * LW_RB;
+	struct vpart y[2];
+
+	part_init(&y[0], x, 1, mid, 1);
+	part_init(&y[1], x, mid, x->ltop + 1, 0);
+	rg_par2(part_run, &y[1], &y[0], threads);
+	part_merge(&y[0], &y[1], x->g->nlinks);
+	part_free(&y[1]);
+	v->pairs = y[0].v.pairs;
+	v->unreachable = y[0].v.unreachable;
+	v->dead_port = y[0].v.dead_port;
+	v->looping = y[0].v.looping;
+	v->nonminimal = y[0].v.nonminimal;
+	v->sw_pairs = y[0].v.sw_pairs;
+	v->sw_unrouted = y[0].v.sw_unrouted;
+	v->max_hops = y[0].v.max_hops;
+	v->max_stretch = y[0].v.max_stretch;
+	loads(x, &y[0], v);
+	part_free(&y[0]);
 }
 
 /* An entry toward a port that has no link sends packets nowhere: whether or
@@ -459,8 +449,8 @@ static uint64_t count_dead_entries(const struct topo *t, const struct route_tabl
 	return n;
 }
 
-int route_verify(const struct topo *t, const struct route_tables *rt,
-		 struct route_verify *v, char *err, size_t errlen)
+int route_verify_threads(const struct topo *t, const struct route_tables *rt,
+			 struct route_verify *v, char *err, size_t errlen, unsigned threads)
 {
 	struct rgraph g;
 	struct vctx x;
@@ -473,21 +463,29 @@ int route_verify(const struct topo *t, const struct route_tables *rt,
 		return -1;
 	}
 	vctx_init(&x, &g, rt);
+	threads = rg_par_threads(&g, threads);
 	v->nhosts = g.nhosts;
 	v->nswitches = g.nsw;
 	v->dead_entries = count_dead_entries(t, rt);
-	all_pairs(&x, v);
+	pick_shifts(&x, v);
+	run_parts(&x, v, threads);
 	a2a_bound(&x, v);
-	v->cdg_cycle = cdg_cycle(&x);
 	shifts(&x, v);
 	vctx_free(&x);
 	rg_free(&g);
 	return 0;
 }
 
+int route_verify(const struct topo *t, const struct route_tables *rt,
+		 struct route_verify *v, char *err, size_t errlen)
+{
+	return route_verify_threads(t, rt, v, err, errlen, VERIFY_THREADS);
+}
+
 int route_verify_ok(const struct route_verify *v)
 {
-	return !v->unreachable && !v->looping && !v->dead_port && !v->dead_entries && !v->cdg_cycle;
+	return !v->unreachable && !v->looping && !v->dead_port && !v->dead_entries &&
+	       !v->cdg_cycle && !v->sw_unrouted;
 }
 
 static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
@@ -498,6 +496,8 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 		"hosts %u, switches %u, pairs %llu\n"
 		"reachability: unreachable %llu, looping %llu, dead-port %llu, "
 		"entries to dead ports %llu\n"
+		"switches' own packets: (switch, LID) pairs %llu, without a route %llu; "
+		"credit loops with them: %s\n"
 		"path length: max hops %u, non-minimal pairs %llu, max stretch %u\n"
 		"credit loops (CDG, one VL): %s (%llu channels, %llu dependencies)\n"
 		"all-to-all: busiest link %llu (0x%016llx port %u), lower bound %llu (x%.3f)\n"
@@ -509,7 +509,9 @@ static size_t fmt_text(const struct route_verify *v, char *buf, size_t len)
 		"on the others %d\n",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
-		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries, v->max_hops,
+		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries,
+		(unsigned long long)v->sw_pairs, (unsigned long long)v->sw_unrouted,
+		v->sw_cdg_cycle ? "CYCLE" : "none", v->max_hops,
 		(unsigned long long)v->nonminimal, v->max_stretch,
 		v->cdg_cycle ? "CYCLE" : "none", (unsigned long long)v->cdg_channels,
 		(unsigned long long)v->cdg_edges, (unsigned long long)v->a2a_max,
@@ -526,7 +528,8 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 {
 	return (size_t)snprintf(buf, len,
 		"{\"hosts\":%u,\"switches\":%u,\"pairs\":%llu,\"unreachable\":%llu,"
-		"\"looping\":%llu,\"dead_port\":%llu,\"dead_entries\":%llu,\"max_hops\":%u,\"nonminimal\":%llu,"
+		"\"looping\":%llu,\"dead_port\":%llu,\"dead_entries\":%llu,\"switch_pairs\":%llu,"
+		"\"switch_unrouted\":%llu,\"switch_cdg_cycle\":%s,\"max_hops\":%u,\"nonminimal\":%llu,"
 		"\"max_stretch\":%u,\"cdg_cycle\":%s,\"cdg_channels\":%llu,"
 		"\"cdg_edges\":%llu,\"a2a_max\":%llu,\"a2a_bound\":%llu,"
 		"\"a2a_max_link\":{\"guid\":\"0x%016llx\",\"port\":%u},\"shift_max\":%u,"
@@ -535,7 +538,9 @@ static size_t fmt_json(const struct route_verify *v, char *buf, size_t len)
 		"\"shift_free_excess\":%d,\"shifts_tried\":%u,\"shifts_sampled\":%s,\"ok\":%s}",
 		v->nhosts, v->nswitches, (unsigned long long)v->pairs,
 		(unsigned long long)v->unreachable, (unsigned long long)v->looping,
-		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries, v->max_hops,
+		(unsigned long long)v->dead_port, (unsigned long long)v->dead_entries,
+		(unsigned long long)v->sw_pairs, (unsigned long long)v->sw_unrouted,
+		v->sw_cdg_cycle ? "true" : "false", v->max_hops,
 		(unsigned long long)v->nonminimal, v->max_stretch,
 		v->cdg_cycle ? "true" : "false", (unsigned long long)v->cdg_channels,
 		(unsigned long long)v->cdg_edges, (unsigned long long)v->a2a_max,

@@ -9,6 +9,8 @@
  * switch, the routes that must leave it divided by its usable switch links,
  * rounded up; the bound is the largest of those. Shifts also get the pair
  * bound of pairbound.h, which every shortest-path routing must meet.
+ * Switch pairs are every (switch, assigned LID) pair of one connected part
+ * (reach.h): a switch's own replies and traps must arrive too.
  */
 #ifndef IBSM_ROUTING_VERIFY_H
 #define IBSM_ROUTING_VERIFY_H
@@ -30,6 +32,11 @@ struct route_verify {
 	uint64_t dead_port;      /* entry points at a port going nowhere useful */
 	uint64_t dead_entries;   /* LFT entries (any LID, on or off a path) that
 				    point at a port without a link: must be 0xFF */
+	uint64_t sw_pairs;       /* (switch, assigned LID) pairs, CA and switch LIDs */
+	uint64_t sw_unrouted;    /* of those, following the LFTs from the switch
+				    does not arrive (replies, traps are dropped) */
+	int sw_cdg_cycle;        /* 1: every switch's routes to CA LIDs (not only
+				    hosts') close a credit loop on one VL */
 	uint32_t max_hops;       /* switch-to-switch hops of the longest path */
 	uint32_t max_stretch;    /* largest hops - shortest possible */
 	uint64_t nonminimal;     /* pairs whose path is longer than shortest */
@@ -55,15 +62,20 @@ struct route_verify {
 	int shifts_sampled;      /* 1 if not every shift was tried */
 };
 
-/* Returns 0, or -1 with err set (tables do not match the topo). */
+/* Returns 0, or -1 with err set (tables do not match the topo). Runs on
+ * VERIFY_THREADS threads (par.h: the same result on any number). */
 int route_verify(const struct topo *t, const struct route_tables *rt,
 		 struct route_verify *v, char *err, size_t errlen);
+#define VERIFY_THREADS 2
+/* route_verify() on at most threads threads (1: the caller's alone). */
+int route_verify_threads(const struct topo *t, const struct route_tables *rt,
+			 struct route_verify *v, char *err, size_t errlen, unsigned threads);
 
 /* Formats v into buf (always NUL-terminated); returns the length needed. */
 size_t route_verify_format(const struct route_verify *v, int json, char *buf, size_t len);
 
 /* 1 if every pair is routed, loop-free, no entry points at a dead port, no
- * CDG cycle. */
+ * CDG cycle, and every switch reaches every LID of its part of the fabric. */
 int route_verify_ok(const struct route_verify *v);
 
 #endif

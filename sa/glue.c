@@ -8,6 +8,9 @@
  * done, a state change) lets it catch up with the new snapshot (traps
  * 64/65), every trap the SM received goes to its subscribers, and the
  * multicast manager's group creations and deletions become traps 66/67.
+ * What hosts built through it is saved and restored (sa/keep.c); a
+ * standby copies an ibsmd master's (sa/follow.c), whose answers come in
+ * here too.
  * MCMemberRecord requests go to the manager (sm_mcast_*), which owns the
  * groups and programs the MFTs. One
  * timer on the SM's event loop serves lease expiry, Report retries and
@@ -28,9 +31,11 @@
 #include <string.h>
 
 #include "sa/glue.h"
+#include "sa/keep.h"
 #include "sa/sa.h"
 #include "sm/log.h"
 #include "sm/mcast.h"
+#include "sm/problems.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap.h"
@@ -111,12 +116,33 @@ static size_t env_sm_list(void *arg, uint16_t *lids, struct smp_sm_info *infos, 
 	return sm_sm_list(arg, lids, infos, max);
 }
 
+static void conf_of(const struct sm_conf *c, struct sa_conf *out)
+{
+	sa_conf_default(out);   /* what ibsmd.conf does not set */
+	out->sa_key = c->sa_key;
+	out->max_records = c->sa_max_records;
+	out->services_per_port = c->sa_services_per_port;
+	out->max_services = c->sa_max_services;
+	out->subs_per_port = c->sa_subscriptions_per_port;
+	out->max_subs = c->sa_max_subscriptions;
+	out->trusted_share = c->sa_trusted_share;
+	out->groups_per_port = c->sa_groups_per_port;
+	out->groups_per_partition = c->sa_groups_per_partition;
+	out->memberships_per_port = c->sa_memberships_per_port;
+	out->max_memberships = c->sa_max_memberships;
+}
+
 static void env_conf(void *arg, struct sa_conf *out)
 {
-	struct sm *sm = arg;
+	conf_of(&((const struct sm *)arg)->conf, out);
+}
 
-	out->sa_key = sm->conf.sa_key;
-	out->max_records = sm->conf.sa_max_records;
+void sa_glue_limits(const struct sm *sm, struct client_limits *l)
+{
+	struct sa_conf c;
+
+	conf_of(&sm->conf, &c);
+	sa_client_limits(&c, l);
 }
 
 static uint64_t env_now(void *arg)
@@ -150,6 +176,17 @@ static uint16_t env_mc_query(void *arg, const struct mc_who *who,
 static const struct mcast_mft *env_mft_held(void *arg, uint64_t switch_guid)
 {
 	return sm_mcast_held(arg, switch_guid);
+}
+
+static void env_mc_counts(void *arg, uint64_t *gen, uint32_t *groups, uint32_t *members)
+{
+	const struct mcdb *db = sm_mcast_db(arg);
+
+	*gen = mcdb_gen(db);
+	*groups = (uint32_t)mcdb_count(db);
+	*members = 0;
+	for (size_t i = 0; i < mcdb_count(db); i++)
+		*members += mcdb_at(db, i)->nmembers;
 }
 
 /* Traps 66/67 from the group database, to subscribers while we serve. */
@@ -224,6 +261,7 @@ static void on_hold_timer(evutil_socket_t fd, short what, void *arg)
 
 	hold_release(sm);
 	arm(sm);
+	sa_keep_note(sm);
 	sm_arm_engine_timer(sm);
 }
 
@@ -243,7 +281,7 @@ void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const st
 	struct sm *sm = arg;
 	uint64_t t_us = sa_now_us();   /* the engine calls us as it reads the MAD */
 
-	if (!sm->sa)
+	if (!sm->sa || sa_follow_recv(sm, msg, len, status, from))
 		return;
 	last_request_ms = sm_now_ms();
 	if (must_wait(sm, msg, len, status)) {
@@ -256,6 +294,7 @@ void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status, const st
 		sa_recv_at(sm->sa, msg, len, status, from, t_us);
 	}
 	arm(sm);
+	sa_keep_note(sm);
 }
 
 bool sa_glue_busy(const struct sm *sm)
@@ -269,7 +308,41 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 
 	sa_on_timer(sm->sa);
 	arm(sm);
+	sa_keep_note(sm);   /* a lease ended */
 	sm_arm_engine_timer(sm);
+}
+
+struct gone_ctx {
+	const struct sm *sm;
+	const struct fabric_port_index *ix;
+};
+
+static bool port_gone(void *arg, uint64_t guid)
+{
+	const struct gone_ctx *g = arg;
+
+	return fabric_port_departed(g->sm->fabric, g->ix, guid, g->sm->sweep_clean);
+}
+
+/* After each sweep or reroute of ours, what hosts built for ports that
+ * left the fabric goes (the groups' members went in its multicast
+ * phase). */
+static void departures(struct sm *sm)
+{
+	static uint64_t seen;
+	struct fabric_port_index ix;
+	struct gone_ctx g = { sm, &ix };
+	size_t n;
+
+	if (!sm_is_master(sm) || !sm->fabric || sm->sweeping || sm->sweeps == seen)
+		return;
+	seen = sm->sweeps;
+	fabric_port_index_build(sm->fabric, &ix);
+	n = sa_clients_departed(sm->sa, port_gone, &g);
+	fabric_port_index_free(&ix);
+	if (n)
+		log_notice("SA: %zu services and subscriptions of ports that left the fabric are "
+			   "gone with them", n);
 }
 
 static void on_changed(void *arg, struct sm *sm)
@@ -279,8 +352,16 @@ static void on_changed(void *arg, struct sm *sm)
 	if (!sm->sweeping)
 		hold_release(sm);
 	sa_sync(sm->sa);
+	departures(sm);
+	sa_keep_changed(sm);   /* before the follower lets its copy go */
+	sa_follow_changed(sm);
 	arm(sm);
 	sm_arm_engine_timer(sm);
+}
+
+static void on_batch(void *arg, struct sm *sm)
+{
+	sa_keep_note(sm);
 }
 
 /* Traps the SM acknowledged go to subscribers, while we serve. */
@@ -292,13 +373,27 @@ static void on_trap(void *arg, struct sm *sm, const struct smp_notice *n)
 	arm(sm);
 }
 
+/* Anyone may send the well-known default key: say so (ibsmctl status
+ * lists it as a warning too, sm/problems.c). */
+static void warn_public_key(const struct sm *sm)
+{
+	if (sm->conf.sm_key != SM_PUBLIC_KEY && sm->conf.sa_key != SM_PUBLIC_KEY)
+		return;
+	log_warnx("the SM_Key is 0x1, the well-known default (%s%s%s): any host that sends it is a "
+		  "trusted SA requester, may read every M_Key and change or delete what other hosts "
+		  "registered; set the same secret sm_key and sa_key on every SM of the subnet "
+		  "(ibsmd.conf(5))", sm->conf.sm_key == SM_PUBLIC_KEY ? "sm_key" : "",
+		  sm->conf.sm_key == SM_PUBLIC_KEY && sm->conf.sa_key == SM_PUBLIC_KEY ? ", " : "",
+		  sm->conf.sa_key == SM_PUBLIC_KEY ? "sa_key" : "");
+}
+
 void sa_glue_attach(struct sm *sm)
 {
 	struct sa_env env = {
 		.arg = sm, .send = env_send, .smp = env_smp, .snapshot = env_snapshot,
 		.master = env_master, .sm_list = env_sm_list, .conf = env_conf, .now_ms = env_now,
 		.mc_join = env_mc_join, .mc_leave = env_mc_leave, .mc_query = env_mc_query,
-		.mft_held = env_mft_held,
+		.mft_held = env_mft_held, .mc_counts = env_mc_counts,
 	};
 	struct sa_conf conf;
 	struct sm_listener l = { .changed = on_changed, .trap = on_trap, .arg = NULL };
@@ -308,8 +403,13 @@ void sa_glue_attach(struct sm *sm)
 	ev_sa = evtimer_new(sm->base, on_timer, sm);
 	hold.ev = evtimer_new(sm->base, on_hold_timer, sm);
 	sm_listen(sm, &l);
-	if (sm->mcast)
+	if (sm->mcast) {
 		sm_mcast_on_notice(sm, on_mc_notice, sm);
+		sm_mcast_on_batch(sm, on_batch, NULL);
+	}
+	sa_keep_attach(sm);
+	sa_follow_attach(sm);
+	warn_public_key(sm);
 }
 
 void sa_glue_detach(struct sm *sm)
@@ -328,6 +428,8 @@ void sa_glue_detach(struct sm *sm)
 	if (ev_sa)
 		event_free(ev_sa);
 	ev_sa = NULL;
+	sa_follow_detach(sm);
+	sa_keep_detach(sm);
 	sa_free(sm->sa);
 	sm->sa = NULL;
 }

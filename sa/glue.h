@@ -10,6 +10,7 @@
 
 struct sm;
 struct mad_addr;
+struct client_limits;
 
 /* Creates sm->sa, its timer and its SM listener; after events_setup(). */
 void sa_glue_attach(struct sm *sm);
@@ -21,5 +22,7 @@ void sa_glue_gsi(void *arg, const uint8_t *msg, size_t len, int status,
 /* An SA request arrived in the last few ms: keep the umad pump waiting
  * for the next instead of sleeping (main.c). */
 bool sa_glue_busy(const struct sm *sm);
+/* What a saved or copied state may hold under the configuration now. */
+void sa_glue_limits(const struct sm *sm, struct client_limits *l);
 
 #endif

@@ -8,7 +8,8 @@
  * the InformInfo. Reports go back the way the Set came: the request's
  * SLID, source QP (OpenSM overwrites the QPN with it too), P_Key index
  * and GRH. Security traps 256-259 need a trusted requester. At most
- * SA_SUBS_PER_PORT per port and SA_MAX_SUBS in all (ERR_NO_RESOURCES).
+ * subs_per_port per port (times trusted_share for a trusted requester)
+ * and max_subs in all (ERR_NO_RESOURCES; sa/fair.c).
  *
  * A Notice is reported to every subscription it matches: IsGeneric
  * equal; TrapNumber (DeviceID), Type and ProducerType (VendorID) equal or
@@ -17,13 +18,24 @@
  * non-zero GID. Each Report is one MAD with its own TID, sent again every
  * SA_REPORT_RETRY_MS until a ReportResp with that TID (the low 32 bits:
  * the kernel and umad2sim own the rest) comes from the subscriber, at
- * most SA_REPORT_TRIES times; at most SA_REPORTS_MAX wait at once, the
- * rest are dropped and counted.
+ * most SA_REPORT_TRIES times. A subscriber that does not answer fills
+ * only its own share of the queue: at most reports_per_port wait for one
+ * subscriber port (the next is dropped), reports_max in all (a full queue
+ * makes room by dropping one of the subscriber with the most waiting,
+ * when that is more than the new one's); drops are counted. The traps 66
+ * and 67 of the groups one requester creates and deletes are reported at
+ * most SA_CAUSE_NOTICE_RATE a second (after a burst): a host that churns
+ * groups does not fill the subscribers' queues, whose Reports of other
+ * hosts' groups then arrive (counted as notices_dropped). A
+ * subscriber whose port is in service and whose last SA_REPORT_FAILS_MAX
+ * Reports all went unanswered loses its subscriptions, with one log
+ * line: it may subscribe again.
  *
  * Traps 64 and 65 (GID in and out of service) come from comparing two
  * snapshots (sa_inform_diff): an end port is in service when it is
- * Active with a LID. A subscriber whose port left the subnet (it is not in
- * the new snapshot at all) loses its subscriptions, as in OpenSM.
+ * Active with a LID. A subscriber whose port left the fabric loses its
+ * subscriptions (sa_clients_departed), as in OpenSM; a port merely down
+ * keeps them.
  */
 #include "config.h"
 
@@ -39,6 +51,8 @@
 #define TRAP_GID_OUT 65
 #define NOTICE_TYPE_SM 3          /* subnet management (OpenSM byte 0 = 0x83) */
 #define PRODUCER_CLASS_MANAGER 4
+
+static void report_remove(struct sa *sa, uint32_t i);
 
 /* --- subscriptions --- */
 
@@ -86,14 +100,21 @@ static uint16_t ii_check(const struct sa_ctx *c, const struct sa_inform_info *ii
 	return 0;
 }
 
-static uint16_t subscribe(struct sa *sa, const struct sa_ctx *c, const uint8_t gid[16],
+static uint16_t subscribe(struct sa *sa, struct sa_ctx *c, const uint8_t gid[16],
 			  const struct sa_inform_info *ii)
 {
 	struct sa_sub *s = find_sub(sa, gid, ii);
+	uint64_t per_port = sa_share(c, sa->conf.subs_per_port);
 
 	if (!s) {
-		if (sa->nsubs >= SA_MAX_SUBS || subs_of(sa, gid) >= SA_SUBS_PER_PORT)
+		if (per_port && subs_of(sa, gid) >= per_port) {
+			sa_refuse(c, SA_REF_SUBS_PORT, SA_STATUS_NO_RESOURCES);
 			return SA_STATUS_NO_RESOURCES;
+		}
+		if (sa->conf.max_subs && sa->nsubs >= sa->conf.max_subs) {
+			sa_refuse(c, SA_REF_SUBS, SA_STATUS_NO_RESOURCES);
+			return SA_STATUS_NO_RESOURCES;
+		}
 		if (sa->nsubs == sa->subs_cap) {
 			sa->subs_cap = sa->subs_cap ? 2 * sa->subs_cap : 16;
 			sa->subs = xrealloc(sa->subs, sa->subs_cap * sizeof(*sa->subs));
@@ -109,6 +130,7 @@ static uint16_t subscribe(struct sa *sa, const struct sa_ctx *c, const uint8_t g
 	s->ii.qpn = c->from.qpn;
 	s->lid = c->from.dlid;
 	mad_addr_reply(&c->from, &s->to);
+	sa->gen++;
 	return 0;
 }
 
@@ -126,10 +148,13 @@ void sa_ii_set(struct sa_ctx *c)
 		return;
 	}
 	sa_make_gid(c->snap->subnet_prefix, c->requester->guid, gid);
+	if (!sa_work(c, sa->nsubs))
+		return;
 	if (ii.subscribe) {
 		st = subscribe(sa, c, gid, &ii);
 	} else if ((s = find_sub(sa, gid, &ii))) {
 		*s = sa->subs[--sa->nsubs];
+		sa->gen++;
 	} else {
 		st = SA_STATUS_REQ_INVALID;   /* not subscribed */
 	}
@@ -164,8 +189,15 @@ void sa_iir_get(struct sa_ctx *c)
 void sa_inform_port_gone(struct sa *sa, uint64_t guid)
 {
 	for (uint32_t i = 0; i < sa->nsubs;) {
-		if (sa_gid_guid(sa->subs[i].gid) == guid)
+		if (sa_gid_guid(sa->subs[i].gid) == guid) {
 			sa->subs[i] = sa->subs[--sa->nsubs];
+			sa->gen++;
+		} else
+			i++;
+	}
+	for (uint32_t i = 0; i < sa->nreps;) {   /* Reports to nobody */
+		if (sa->reps[i].guid == guid)
+			report_remove(sa, i);
 		else
 			i++;
 	}
@@ -222,11 +254,78 @@ static void report_build(struct sa *sa, struct sa_report *r, const struct smp_no
 	sa_notice_encode(n, r->mad + SA_HDR_SIZE, sizeof(r->mad) - SA_HDR_SIZE);
 }
 
+#define AS_SUBSCRIBER 0
+#define AS_CAUSE 1
+
+/* The Reports of subscriber port guid, or that its requests caused (made
+ * when missing). */
+static struct sa_rsub *rsub(struct sa *sa, uint64_t guid, uint8_t as)
+{
+	return porttab_get(&sa->rsubs, guid, as);
+}
+
+/* Report i is answered or given up: out of the queue. */
+static void report_remove(struct sa *sa, uint32_t i)
+{
+	struct sa_rsub *rs = rsub(sa, sa->reps[i].guid, AS_SUBSCRIBER);
+
+	if (rs->queued)
+		rs->queued--;
+	sa->reps[i] = sa->reps[--sa->nreps];
+}
+
+/* May one more notice that requester cause made be reported? */
+static bool cause_admits(struct sa *sa, uint64_t cause)
+{
+	struct sa_rsub *c = rsub(sa, cause, AS_CAUSE);
+	uint64_t now = sa_now(sa);
+
+	if (!c->started) {
+		c->started = true;
+		c->tokens = SA_CAUSE_NOTICE_BURST;
+	} else if (now > c->t_ms) {
+		c->tokens += (double)(now - c->t_ms) * SA_CAUSE_NOTICE_RATE / 1000.0;
+		if (c->tokens > SA_CAUSE_NOTICE_BURST)
+			c->tokens = SA_CAUSE_NOTICE_BURST;
+	}
+	c->t_ms = now;
+	if (c->tokens < 1.0)
+		return false;
+	c->tokens -= 1.0;
+	return true;
+}
+
+/* The queue is full: drop a Report of the subscriber with the most
+ * waiting, if that is more than mine would make. */
+static bool make_room(struct sa *sa, uint32_t mine)
+{
+	uint32_t worst = 0, most = 0;
+
+	for (uint32_t i = 0; i < sa->nreps; i++) {
+		uint32_t q = rsub(sa, sa->reps[i].guid, AS_SUBSCRIBER)->queued;
+
+		if (q > most) {
+			most = q;
+			worst = i;
+		}
+	}
+	if (most <= mine + 1)
+		return false;
+	sa->st.reports_dropped++;
+	report_remove(sa, worst);
+	return true;
+}
+
 static void report_queue(struct sa *sa, const struct sa_sub *s, const struct smp_notice *n)
 {
+	uint32_t per_port = sa->conf.reports_per_port ? sa->conf.reports_per_port
+						       : SA_REPORTS_PER_PORT;
+	uint32_t max = sa->conf.reports_max ? sa->conf.reports_max : SA_REPORTS_MAX;
+	uint64_t guid = sa_gid_guid(s->gid);
+	uint32_t queued = rsub(sa, guid, AS_SUBSCRIBER)->queued;
 	struct sa_report *r;
 
-	if (sa->nreps >= SA_REPORTS_MAX) {
+	if (queued >= per_port || (sa->nreps >= max && !make_room(sa, queued))) {
 		sa->st.reports_dropped++;
 		return;
 	}
@@ -234,8 +333,10 @@ static void report_queue(struct sa *sa, const struct sa_sub *s, const struct smp
 		sa->reps_cap = sa->reps_cap ? 2 * sa->reps_cap : 16;
 		sa->reps = xrealloc(sa->reps, sa->reps_cap * sizeof(*sa->reps));
 	}
+	rsub(sa, guid, AS_SUBSCRIBER)->queued++;
 	r = &sa->reps[sa->nreps++];
 	memset(r, 0, sizeof(*r));
+	r->guid = guid;
 	r->tid = sa->next_tid++;
 	if (!sa->next_tid)
 		sa->next_tid = 1;
@@ -258,7 +359,8 @@ void sa_inform_report_resp(struct sa *sa, uint64_t tid, const struct mad_addr *f
 
 		if (r->tid == (uint32_t)tid && r->to.dlid == from->dlid) {
 			sa->st.reports_acked++;
-			*r = sa->reps[--sa->nreps];
+			rsub(sa, r->guid, AS_SUBSCRIBER)->fails = 0;
+			report_remove(sa, i);
 			return;
 		}
 	}
@@ -270,16 +372,39 @@ void sa_inform_send_failed(struct sa *sa, uint64_t tid)
 	/* the retry timer sends it again; nothing to do before then */
 }
 
+/* The subscriber's Reports failed SA_REPORT_FAILS_MAX times in a row
+ * while its port was in service: its subscriptions go. */
+static bool give_up(struct sa *sa, uint64_t guid)
+{
+	const struct sm_snap *s = sa->snap;   /* no sa_sync() here: the timer walks the Reports */
+	const struct snap_port *p = s ? snap_port_by_guid(s, guid) : NULL;
+	struct sa_rsub *rs = rsub(sa, guid, AS_SUBSCRIBER);
+	uint32_t n = sa->nsubs;
+
+	if (!p || !sa_in_service(s, p) || ++rs->fails < SA_REPORT_FAILS_MAX)
+		return false;
+	rs->fails = 0;
+	sa_inform_port_gone(sa, guid);
+	sa->st.subscribers_dropped++;
+	log_notice("SA: port %016llx (LID %u) answered none of its last %u Reports: its %u "
+		   "subscriptions are dropped (it may subscribe again)", (unsigned long long)guid,
+		   p->lid, SA_REPORT_FAILS_MAX, n - sa->nsubs);
+	return true;
+}
+
 void sa_inform_timer(struct sa *sa, uint64_t now)
 {
 	for (uint32_t i = 0; i < sa->nreps;) {
 		struct sa_report *r = &sa->reps[i];
+		uint64_t guid = r->guid;
 
 		if (r->deadline > now) {
 			i++;
 		} else if (r->tries >= SA_REPORT_TRIES) {
 			sa->st.reports_dropped++;
-			*r = sa->reps[--sa->nreps];
+			report_remove(sa, i);
+			if (give_up(sa, guid))
+				i = 0;   /* its other Reports went: look again from the start */
 		} else {
 			report_send(sa, r, now);
 			i++;
@@ -301,6 +426,7 @@ void sa_inform_free(struct sa *sa)
 {
 	free(sa->subs);
 	free(sa->reps);
+	porttab_free(&sa->rsubs);
 	sa->subs = NULL;
 	sa->reps = NULL;
 	sa->nsubs = sa->subs_cap = sa->nreps = sa->reps_cap = 0;
@@ -330,6 +456,10 @@ void sa_report_mcast(struct sa *sa, uint16_t trap, const uint8_t mgid[16], uint1
 
 	if (!s)
 		return;
+	if (sa->cause && !cause_admits(sa, sa->cause)) {
+		sa->st.notices_dropped++;
+		return;
+	}
 	sa_sm_notice(s, trap, mgid, &n);
 	for (uint32_t i = 0; i < sa->nsubs; i++) {
 		const struct snap_port *p = snap_port_by_guid(s, sa_gid_guid(sa->subs[i].gid));
@@ -370,12 +500,7 @@ void sa_inform_diff(struct sa *sa, const struct sm_snap *old, const struct sm_sn
 	for (uint32_t i = 0; i < old->nports; i++) {
 		const struct snap_port *p = &old->ports[i];
 
-		if (!sa_in_service(old, p) || was_in_service(cur, p->guid))
-			continue;
-		report_gid(sa, cur, TRAP_GID_OUT, p->guid);
-		/* a port down keeps its subscriptions, one gone from the
-		 * subnet does not */
-		if (!snap_port_by_guid(cur, p->guid))
-			sa_inform_port_gone(sa, p->guid);
+		if (sa_in_service(old, p) && !was_in_service(cur, p->guid))
+			report_gid(sa, cur, TRAP_GID_OUT, p->guid);
 	}
 }

@@ -48,7 +48,9 @@ static void change(struct sa_ctx *c, mc_change_fn fn)
 		sa_fail(c, SA_STATUS_REQ_INVALID);
 		return;
 	}
+	c->sa->cause = who.requester;   /* whose traps 66, 67 it makes (sa/inform.c) */
 	st = fn(c->sa->env.arg, &who, &req, c->mask, &resp);
+	c->sa->cause = 0;
 	if (st) {
 		sa_fail(c, st);
 		return;

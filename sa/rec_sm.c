@@ -1,10 +1,15 @@
 /*
- * DOC: the SA's own records: ClassPortInfo and SMInfoRecord.
+ * DOC: the SA's own records: ClassPortInfo, SMInfoRecord and
+ * ClientStateInfo.
  *
  * ClassPortInfo (IBA 13.4.8.1, sa-mcast-ha.md 1.4) says what this SA
  * does; the kernel's ib_sa module caches it and saquery reads it before
  * SwitchInfoRecord queries. SMInfoRecord lists the SMs of the subnet:
  * us, and every other SM our election knows (sm/sminfo.c).
+ * ClientStateInfo (ibsmd's own, mad/sa.h) counts the groups, memberships,
+ * services and subscriptions, with a generation that changes with any of
+ * them: a standby ibsmd reads it to know that its copy of them is
+ * complete and current, and an SM that does not answer it is no ibsmd.
  */
 #include "config.h"
 
@@ -64,4 +69,21 @@ void sa_smir_get(struct sa_ctx *c)
 		sa_sm_info_rec_encode(&r, rec, sizeof(rec));
 		sa_emit(c, rec);
 	}
+}
+
+void sa_csi_get(struct sa_ctx *c)
+{
+	const struct sa *sa = c->sa;
+	struct sa_clients_info ci = { .version = SA_CLIENTS_INFO_VERSION };
+	uint8_t rec[48];
+
+	if (sa->env.mc_counts)
+		sa->env.mc_counts(sa->env.arg, &ci.gen, &ci.groups, &ci.members);
+	ci.gen += sa->gen;
+	ci.sm_guid = c->snap->sm_port_guid;
+	for (uint32_t i = 0; i < sa->nsvc; i++)
+		ci.services += sa->svc[i].expires > c->now_ms;   /* what a query finds */
+	ci.subs = sa->nsubs;
+	sa_clients_info_encode(&ci, rec, sizeof(rec));
+	sa_emit(c, rec);
 }

@@ -188,6 +188,7 @@ struct sa *sa_new(const struct sa_env *env, const struct sa_conf *conf)
 	sa->cnt = xcalloc(sa_attr_count(), sizeof(*sa->cnt));
 	sa->next_tid = 1;
 	sa->next_sub_id = 1;
+	porttab_init(&sa->rsubs, sizeof(struct sa_rsub));
 	return sa;
 }
 

@@ -43,7 +43,20 @@ struct mcast_mft;
 struct sa_conf {
 	uint64_t sa_key;        /* SM_Key of trusted requests; 0: none is */
 	uint32_t max_records;   /* records in one response, at most */
+	/* Fair shares (ibsmd.conf's sa_* options; 0: no limit): per
+	 * requesting port, times trusted_share for a trusted requester. */
+	uint32_t services_per_port, max_services;
+	uint32_t subs_per_port, max_subs;
+	uint32_t trusted_share;
+	/* ... and the multicast ones (sm/mcshare.h), for the state file */
+	uint32_t groups_per_port, groups_per_partition;
+	uint32_t memberships_per_port, max_memberships;
+	/* Reports waiting for their ReportResp: in all, to one subscriber
+	 * port (sa/inform.c; 0: the defaults) */
+	uint32_t reports_max, reports_per_port;
 };
+/* The defaults of those limits, as ibsmd.conf's (conf/conf.c). */
+void sa_conf_default(struct sa_conf *c);
 
 struct sa_env {
 	void *arg;
@@ -79,6 +92,9 @@ struct sa_env {
 	/* The MulticastForwardingTable a switch holds as far as the SM knows
 	 * (MulticastForwardingTableRecord), NULL: none. */
 	const struct mcast_mft *(*mft_held)(void *arg, uint64_t switch_guid);
+	/* The groups' generation (sm/mcdb.h mcdb_gen), how many groups and
+	 * memberships there are, for ClientStateInfo. NULL: none. */
+	void (*mc_counts)(void *arg, uint64_t *gen, uint32_t *groups, uint32_t *members);
 };
 
 struct sa *sa_new(const struct sa_env *env, const struct sa_conf *conf);
@@ -123,6 +139,29 @@ void sa_report_mcast(struct sa *sa, uint16_t trap, const uint8_t mgid[16], uint1
 void sa_sm_notice(const struct sm_snap *s, uint16_t trap, const uint8_t gid[16],
 		  struct smp_notice *n);
 
+/* --- what clients built, kept across restarts (sa/clients.c) --- */
+
+struct client_state;
+struct client_limits;
+/* Changes with every change of services or subscriptions. */
+uint64_t sa_clients_gen(const struct sa *sa);
+/* Appends the services (leases on the wall clock now_wall, Unix ms) and
+ * subscriptions to cs. */
+void sa_clients_export(const struct sa *sa, struct client_state *cs, uint64_t now_wall);
+/* Replaces them with cs's (checked: client_state_check); services whose
+ * lease ended before now_wall are left out. Returns how many were. */
+size_t sa_clients_restore(struct sa *sa, const struct client_state *cs, uint64_t now_wall);
+/* Forgets every service, subscription and Report waiting for its answer. */
+void sa_clients_clear(struct sa *sa);
+/* What a saved state may hold: the limits of c, a trusted requester's
+ * share per port (a file does not say who was trusted). */
+void sa_client_limits(const struct sa_conf *c, struct client_limits *l);
+/* What clients built for ports that left the fabric goes: services
+ * under their GIDs, their subscriptions, Reports waiting for them.
+ * gone(arg, port GUID) says whether a port left (for certain). Returns
+ * how many services and subscriptions went. */
+size_t sa_clients_departed(struct sa *sa, bool (*gone)(void *arg, uint64_t guid), void *arg);
+
 /* --- the control socket's view (ctl/ctl_sa.c) --- */
 
 /* An attribute the SA serves: its name, saquery's alias, the record. */
@@ -160,6 +199,19 @@ void sa_result_free(struct sa_result *res);
 /* A short name for an SA status ("ERR_NO_RECORDS"). */
 const char *sa_status_name(uint16_t status);
 
+/* Why a request was refused (sa_stats.refused). */
+enum sa_refusal {
+	SA_REF_SERVICES_PORT,   /* the port has sa_services_per_port */
+	SA_REF_SERVICES,        /* sa_max_services reached */
+	SA_REF_SERVICE_GID,     /* untrusted, under another port's GID */
+	SA_REF_SERVICE_OWNER,   /* replace or delete another's service */
+	SA_REF_SUBS_PORT,       /* the port has sa_subscriptions_per_port */
+	SA_REF_SUBS,            /* sa_max_subscriptions reached */
+	SA_REF_N
+};
+/* "services_per_port", ... as ibsmctl shows them. */
+const char *sa_refusal_name(enum sa_refusal r);
+
 /* Counters. Latency: microseconds from the daemon's receipt of the request
  * (sa_recv_at) to the response's send, time held or parked included. */
 struct sa_attr_stats {
@@ -184,6 +236,10 @@ struct sa_stats {
 	uint64_t reports_sent;  /* Report MADs sent, retries included */
 	uint64_t reports_acked;
 	uint64_t reports_dropped; /* given up after the retries, or queue full */
+	uint64_t subscribers_dropped; /* their Reports kept failing */
+	uint64_t notices_dropped; /* traps 66/67 of one requester's groups past its rate */
+	uint64_t refused[SA_REF_N];   /* requests refused for a limit, by reason */
+	uint64_t departed;      /* services and subscriptions of ports that left */
 	uint32_t subscriptions;
 	uint32_t services;
 	uint32_t pending;       /* requests parked now */

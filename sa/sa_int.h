@@ -20,6 +20,7 @@
 #include "mad/sa.h"
 #include "mad/sa_fields.h"
 #include "sa/sa.h"
+#include "sm/porttab.h"
 #include "sm/snap.h"
 
 /* Methods an attribute takes (struct sa_attr.methods). */
@@ -39,11 +40,27 @@
 #define SA_PARK_TIMEOUT_MS 800        /* answer with what was read by then */
 #define SA_FETCH_PER_REQ 4096         /* port tables one request may read */
 #define SA_PORTDATA_MAX (1u << 15)    /* port tables kept per snapshot */
-#define SA_MAX_SERVICES 4096
+/* The defaults of the fair shares (struct sa_conf; ibsmd.conf's). */
+#define SA_MAX_SERVICES 16384
 #define SA_SERVICES_PER_PORT 64       /* ... registered by one requester port */
-#define SA_MAX_SUBS 1024              /* InformInfo subscriptions */
+#define SA_MAX_SUBS 16384             /* InformInfo subscriptions */
 #define SA_SUBS_PER_PORT 32
-#define SA_REPORTS_MAX 1024           /* Reports waiting for a ReportResp */
+#define SA_TRUSTED_SHARE 16
+#define SA_GROUPS_PER_PORT 64
+#define SA_MEMBERSHIPS_PER_PORT 1024
+#define SA_MAX_MEMBERSHIPS (1u << 20)
+/* Reports waiting for a ReportResp: in all, and to one subscriber port
+ * (a full queue makes room by dropping one of the subscriber with the
+ * most); a subscriber in service whose Reports failed this many times in
+ * a row loses its subscriptions. */
+#define SA_REPORTS_MAX 4096
+#define SA_REPORTS_PER_PORT 64
+#define SA_REPORT_FAILS_MAX 8
+/* Traps 66 and 67 of the groups one requester creates and deletes are
+ * reported at most this often (a burst, then a second): a host that
+ * churns groups does not fill everyone's Report queues and log. */
+#define SA_CAUSE_NOTICE_BURST 100
+#define SA_CAUSE_NOTICE_RATE 20
 #define SA_REPORT_RETRY_MS 1000
 #define SA_REPORT_TRIES 4
 
@@ -161,6 +178,11 @@ bool sa_emit(struct sa_ctx *c, const uint8_t *rec);
 bool sa_work(struct sa_ctx *c, uint64_t n);
 /* End the request with an SA status. */
 void sa_fail(struct sa_ctx *c, uint16_t status);
+/* End it with status for a limit (why): counted, logged (who asked). */
+void sa_refuse(struct sa_ctx *c, enum sa_refusal why, uint16_t status);
+/* The per-port limit of c's requester: limit, times the trusted share
+ * when trusted; 0: none. */
+uint64_t sa_share(const struct sa_ctx *c, uint32_t limit);
 /* Should the requester see records about port p (partitions)? */
 bool sa_visible(const struct sa_ctx *c, const struct snap_port *p);
 
@@ -216,6 +238,7 @@ bool sa_portdata_busy(const struct sa *sa);
 
 /* Handlers, one family per file. */
 void sa_cpi_get(struct sa_ctx *c);                       /* rec_sm.c */
+void sa_csi_get(struct sa_ctx *c);                       /* rec_sm.c */
 void sa_smir_get(struct sa_ctx *c);
 void sa_nr_get(struct sa_ctx *c);                        /* rec_node.c */
 void sa_pir_get(struct sa_ctx *c);
@@ -324,11 +347,23 @@ struct sa_sub {
 
 /* A Report waiting for its ReportResp. */
 struct sa_report {
+	uint64_t guid;              /* the subscriber's port */
 	uint32_t tid;               /* the low 32 bits: the kernel owns the rest */
 	unsigned tries;
 	uint64_t deadline;
 	struct mad_addr to;
 	uint8_t mad[MAD_SIZE];
+};
+
+/* A subscriber port's Reports (key port number 0): waiting now, failed
+ * in a row; or the notices a requester's requests caused (1): a token
+ * bucket of SA_CAUSE_NOTICE_*. */
+struct sa_rsub {
+	struct porttab_key key;     /* port GUID, 0 or 1 */
+	uint32_t queued, fails;
+	double tokens;
+	uint64_t t_ms;
+	bool started;
 };
 
 /* A request parked until the port tables it needs are read. */
@@ -370,7 +405,10 @@ struct sa {
 	uint16_t next_sub_id;
 	struct sa_report *reps;
 	uint32_t nreps, reps_cap;
+	struct porttab rsubs;       /* struct sa_rsub: subscriber (port 0), cause (port 1) */
+	uint64_t cause;             /* the requester of the change being made; 0: none */
 	uint32_t next_tid;
+	uint64_t gen;               /* bumped by every change of services or subscriptions */
 };
 
 #define SA_RQ_LIDS 0xC000u

@@ -10,18 +10,23 @@
  * service replaces it. ServiceLease is in seconds, 0xFFFFFFFF (or not in
  * the mask) for ever; lapsed services go at the next timer.
  *
- * A service belongs to the port that registered it (the requester's port
- * GUID, or its source LID when the last sweep does not know that LID):
- * only that port, or a trusted requester (SM_Key = sa_key), may replace
- * it with Set or remove it with Delete; anyone else gets ERR_REQ_DENIED
- * (IBA 15.2.1.1: "the request is not allowed"), and a Delete removes only
- * the matching records the requester may remove. OpenSM checks nothing
- * here, so any port can remove any other's registration. At most
- * SA_SERVICES_PER_PORT are registered by one port and SA_MAX_SERVICES in
- * all (then ERR_NO_RESOURCES); trusted requesters have only the second
- * limit. Services do not
- * outlive the daemon: clients register again, as they must with a new
- * master anyway (sa-mcast-ha.md 8.4).
+ * An untrusted requester registers services only under its own GIDs:
+ * the ServiceGID must be a port of the requester's node (else
+ * ERR_REQ_DENIED, IBA 15.2.1.1: "the request is not allowed"), so no host
+ * can squat another's service. A service belongs to the port that
+ * registered it (the requester's port GUID, or its source LID when the
+ * last sweep does not know that LID) and to the port of its ServiceGID:
+ * either of them, or a trusted requester (SM_Key = sa_key), may replace
+ * it with Set (and then owns it) or remove it with Delete; anyone else
+ * gets ERR_REQ_DENIED, and a Delete removes only the matching records
+ * the requester may remove. OpenSM checks nothing here, so any port can
+ * remove any other's registration. At most services_per_port are
+ * registered by one port (times trusted_share for a trusted requester)
+ * and max_services in all (then ERR_NO_RESOURCES; sa/fair.c). A Set or
+ * Delete scans the table: it costs the requester that much work. A
+ * service goes with its lease, or when the port of its ServiceGID leaves
+ * the fabric (sa_clients_departed); services outlive a restart of the
+ * daemon with their leases (state_dir/clients, sa/clients.c).
  */
 #include "config.h"
 
@@ -53,6 +58,14 @@ static const struct snap_port *service_port(const struct sa_ctx *c, const uint8_
 	bool bad;
 
 	return sa_port_by_gid(c, rec + SR_OFF_GID, &bad);
+}
+
+/* Is the record's ServiceGID a port of the requester's node? */
+static bool own_gid(const struct sa_ctx *c, const uint8_t *rec)
+{
+	const struct snap_port *p = service_port(c, rec);
+
+	return c->requester && p && p->node == c->requester->node;
 }
 
 uint16_t sa_sr_check(struct sa_ctx *c)
@@ -96,7 +109,7 @@ static bool owns(const struct sa_ctx *c, const struct sa_service *s)
 	uint64_t guid;
 	uint16_t lid;
 
-	if (c->trusted)
+	if (c->trusted || own_gid(c, s->rec))
 		return true;
 	requester_id(c, &guid, &lid);
 	return s->owner_guid ? s->owner_guid == guid : !guid && s->owner_lid == lid;
@@ -112,28 +125,27 @@ static uint32_t owned_by(const struct sa *sa, uint64_t guid, uint16_t lid)
 	return n;
 }
 
-/* A slot for a new service, or NULL after sa_fail() (a limit). */
+/* A slot for a new service, or NULL after sa_refuse() (a limit). */
 static struct sa_service *service_new(struct sa_ctx *c)
 {
 	struct sa *sa = c->sa;
-	struct sa_service *s;
-	uint64_t guid;
+	uint64_t guid, per_port = sa_share(c, sa->conf.services_per_port);
 	uint16_t lid;
 
 	requester_id(c, &guid, &lid);
-	if (sa->nsvc >= SA_MAX_SERVICES ||
-	    (!c->trusted && owned_by(sa, guid, lid) >= SA_SERVICES_PER_PORT)) {
-		sa_fail(c, SA_STATUS_NO_RESOURCES);
+	if (per_port && owned_by(sa, guid, lid) >= per_port) {
+		sa_refuse(c, SA_REF_SERVICES_PORT, SA_STATUS_NO_RESOURCES);
+		return NULL;
+	}
+	if (sa->conf.max_services && sa->nsvc >= sa->conf.max_services) {
+		sa_refuse(c, SA_REF_SERVICES, SA_STATUS_NO_RESOURCES);
 		return NULL;
 	}
 	if (sa->nsvc == sa->svc_cap) {
 		sa->svc_cap = sa->svc_cap ? 2 * sa->svc_cap : 16;
 		sa->svc = xrealloc(sa->svc, sa->svc_cap * sizeof(*sa->svc));
 	}
-	s = &sa->svc[sa->nsvc++];
-	s->owner_guid = guid;
-	s->owner_lid = lid;
-	return s;
+	return &sa->svc[sa->nsvc++];
 }
 
 static uint64_t expiry(uint64_t now, uint32_t lease)
@@ -162,17 +174,25 @@ void sa_sr_set(struct sa_ctx *c)
 		sa_fail(c, SA_STATUS_REQ_DENIED);
 		return;
 	}
+	if (!c->trusted && !own_gid(c, rec)) {
+		sa_refuse(c, SA_REF_SERVICE_GID, SA_STATUS_REQ_DENIED);
+		return;
+	}
+	if (!sa_work(c, sa->nsvc))
+		return;
 	for (uint32_t i = 0; i < sa->nsvc && !s; i++)
 		if (same_service(sa->svc[i].rec, rec))
 			s = &sa->svc[i];
 	if (s && !owns(c, s)) {
-		sa_fail(c, SA_STATUS_REQ_DENIED);
+		sa_refuse(c, SA_REF_SERVICE_OWNER, SA_STATUS_REQ_DENIED);
 		return;
 	}
 	if (!s && !(s = service_new(c)))
 		return;
+	requester_id(c, &s->owner_guid, &s->owner_lid);   /* a Set makes it the requester's */
 	memcpy(s->rec, rec, SR_SIZE);
 	s->expires = expiry(c->now_ms, be32toh(lease));
+	sa->gen++;
 	c->desc = NULL;   /* the answer is the record as stored */
 	sa_emit(c, s->rec);
 }
@@ -180,6 +200,7 @@ void sa_sr_set(struct sa_ctx *c)
 static void remove_at(struct sa *sa, uint32_t i)
 {
 	sa->svc[i] = sa->svc[--sa->nsvc];
+	sa->gen++;
 }
 
 void sa_sr_del(struct sa_ctx *c)
@@ -188,6 +209,8 @@ void sa_sr_del(struct sa_ctx *c)
 	uint8_t first[SR_SIZE];
 	uint32_t found = 0, denied = 0;
 
+	if (!sa_work(c, sa->nsvc))
+		return;
 	for (uint32_t i = 0; i < sa->nsvc;) {
 		struct sa_service *s = &sa->svc[i];
 
@@ -205,7 +228,7 @@ void sa_sr_del(struct sa_ctx *c)
 		remove_at(sa, i);
 	}
 	if (!found && denied)
-		sa_fail(c, SA_STATUS_REQ_DENIED);
+		sa_refuse(c, SA_REF_SERVICE_OWNER, SA_STATUS_REQ_DENIED);
 	if (!found)
 		return;   /* ERR_NO_RECORDS, or denied */
 	c->desc = NULL;

@@ -52,6 +52,10 @@ static const struct sa_attr attrs[] = {
 	{ { SA_ATTR_MCMEMBER_REC, "MCMemberRecord", "MCMR" },
 	  GT | SA_M_SET | SA_M_DELETE, 52, .get = sa_mcmr_get, .set = sa_mcmr_set,
 	  .del = sa_mcmr_del },
+	/* ibsmd's own (vendor-specific): what a standby copies is complete
+	 * and current (sa/follow.c); SM_Key holders only */
+	{ { SA_ATTR_CLIENTS_INFO, "ClientStateInfo", "CSI" }, SA_M_GET, 48, .trusted_only = true,
+	  .get = sa_csi_get },
 };
 
 #define NATTRS (sizeof(attrs) / sizeof(attrs[0]))

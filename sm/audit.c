@@ -15,6 +15,7 @@
 
 #include "sm/ar.h"
 #include "sm/audit.h"
+#include "sm/drift.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
@@ -103,15 +104,6 @@ static void lft_written(void *arg, int err, const struct smp *resp)
 	sm_light_put(sm);
 }
 
-static unsigned differing(const uint8_t *a, const uint8_t *b)
-{
-	unsigned k = 0;
-
-	for (unsigned i = 0; i < 64; i++)
-		k += a[i] != b[i];
-	return k;
-}
-
 static void lft_repair(struct sm *sm, struct sm_node *n, uint16_t block, const uint8_t *want,
 		       unsigned bad)
 {
@@ -138,8 +130,8 @@ static void lft_read(void *arg, int err, const struct smp *resp)
 	if (err == MAD_OK && c->gen == sm->fabric_gen && !sm->sweeping && audits_lft(sm, c->n) &&
 	    smp_lft_block_decode(resp->data, sizeof(resp->data), &b) == 0) {
 		sm_lft_desired(sm, c->n, c->block, want);
-		if (differing(b.port, want))
-			lft_repair(sm, c->n, c->block, want, differing(b.port, want));
+		if (lft_differing(b.port, want))
+			lft_repair(sm, c->n, c->block, want, lft_differing(b.port, want));
 	}
 	free(c);
 	sm_light_put(sm);

@@ -255,6 +255,19 @@ const struct sm_port *fabric_port_index_find(const struct fabric_port_index *ix,
 	return lo < ix->n && ix->p[lo]->guid == guid ? ix->p[lo] : NULL;
 }
 
+bool fabric_port_departed(const struct sm_fabric *f, const struct fabric_port_index *ix,
+			  uint64_t guid, bool clean)
+{
+	const struct sm_port *p = fabric_port_index_find(ix, guid);
+	bool own = p && p->node == f->sm_node && p->num == f->sm_port_num;
+
+	if (!p)
+		return clean;
+	if (p->stale || p->node->stale || own || !p->num)
+		return false;
+	return !p->peer || (p->have_pi && p->pi.port_state == TOPO_PORT_DOWN);
+}
+
 static bool port_up(const struct sm_port *p)
 {
 	return p->have_pi && p->pi.port_state > TOPO_PORT_DOWN && !p->held;

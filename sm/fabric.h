@@ -23,6 +23,8 @@ enum lft_block_state {
 	LFT_UNKNOWN = 0,      /* never read nor written */
 	LFT_KNOWN = 1,        /* lft holds what the switch holds */
 	LFT_READ_FAILED = 2,  /* this sweep's read failed: leave it alone */
+	LFT_DRIFTED = 3,      /* lft holds what the switch holds, read back other
+				 than we knew it: changed behind our back */
 };
 
 struct sm_port {
@@ -146,6 +148,13 @@ struct fabric_port_index {
 void fabric_port_index_build(const struct sm_fabric *f, struct fabric_port_index *ix);
 const struct sm_port *fabric_port_index_find(const struct fabric_port_index *ix, uint64_t guid);
 void fabric_port_index_free(struct fabric_port_index *ix);
+/* Has the port with this GUID left the fabric, for certain (unknown is
+ * not gone)? Missing after a clean sweep (every node that was there
+ * answered, and what no link leads to any more is gone), or read this
+ * sweep, not the SM's own port, and Down or without a link. A port or
+ * node kept as last seen (stale) has not left. */
+bool fabric_port_departed(const struct sm_fabric *f, const struct fabric_port_index *ix,
+			  uint64_t guid, bool clean);
 
 /* An immutable copy for routing. Ports count as linked only when both ends
  * are not Down. LIDs come from sm_port.lid. */

@@ -2,7 +2,8 @@
  * DOC: the LID phase of a heavy sweep: one claim per LID-holding port of
  * the fabric (switch port 0, CA ports; nodes carried over from the last
  * sweep included, with what they held), decided by the allocator
- * (lidalloc.h), written back to the state file.
+ * (lidalloc.h), written back to the state file (sm_lids_save) before the
+ * first PortInfo Set gives one out.
  *
  * CA ports get 2^lmc LIDs, aligned; switches one LID on port 0 (base SP0).
  */
@@ -12,9 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "sm/atomic.h"
 #include "sm/lidalloc.h"
 #include "sm/log.h"
 #include "sm/sm.h"
+#include "sm/worker.h"
 
 struct lid_port {
 	struct sm_port *p;
@@ -127,7 +130,6 @@ static void assign(struct sm *sm, struct lid_port *lp, size_t n)
 {
 	struct lid_claim *c = xcalloc(n ? n : 1, sizeof(*c));
 	struct lid_alloc_stats st;
-	char err[256];
 
 	if (sm->takeover)
 		adopt_held(sm, lp, n);
@@ -141,10 +143,102 @@ static void assign(struct sm *sm, struct lid_port *lp, size_t n)
 		lp[i].p->lid = c[i].lid;
 	log_stats(&st);
 	free(c);
-	if (lid_db_save(&sm->lids, err, sizeof(err)) < 0) {
-		log_warnx("cannot save LID state: %s", err);
+}
+
+/* --- the file, written on a worker ------------------------------------------- */
+
+/* fsync costs milliseconds (8 ms on the development VM's disk): the loop
+ * puts other SMPs on the wire meanwhile, and gives no LID out before the
+ * file is on disk. */
+struct lids_job {
+	struct sm *sm;
+	char *buf, *path;
+	size_t len;
+	int rc;
+	char err[256];
+	void (*then)(struct sm *);
+	struct worker *w;
+};
+
+static int fill(FILE *f, const void *arg)
+{
+	const struct lids_job *j = arg;
+
+	return fwrite(j->buf, 1, j->len, f) == j->len ? 0 : -1;
+}
+
+static void save_work(void *arg)
+{
+	struct lids_job *j = arg;
+
+	j->rc = atomic_write(j->path, fill, j, j->err, sizeof(j->err));
+}
+
+static void job_free(struct lids_job *j)
+{
+	free(j->buf);
+	free(j->path);
+	free(j);
+}
+
+static void save_done(void *arg)
+{
+	struct lids_job *j = arg;
+	struct sm *sm = j->sm;
+	void (*then)(struct sm *) = j->then;
+
+	sm->lids_job = NULL;
+	if (j->rc < 0) {
+		lid_db_touch(&sm->lids);   /* written again by the next save */
+		log_warnx("cannot save LID state: %s", j->err);
 		sm->sweep_clean = false;
 	}
+	job_free(j);
+	then(sm);
+}
+
+void sm_lids_save(struct sm *sm, void (*then)(struct sm *))
+{
+	struct lids_job *j;
+	size_t len = 0;
+	char *buf = lid_db_content(&sm->lids, &len);
+
+	if (!buf && sm->lids.dirty) {   /* no memory for the copy: here */
+		char err[256];
+
+		if (lid_db_save(&sm->lids, err, sizeof(err)) < 0) {
+			log_warnx("cannot save LID state: %s", err);
+			sm->sweep_clean = false;
+		}
+	}
+	if (!buf) {
+		then(sm);
+		return;
+	}
+	j = xcalloc(1, sizeof(*j));
+	j->sm = sm;
+	j->buf = buf;
+	j->len = len;
+	j->path = xstrdup(sm->lids.path);
+	j->then = then;
+	j->w = worker_start(sm->base, save_work, save_done, j);
+	if (j->w) {
+		sm->lids_job = j;
+		return;
+	}
+	save_work(j);
+	save_done(j);
+}
+
+void sm_lids_abandon(struct sm *sm)
+{
+	struct lids_job *j = sm->lids_job;
+
+	if (!j)
+		return;
+	worker_abandon(j->w);
+	sm->lids_job = NULL;
+	job_free(j);
 }
 
 static uint16_t own_lid(const struct sm *sm)
@@ -170,5 +264,5 @@ void sm_lids_phase(struct sm *sm)
 	assign(sm, lp, n);
 	sm->sm_lid = own_lid(sm);
 	free(lp);
-	sm_portcfg_phase(sm);
+	sm_program_phase(sm, true);
 }

@@ -264,6 +264,24 @@ static int write_entries(FILE *f, const void *arg)
 	return ferror(f) ? -1 : 0;
 }
 
+char *lid_db_content(struct lid_db *db, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f;
+
+	if (!db->dirty)
+		return NULL;
+	f = open_memstream(&buf, len);
+	if (!f || write_entries(f, db) < 0 || fclose(f) != 0) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return NULL;
+	}
+	db->dirty = false;
+	return buf;
+}
+
 int lid_db_save(struct lid_db *db, char *err, size_t errlen)
 {
 	if (!db->dirty)

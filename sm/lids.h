@@ -51,6 +51,15 @@ int lid_db_parse(struct lid_db *db, const char *name, const char *buf, size_t le
 		 char *err, size_t errlen);
 /* Write the database if it changed. 0 or -1 with the reason in err. */
 int lid_db_save(struct lid_db *db, char *err, size_t errlen);
+/* The file's content, for a save off the loop (sm/lidmgr.c), marking the
+ * database saved; NULL when it did not change (or out of memory: then it
+ * stays changed). The caller frees it, and marks the database changed
+ * again (lid_db_touch) if the write fails. */
+char *lid_db_content(struct lid_db *db, size_t *len);
+static inline void lid_db_touch(struct lid_db *db)
+{
+	db->dirty = true;
+}
 const struct lid_entry *lid_db_get(const struct lid_db *db, uint64_t guid);
 /* Sets guid's range; seen refreshes last-seen (kept if older by less than
  * an hour, so a steady fabric does not rewrite the file every sweep). */

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "sa/glue.h"
+#include "sm/activate.h"
 #include "sm/ar.h"
 #include "sm/atomic.h"
 #include "ctl/ctl.h"
@@ -40,6 +41,7 @@
 #include "sm/sminfo.h"
 #include "sm/snap.h"
 #include "sm/tables.h"
+#include "sm/worker.h"
 
 #define DEFAULT_CONF "/etc/ibsmd/ibsmd.conf"
 #define PUMP_WAIT_MS 1
@@ -244,7 +246,9 @@ static void on_engine_timer(evutil_socket_t fd, short what, void *arg)
  * answers inside umad2sim's poll (it wakes on arrival): a flood of control
  * clients, served between two pumps, then slows a sweep by a few per cent.
  * When idle, only look, and let libevent sleep up to PUMP_WAIT_MS, so a
- * control request is answered at once. */
+ * control request is answered at once. A worker's result (the routes the
+ * bring-up waits for), or a loop cut into turns (sm_phase_steps), sends
+ * us back to libevent at once too. */
 static void on_pump(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
@@ -262,7 +266,8 @@ static void on_pump(evutil_socket_t fd, short what, void *arg)
 		if (poll(&p, 1, busy ? PUMP_WAIT_MS : 0) > 0)
 			mad_engine_on_readable(sm->eng);
 		mad_engine_on_timer(sm->eng);
-	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until);
+	} while (!mad_engine_idle(sm->eng) && sm_now_ms() < until && !worker_results_waiting() &&
+		 !sm->steps);
 	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) && !sa_glue_busy(sm) ? &idle : &now);
 }
 
@@ -287,6 +292,14 @@ static void on_sweep_timer(evutil_socket_t fd, short what, void *arg)
 		return;
 	sm_sweep_start(sm);
 	after_event(sm);
+}
+
+/* How often the counts of log lines the rate limits left out are written. */
+#define LOG_FLUSH_S 5
+
+static void on_log_timer(evutil_socket_t fd, short what, void *arg)
+{
+	log_flush_suppressed();
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -423,11 +436,15 @@ static void events_setup(struct sm *sm)
 		sm->ev_sweep = event_new(sm->base, -1, EV_PERSIST, on_sweep_timer, sm);
 		event_add(sm->ev_sweep, &iv);
 	}
+	sm->ev_log = event_new(sm->base, -1, EV_PERSIST, on_log_timer, sm);
+	event_add(sm->ev_log, &(struct timeval){ LOG_FLUSH_S, 0 });
 }
 
 static void teardown(struct sm *sm)
 {
 	route_job_abandon(sm);
+	sm_lids_abandon(sm);
+	sm_phase_steps_abandon(sm);
 	sm_sminfo_fini(sm);
 	linkset_free(&sm->pending_links);
 	ctl_fini(sm);   /* control socket */
@@ -438,6 +455,8 @@ static void teardown(struct sm *sm)
 		mad_engine_free(sm->eng);
 	sa_glue_detach(sm);   /* after the engine: it completes the SA's SMPs */
 	sm_tables_free(sm);   /* after the engine: its cancellations use it */
+	sm_act_free(sm);      /* the same */
+	sm_program_free(sm);
 	if (sm->tp.close)
 		sm->tp.close(sm->tp.ctx);
 	for (int i = 0; i < 3; i++)
@@ -451,9 +470,13 @@ static void teardown(struct sm *sm)
 		event_free(sm->ev_sweep);
 	if (sm->ev_light)
 		event_free(sm->ev_light);
+	if (sm->ev_log)
+		event_free(sm->ev_log);
+	log_flush_suppressed();
 	if (sm->ev_retry)
 		event_free(sm->ev_retry);
 	sm_light_free(sm);
+	sm_rereg_free(sm);
 	if (sm->base)
 		event_base_free(sm->base);
 	fabric_free(sm->fabric);

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <endian.h>
 #include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,11 @@ struct sm_mcast {
 	struct mcdb *db;
 	struct mcast_result res;   /* the last batch's trees (prev of the next) */
 	bool have_res;
+	struct mcast_result seed;  /* trees of a saved state, until the first batch */
+	bool have_seed;
+	uint64_t trees_gen;        /* bumped when a batch's trees differ */
+	void (*on_batch)(void *arg, struct sm *sm);
+	void *on_batch_arg;
 	struct porttab sw;        /* of struct mft_sw */
 	struct event *ev;
 	unsigned inflight;
@@ -344,6 +350,8 @@ static void batch_end(struct sm *sm)
 	bool failed_some = mc->last.failed > 0;
 
 	log_batch(sm);
+	if (mc->on_batch)
+		mc->on_batch(mc->on_batch_arg, sm);
 	mc->have_first = false;
 	mc->done = mc->waiting = NULL;
 	if (done)
@@ -475,12 +483,32 @@ static void log_misses(const struct mcast_result *res)
 			   why[res->miss[i].why < 4 ? res->miss[i].why : 0]);
 }
 
+/* The same trees: roots, and every switch's place and upstream port. */
+static bool same_trees(const struct mcast_result *a, const struct mcast_result *b)
+{
+	if (!b || a->ngroups != b->ngroups)
+		return false;
+	for (uint32_t i = 0; i < a->ngroups; i++) {
+		const struct mcast_tree *x = &a->trees[i], *y = &b->trees[i];
+
+		if (x->mlid != y->mlid || x->root_guid != y->root_guid || x->nsw != y->nsw)
+			return false;
+		for (uint32_t k = 0; k < x->nsw; k++) {
+			const struct mcast_tsw *p = &a->tsw[x->first + k], *q = &b->tsw[y->first + k];
+
+			if (p->guid != q->guid || p->parent != q->parent || p->up != q->up)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* The trees of every group on the current fabric and routes. */
 static bool compute(struct sm *sm)
 {
 	struct sm_mcast *mc = sm->mcast;
 	struct topo *t = fabric_to_topo(sm->fabric);
-	struct mcast_opts o = { .mlid_top = mcdb_mlid_top(mc->db), .prev = mc->have_res ? &mc->res : NULL };
+	struct mcast_opts o = { .mlid_top = mcdb_mlid_top(mc->db), .prev = sm_mcast_trees(sm) };
 	struct mcast_result res;
 	struct batch_groups bg;
 	struct fabric_port_index ix;
@@ -506,8 +534,13 @@ static bool compute(struct sm *sm)
 		return false;
 	}
 	log_misses(&res);
+	if (!same_trees(&res, sm_mcast_trees(sm)))
+		mc->trees_gen++;
 	if (mc->have_res)
 		mcast_result_free(&mc->res);
+	if (mc->have_seed)
+		mcast_result_free(&mc->seed);
+	mc->have_seed = false;
 	mc->res = res;
 	mc->have_res = true;
 	mc->last.trees = res.ngroups;
@@ -670,47 +703,90 @@ static void changed(struct sm *sm)
 
 /* --- the sweep's phase ----------------------------------------------------------------- */
 
-/* A member whose port went down or away leaves its groups. A port that
- * did not answer this sweep (stale) is kept as last seen. */
+/* A member whose port went down or away leaves its groups (a port that
+ * did not answer this sweep is kept as last seen), and so do the members
+ * a proxy that went away added and that never joined themselves. */
 static bool member_gone(const struct sm *sm, const struct fabric_port_index *ix, uint64_t guid)
 {
-	const struct sm_port *p = fabric_port_index_find(ix, guid);
-	bool own = p && p->node == sm->fabric->sm_node && p->num == sm->fabric->sm_port_num;
-
-	if (!p)
-		return sm->sweep_clean;
-	if (p->stale || p->node->stale || own || !p->num)
-		return false;
-	return !p->peer || (p->have_pi && p->pi.port_state == TOPO_PORT_DOWN);
+	return fabric_port_departed(sm->fabric, ix, guid, sm->sweep_clean);
 }
 
-static void drop_members(struct sm *sm)
+static void push_guid(uint64_t **v, size_t *n, size_t *cap, uint64_t guid)
+{
+	if (*n && (*v)[*n - 1] == guid)
+		return;
+	if (*n == *cap)
+		*v = xrealloc(*v, (*cap = *cap ? 2 * *cap : 16) * sizeof(**v));
+	(*v)[(*n)++] = guid;
+}
+
+static int guid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorted, each once; the new count. */
+static size_t uniq(uint64_t *v, size_t n)
+{
+	size_t k = 0;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), guid_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+/* The ports gone (members, and proxies that made members), in *gone and
+ * *proxies; returns how many of each through *ng and *np. */
+static void find_gone(struct sm *sm, uint64_t **gone, size_t *ng, uint64_t **proxies, size_t *np)
 {
 	const struct mcdb *db = sm->mcast->db;
 	struct fabric_port_index ix;
-	uint64_t *gone = NULL;
-	size_t n = 0, cap = 0;
+	size_t cg = 0, cp = 0;
 
 	fabric_port_index_build(sm->fabric, &ix);
 	for (size_t i = 0; i < mcdb_count(db); i++) {
 		const struct mc_group *g = mcdb_at(db, i);
 
 		for (uint32_t k = 0; k < g->nmembers; k++) {
-			if (!member_gone(sm, &ix, g->members[k].guid))
-				continue;
-			if (n == cap)
-				gone = xrealloc(gone, (cap = cap ? 2 * cap : 16) * sizeof(*gone));
-			gone[n++] = g->members[k].guid;
+			const struct mc_member *m = &g->members[k];
+
+			if (member_gone(sm, &ix, m->guid))
+				push_guid(gone, ng, &cg, m->guid);
+			else if (m->proxy && m->by && member_gone(sm, &ix, m->by))
+				push_guid(proxies, np, &cp, m->by);
 		}
 	}
 	fabric_port_index_free(&ix);
-	for (size_t i = 0; i < n; i++)
-		if (mcdb_remove_port(sm->mcast->db, gone[i])) {
+	*ng = uniq(*gone, *ng);
+	*np = uniq(*proxies, *np);
+}
+
+static void drop_members(struct sm *sm)
+{
+	struct mcdb *db = sm->mcast->db;
+	uint64_t *gone = NULL, *proxies = NULL;
+	size_t ng = 0, np = 0, n;
+
+	find_gone(sm, &gone, &ng, &proxies, &np);
+	for (size_t i = 0; i < ng; i++)
+		if (mcdb_remove_port(db, gone[i])) {
 			sm->mcast->last.dropped++;
 			log_notice("multicast: port %016llx is down or gone: it left its groups",
 				   (unsigned long long)gone[i]);
 		}
+	for (size_t i = 0; i < np; i++)
+		if ((n = mcdb_remove_made_by(db, proxies[i])))
+			log_notice("multicast: port %016llx is down or gone: the %zu memberships it "
+				   "made for ports that never joined themselves went with it",
+				   (unsigned long long)proxies[i], n);
 	free(gone);
+	free(proxies);
 }
 
 void sm_mcast_phase(struct sm *sm, void (*done)(struct sm *))
@@ -794,16 +870,51 @@ void sm_mcast_free(struct sm *sm)
 	porttab_free(&mc->sw);
 	if (mc->have_res)
 		mcast_result_free(&mc->res);
+	if (mc->have_seed)
+		mcast_result_free(&mc->seed);
 	mcdb_free(mc->db);
 	free(mc);
 	sm->mcast = NULL;
 }
 
+static void set_limits(struct sm *sm)
+{
+	const struct sm_conf *c = &sm->conf;
+	struct mc_limits l = {
+		.groups_per_port = c->sa_groups_per_port,
+		.memberships_per_port = c->sa_memberships_per_port,
+		.groups_per_partition = c->sa_groups_per_partition,
+		.memberships = c->sa_max_memberships,
+		.trusted_share = c->sa_trusted_share,
+	};
+
+	mcdb_set_limits(sm->mcast->db, &l);
+}
+
+/* A join refused for a limit: who asked, for whom, which limit. */
+static void log_refusal(const struct sm *sm, const struct mc_who *who,
+			const struct sa_mcmember_rec *req)
+{
+	enum mc_refusal r = mcdb_shares(sm->mcast->db)->last;
+	uint64_t guid;
+
+	if (!r)
+		return;
+	memcpy(&guid, req->port_gid + 8, 8);
+	log_notice("multicast: a join from port %016llx%s for port %016llx refused: %s",
+		   (unsigned long long)who->requester, who->trusted ? " (trusted)" : "",
+		   (unsigned long long)be64toh(guid), mc_refusal_text(r));
+}
+
 uint16_t sm_mcast_join(struct sm *sm, const struct mc_who *who, const struct sa_mcmember_rec *req,
 		       uint64_t mask, struct sa_mcmember_rec *resp)
 {
-	uint16_t st = mcdb_join(sm->mcast->db, who, req, mask, resp);
+	uint16_t st;
 
+	set_limits(sm);
+	st = mcdb_join(sm->mcast->db, who, req, mask, resp);
+	if (st == SA_STATUS_NO_RESOURCES)
+		log_refusal(sm, who, req);
 	changed(sm);
 	return st;
 }
@@ -835,6 +946,49 @@ void sm_mcast_on_notice(struct sm *sm, mc_notice_fn fn, void *arg)
 const struct mcdb *sm_mcast_db(const struct sm *sm)
 {
 	return sm->mcast->db;
+}
+
+struct mcdb *sm_mcast_db_rw(struct sm *sm)
+{
+	return sm->mcast->db;
+}
+
+const struct mcast_result *sm_mcast_trees(const struct sm *sm)
+{
+	const struct sm_mcast *mc = sm->mcast;
+
+	return mc->have_res ? &mc->res : mc->have_seed ? &mc->seed : NULL;
+}
+
+void sm_mcast_seed(struct sm *sm, struct mcast_result *seed)
+{
+	struct sm_mcast *mc = sm->mcast;
+
+	if (mc->have_seed)
+		mcast_result_free(&mc->seed);
+	if (mc->have_res)
+		mcast_result_free(&mc->res);
+	mc->have_res = false;
+	mc->seed = *seed;
+	mc->have_seed = true;
+	memset(seed, 0, sizeof(*seed));
+	mc->trees_gen++;
+}
+
+bool sm_mcast_busy(const struct sm *sm)
+{
+	return sm->mcast->inflight > 0;
+}
+
+uint64_t sm_mcast_gen(const struct sm *sm)
+{
+	return mcdb_gen(sm->mcast->db) + sm->mcast->trees_gen;
+}
+
+void sm_mcast_on_batch(struct sm *sm, void (*fn)(void *arg, struct sm *sm), void *arg)
+{
+	sm->mcast->on_batch = fn;
+	sm->mcast->on_batch_arg = arg;
 }
 
 const struct mcast_mft *sm_mcast_held(const struct sm *sm, uint64_t switch_guid)

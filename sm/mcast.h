@@ -84,6 +84,28 @@ const struct mcast_mft *sm_mcast_held(const struct sm *sm, uint64_t switch_guid)
 const struct mcast_tree *sm_mcast_tree(const struct sm *sm, uint16_t mlid,
 				       const struct mcast_tsw **tsw);
 
+/* A saved or copied state (sm/mcstate.c does the rest): the database to
+ * fill, and the trees the switches were given, which the first batch
+ * keeps where they still stand (routing/mcast.h, opts.prev), so a restart
+ * on an unchanged fabric writes no MFT block. sm_mcast_seed takes seed
+ * over (it is zeroed) and drops the last batch's trees. */
+struct mcdb *sm_mcast_db_rw(struct sm *sm);
+void sm_mcast_seed(struct sm *sm, struct mcast_result *seed);
+/* The last batch's trees, or before the first batch the seed; NULL: none. */
+const struct mcast_result *sm_mcast_trees(const struct sm *sm);
+struct client_state;
+/* Replaces the groups and trees with cs's (checked: client_state_check);
+ * returns how many groups did not fit (an MLID taken twice). */
+size_t sm_mcast_restore(struct sm *sm, const struct client_state *cs);
+/* Appends the groups, members and trees to cs. */
+void sm_mcast_export(const struct sm *sm, struct client_state *cs);
+/* Changes with every change of the groups or of the trees. */
+uint64_t sm_mcast_gen(const struct sm *sm);
+/* A batch is running (its SMPs in flight). */
+bool sm_mcast_busy(const struct sm *sm);
+/* fn runs at the end of every batch (the trees may have changed). */
+void sm_mcast_on_batch(struct sm *sm, void (*fn)(void *arg, struct sm *sm), void *arg);
+
 /* The sweep's phase; calls done(sm) when its SMPs completed. */
 void sm_mcast_phase(struct sm *sm, void (*done)(struct sm *));
 

@@ -28,7 +28,16 @@ struct mcdb {
 	struct mc_group **by_mlid;  /* [mlid - MCAST_MLID_MIN] */
 	uint32_t counter;           /* for SA-assigned MGIDs */
 	bool dirty;
+	uint64_t gen;               /* changes in all (mcdb_gen) */
+	struct mc_shares sh;        /* what each requester made */
+	struct mc_limits lim;
 };
+
+static void touch(struct mcdb *db)
+{
+	db->dirty = true;
+	db->gen++;
+}
 
 /* --- rates and MTUs (reference 3.1) ------------------------------------------- */
 
@@ -235,13 +244,16 @@ static uint16_t mlid_alloc(const struct mcdb *db, uint16_t want)
 }
 
 /* Inserts a group whose rec is filled (MLID allocated by the caller). */
-static struct mc_group *group_add(struct mcdb *db, const struct sa_mcmember_rec *rec)
+static struct mc_group *group_add(struct mcdb *db, const struct sa_mcmember_rec *rec,
+				  uint64_t creator)
 {
 	struct mc_group *g = xcalloc(1, sizeof(*g));
 	bool found;
 	size_t i = group_pos(db, rec->mgid, &found);
 
 	g->rec = *rec;
+	g->creator = creator;
+	mc_share_group(&db->sh, creator, rec->pkey, 1);
 	if (db->n == db->cap) {
 		db->cap = db->cap ? 2 * db->cap : 64;
 		db->g = xrealloc(db->g, db->cap * sizeof(*db->g));
@@ -250,7 +262,7 @@ static struct mc_group *group_add(struct mcdb *db, const struct sa_mcmember_rec 
 	db->g[i] = g;
 	db->n++;
 	db->by_mlid[rec->mlid - MCAST_MLID_MIN] = g;
-	db->dirty = true;
+	touch(db);
 	return g;
 }
 
@@ -265,9 +277,12 @@ static void group_delete(struct mcdb *db, struct mc_group *g)
 	}
 	if (db->by_mlid[g->rec.mlid - MCAST_MLID_MIN] == g)
 		db->by_mlid[g->rec.mlid - MCAST_MLID_MIN] = NULL;
+	mc_share_group(&db->sh, g->creator, g->rec.pkey, -1);
+	for (uint32_t k = 0; k < g->nmembers; k++)
+		mc_share_member(&db->sh, g->members[k].by, -1);
 	free(g->members);
 	free(g);
-	db->dirty = true;
+	touch(db);
 }
 
 static void notify(struct mcdb *db, uint16_t trap, const struct mc_group *g)
@@ -286,7 +301,7 @@ static bool member_set(struct mcdb *db, struct mc_group *g, struct mc_member *m,
 	size_t i = (size_t)(m - g->members);
 
 	if (m->join_state != js)
-		db->dirty = true;
+		touch(db);
 	m->join_state = js;
 	g->nfull += is && !was;
 	g->nfull -= was && !is;
@@ -296,26 +311,39 @@ static bool member_set(struct mcdb *db, struct mc_group *g, struct mc_member *m,
 		notify(db, MC_TRAP_DELETED, g);
 	if (js)
 		return true;
+	mc_share_member(&db->sh, m->by, -1);
 	memmove(g->members + i, g->members + i + 1, (g->nmembers - i - 1) * sizeof(*m));
 	g->nmembers--;
 	return false;
 }
 
-static struct mc_member *member_add(struct mcdb *db, struct mc_group *g, uint64_t guid, bool proxy)
+/* The member guid, added by maker (a proxy when it is not guid), or made
+ * its own when it joins for itself (mcdb.h). */
+static struct mc_member *member_add(struct mcdb *db, struct mc_group *g, uint64_t guid, bool proxy,
+				    uint64_t maker)
 {
 	bool found;
 	size_t i = member_pos(g, guid, &found);
+	struct mc_member *m = found ? &g->members[i] : NULL;
 
-	if (found)
-		return &g->members[i];
+	if (m && !proxy && m->proxy) {
+		mc_share_member(&db->sh, m->by, -1);
+		mc_share_member(&db->sh, maker, 1);
+		m->proxy = false;
+		m->by = maker;
+		touch(db);
+	}
+	if (m)
+		return m;
 	if (g->nmembers == g->cap) {
 		g->cap = g->cap ? 2 * g->cap : 8;
 		g->members = xrealloc(g->members, g->cap * sizeof(*g->members));
 	}
 	memmove(g->members + i + 1, g->members + i, (g->nmembers - i) * sizeof(*g->members));
-	g->members[i] = (struct mc_member){ .guid = guid, .proxy = proxy };
+	g->members[i] = (struct mc_member){ .guid = guid, .proxy = proxy, .by = maker };
 	g->nmembers++;
-	db->dirty = true;
+	mc_share_member(&db->sh, maker, 1);
+	touch(db);
 	return &g->members[i];
 }
 
@@ -338,6 +366,7 @@ struct mcdb *mcdb_new(const struct mcdb_opts *o)
 	if (!db->o.mlid_top || db->o.mlid_top > MCAST_MLID_MAX)
 		db->o.mlid_top = MCAST_MLID_MAX;
 	db->by_mlid = xcalloc(MLID_SLOTS, sizeof(*db->by_mlid));
+	mc_shares_init(&db->sh);
 	return db;
 }
 
@@ -351,6 +380,7 @@ void mcdb_free(struct mcdb *db)
 	}
 	free(db->g);
 	free(db->by_mlid);
+	mc_shares_free(&db->sh);
 	free(db);
 }
 
@@ -605,7 +635,7 @@ static uint16_t create_rec(struct mcdb *db, const struct sa_mcmember_rec *r, uin
 		return SA_STATUS_REQ_INVALID;
 	g->mlid = mlid_alloc(db, (mask & MCM_MLID) ? r->mlid : 0);
 	if (!g->mlid)
-		return SA_STATUS_NO_RESOURCES;
+		return mc_share_refuse(&db->sh, MC_REF_MLIDS);
 	g->qkey = r->qkey;
 	g->tclass = r->tclass;
 	g->pkey = r->pkey;
@@ -620,11 +650,14 @@ static uint16_t create_rec(struct mcdb *db, const struct sa_mcmember_rec *r, uin
 
 /* --- join ------------------------------------------------------------------------------ */
 
-/* The group to join, created if need be; *created says so. */
-static uint16_t join_group(struct mcdb *db, const struct sa_mcmember_rec *r, uint64_t mask,
+/* The group to join, created if need be (charged to the requester);
+ * *created says so. */
+static uint16_t join_group(struct mcdb *db, const struct mc_who *who,
+			   const struct sa_mcmember_rec *r, uint64_t mask,
 			   const struct mc_port *port, struct mc_group **out, bool *created)
 {
 	struct sa_mcmember_rec rec;
+	enum mc_refusal ref;
 	uint16_t st;
 
 	*created = false;
@@ -635,12 +668,29 @@ static uint16_t join_group(struct mcdb *db, const struct sa_mcmember_rec *r, uin
 		return SA_STATUS_REQ_INVALID;
 	if ((mask & MCM_CREATE_MASK) != MCM_CREATE_MASK)
 		return SA_STATUS_INSUF_COMPS;
+	ref = mc_share_may_create(&db->sh, &db->lim, who->requester, who->trusted, r->pkey);
+	if (ref)
+		return mc_share_refuse(&db->sh, ref);
 	st = create_rec(db, r, mask, port, &rec);
 	if (st)
 		return st;
-	*out = group_add(db, &rec);
+	*out = group_add(db, &rec, who->requester);
 	*created = true;
 	return 0;
+}
+
+/* A new membership, or a proxy's member joining for itself, is charged
+ * to its maker, the requester. */
+static uint16_t join_quota(struct mcdb *db, const struct mc_who *who, const struct mc_group *g,
+			   uint64_t guid, bool proxy)
+{
+	const struct mc_member *m = member_find(g, guid);
+	enum mc_refusal ref;
+
+	if (m && (proxy || !m->proxy))
+		return 0;
+	ref = mc_share_may_join(&db->sh, &db->lim, who->requester, who->trusted);
+	return ref ? mc_share_refuse(&db->sh, ref) : 0;
 }
 
 /* Joins that would change an existing group or member must pass these
@@ -669,22 +719,27 @@ uint16_t mcdb_join(struct mcdb *db, const struct mc_who *who, const struct sa_mc
 	struct mc_group *g;
 	struct mc_member *m;
 	bool proxy, created = false, dirty = db->dirty;
+	uint64_t gen = db->gen;
 	uint16_t st = check_request(db, who, req, mask, &port, &proxy);
 
+	db->sh.last = MC_REF_NONE;
 	if (!st && (mask & MCM_PKEY) && !pkey_valid(req->pkey))
 		st = SA_STATUS_REQ_INVALID;
 	if (!st)
-		st = join_group(db, req, mask, &port, &g, &created);
+		st = join_group(db, who, req, mask, &port, &g, &created);
 	if (!st)
 		st = join_allowed(db, who, req, mask, &port, g);
+	if (!st)
+		st = join_quota(db, who, g, gid_guid(req->port_gid), proxy);
 	if (st) {
 		if (created) {   /* as if it never was */
 			group_delete(db, g);
 			db->dirty = dirty;
+			db->gen = gen;
 		}
 		return st;
 	}
-	m = member_add(db, g, gid_guid(req->port_gid), proxy);
+	m = member_add(db, g, gid_guid(req->port_gid), proxy, who->requester);
 	member_set(db, g, m, (uint8_t)(m->join_state | (req->join_state & 0xF)));
 	answer(g, req, m->join_state, resp);
 	return 0;
@@ -821,7 +876,7 @@ uint16_t mcdb_well_known(struct mcdb *db, const struct sa_mcmember_rec *rec)
 	if (g) {
 		r.mlid = g->rec.mlid;
 		if (memcmp(&r, &g->rec, sizeof(r)))
-			db->dirty = true;
+			touch(db);
 		g->rec = r;
 		g->well_known = true;
 		return 0;
@@ -829,7 +884,7 @@ uint16_t mcdb_well_known(struct mcdb *db, const struct sa_mcmember_rec *rec)
 	r.mlid = mlid_alloc(db, 0);
 	if (!r.mlid)
 		return SA_STATUS_NO_RESOURCES;
-	group_add(db, &r)->well_known = true;
+	group_add(db, &r, 0)->well_known = true;
 	return 0;
 }
 
@@ -843,6 +898,36 @@ void mcdb_prune(struct mcdb *db)
 {
 	for (size_t i = db->n; i-- > 0;)
 		group_gone(db, db->g[i]);
+}
+
+size_t mcdb_remove_made_by(struct mcdb *db, uint64_t proxy)
+{
+	size_t n = 0;
+
+	for (size_t i = db->n; proxy && i-- > 0;) {
+		struct mc_group *g = db->g[i];
+		size_t before = n;
+
+		for (uint32_t k = g->nmembers; k-- > 0;) {
+			if (!g->members[k].proxy || g->members[k].by != proxy)
+				continue;
+			member_set(db, g, &g->members[k], 0);
+			n++;
+		}
+		if (n > before)
+			group_gone(db, g);
+	}
+	return n;
+}
+
+void mcdb_set_limits(struct mcdb *db, const struct mc_limits *l)
+{
+	db->lim = *l;
+}
+
+const struct mc_shares *mcdb_shares(const struct mcdb *db)
+{
+	return &db->sh;
 }
 
 size_t mcdb_remove_port(struct mcdb *db, uint64_t guid)
@@ -860,4 +945,68 @@ size_t mcdb_remove_port(struct mcdb *db, uint64_t guid)
 		group_gone(db, g);
 	}
 	return n;
+}
+
+/* --- a saved or copied state ------------------------------------------------------ */
+
+uint64_t mcdb_gen(const struct mcdb *db)
+{
+	return db->gen;
+}
+
+void mcdb_clear(struct mcdb *db)
+{
+	for (size_t i = 0; i < db->n; i++) {
+		db->by_mlid[db->g[i]->rec.mlid - MCAST_MLID_MIN] = NULL;
+		free(db->g[i]->members);
+		free(db->g[i]);
+	}
+	db->n = 0;
+	mc_shares_clear(&db->sh);
+	touch(db);
+}
+
+/* The next SA-assigned MGID does not retrace restored ones. */
+static void counter_past(struct mcdb *db, const uint8_t mgid[16])
+{
+	uint64_t prefix = htobe64(db->o.subnet_prefix);
+	uint32_t c;
+
+	if (mgid_signature(mgid) != 0xa01b || memcmp(mgid + 4, &prefix, 8))
+		return;
+	memcpy(&c, mgid + 12, 4);
+	c = be32toh(c);
+	if (c >= db->counter && c != UINT32_MAX)
+		db->counter = c + 1;
+}
+
+static bool members_ok(const struct mc_member *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!m[i].join_state || m[i].join_state > 0xF || (i && m[i].guid <= m[i - 1].guid))
+			return false;
+	return true;
+}
+
+const struct mc_group *mcdb_restore(struct mcdb *db, const struct sa_mcmember_rec *rec,
+				    bool well_known, uint64_t creator,
+				    const struct mc_member *members, size_t n)
+{
+	struct mc_group *g;
+
+	if (rec->mlid < MCAST_MLID_MIN || rec->mlid > MCAST_MLID_MAX ||
+	    db->by_mlid[rec->mlid - MCAST_MLID_MIN] || group_find(db, rec->mgid) ||
+	    !members_ok(members, n) || n > UINT32_MAX)
+		return NULL;
+	g = group_add(db, rec, creator);
+	g->well_known = well_known;
+	g->members = xcalloc(n ? n : 1, sizeof(*g->members));
+	memcpy(g->members, members, n * sizeof(*members));
+	g->nmembers = g->cap = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		g->nfull += (members[i].join_state & MC_JOIN_ANY_FULL) != 0;
+		mc_share_member(&db->sh, members[i].by, 1);
+	}
+	counter_past(db, rec->mgid);
+	return g;
 }

@@ -60,8 +60,19 @@
  * requests without PortGID get one record per member, untrusted ones one
  * per group with PortGID, JoinState and ProxyJoin zeroed.
  *
+ * Fair shares (sm/mcshare.h, limits from mcdb_set_limits()): a create
+ * is charged to the requester (also a proxy create), a new membership to
+ * its maker (the port itself, or the proxy); over a limit the request is
+ * refused with NO_RESOURCES and nothing changes. A member a proxy added
+ * that joins for itself becomes its own (its maker, no longer a proxy
+ * member: the proxy may no longer change it); the memberships a proxy
+ * made for ports that never joined themselves go when the proxy's port
+ * leaves the fabric (mcdb_remove_made_by), and with them groups left
+ * without a full member.
+ *
  * Bounds: groups are bounded by the MLIDs (at most 16383), members by
- * the ports the lookup knows. A member insert is O(members of the group).
+ * the ports the lookup knows and the limits. A member insert is
+ * O(members of the group).
  */
 #ifndef IBSM_SM_MCDB_H
 #define IBSM_SM_MCDB_H
@@ -71,6 +82,7 @@
 #include <stdint.h>
 
 #include "mad/sa.h"
+#include "sm/mcshare.h"
 
 /* JoinState bits (reference 5.2). */
 #define MC_JOIN_FULL 0x1
@@ -125,12 +137,14 @@ typedef void (*mc_notice_fn)(void *arg, uint16_t trap, const uint8_t mgid[16], u
 struct mc_member {
 	uint64_t guid;          /* port GUID */
 	uint8_t join_state;
-	bool proxy;             /* joined by another port */
+	bool proxy;             /* joined by another port, never by itself */
+	uint64_t by;            /* who made it: guid, the proxy; 0 the SM or unknown */
 };
 
 struct mc_group {
 	struct sa_mcmember_rec rec;  /* MGID, MLID and parameters; selectors 2 */
 	bool well_known;             /* from the partitions file */
+	uint64_t creator;            /* the requester that created it; 0: the SM, unknown */
 	uint32_t nmembers, cap;
 	struct mc_member *members;   /* by GUID */
 	uint32_t nfull;              /* members with a full bit */
@@ -187,6 +201,15 @@ void mcdb_prune(struct mcdb *db);
 /* The port left every group (it went down or away); returns the groups
  * it was in. */
 size_t mcdb_remove_port(struct mcdb *db, uint64_t guid);
+/* The memberships proxy made for ports that never joined themselves go
+ * (the proxy's port left the fabric); returns how many. */
+size_t mcdb_remove_made_by(struct mcdb *db, uint64_t proxy);
+
+/* The limits of the fair shares (copied); all 0 at first: no limit. */
+void mcdb_set_limits(struct mcdb *db, const struct mc_limits *l);
+/* The shares and the refusals counted by reason; last: the reason the
+ * last join was refused, MC_REF_NONE when it was not for a limit. */
+const struct mc_shares *mcdb_shares(const struct mcdb *db);
 
 size_t mcdb_count(const struct mcdb *db);
 /* Groups in MGID order. */
@@ -200,6 +223,20 @@ bool mcdb_take_dirty(struct mcdb *db);
 bool mcdb_dirty(const struct mcdb *db);
 /* Groups whose MLID is above the current top (not programmable). */
 size_t mcdb_over_top(const struct mcdb *db);
+
+/* A number that changes with every change mcdb_take_dirty() would see
+ * (and never goes back): whether the groups changed since a save. */
+uint64_t mcdb_gen(const struct mcdb *db);
+/* Every group goes, without traps (before a saved state replaces them). */
+void mcdb_clear(struct mcdb *db);
+/* A group as saved or copied: rec with its MLID, its creator, members
+ * sorted by GUID with JoinStates 1..15, charged to their makers as when
+ * they were made (no limit is checked: the caller checked the whole
+ * state). No trap. NULL when the MLID is out of range or taken, the MGID
+ * exists, or the members break those rules. */
+const struct mc_group *mcdb_restore(struct mcdb *db, const struct sa_mcmember_rec *rec,
+				    bool well_known, uint64_t creator,
+				    const struct mc_member *members, size_t n);
 
 /* Rate codes (reference 3.1) compared by bandwidth: <0, 0, >0. */
 int mc_rate_cmp(uint8_t a, uint8_t b);

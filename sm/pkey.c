@@ -3,19 +3,23 @@
  *
  * What each port holds and should hold is kept per port in an
  * open-addressing table keyed by node GUID and port number, so it
- * survives fabric generations. A phase is three batches of SMPs:
+ * survives fabric generations. Each port goes its own way inside the
+ * bring-up phase, not waiting for the others:
  *
  *   read back the blocks not known -> write the blocks that differ ->
- *   PortInfo Sets of the switch ports whose enforcement bits differ
+ *   enforcement bits (switch ports)
  *
- * The last batch waits for the tables, so a switch port never filters
- * with a table that is not there yet.
+ * The bits ride on the port's state Set when its link is walked this
+ * sweep (its walk waits for the table: activate.h), else go in a
+ * PortInfo Set of their own once the table is written; either way a
+ * switch port never filters with a table that is not there yet.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "sm/activate.h"
 #include "sm/log.h"
 #include "sm/pkey.h"
 #include "sm/pkeyset.h"
@@ -40,6 +44,8 @@ struct pk_port {
 	uint8_t *known;      /* enum pk_block per block */
 	struct sm_port *p;   /* during the phase */
 	bool faces_ca;       /* a switch port with a copy of its CA's table */
+	uint16_t left;       /* this sweep's reads, then writes, in flight */
+	bool failed;         /* one of them failed: its link waits for the end walk */
 };
 
 struct pk_stats {
@@ -49,7 +55,7 @@ struct pk_stats {
 struct sm_pkey {
 	struct part_config cfg;
 	struct porttab ports;   /* of struct pk_port */
-	void (*done)(struct sm *);
+	void (*then)(struct sm *);   /* once every port's reads are out */
 	struct pk_stats st;
 };
 
@@ -259,8 +265,12 @@ static void submit(struct sm *sm, struct pk_port *pp, uint16_t b, const struct m
 	c->sm = sm;
 	c->pp = pp;
 	c->block = b;
-	if (sm_submit(sm, r, cb, c) < 0)
+	if (sm_submit(sm, r, cb, c) < 0) {
+		pp->failed = true;
 		free(c);
+		return;
+	}
+	pp->left++;
 }
 
 /* Entries of block b of t (cap entries); beyond cap, zeros. */
@@ -278,6 +288,9 @@ static void block_store(uint16_t *t, unsigned cap, uint16_t b, const struct smp_
 	for (unsigned i = 0; i < PK_BLOCK && b * PK_BLOCK + i < cap; i++)
 		t[b * PK_BLOCK + i] = in->pkey[i];
 }
+
+static void reads_done(struct sm *sm, struct pk_port *pp);
+static void port_done(struct sm *sm, struct pk_port *pp);
 
 static void read_done(void *arg, int err, const struct smp *resp)
 {
@@ -298,6 +311,8 @@ static void read_done(void *arg, int err, const struct smp *resp)
 			   "left as it is", (unsigned long long)pp->key.guid, pp->key.num, c->block, err);
 	}
 	free(c);
+	if (!--pp->left)
+		reads_done(sm, pp);
 	sm_phase_put(sm);
 }
 
@@ -317,10 +332,13 @@ static void write_done(void *arg, int err, const struct smp *resp)
 		pp->fits = false;   /* no enforcement without the table */
 		sm->sweep_clean = false;
 		sm->st.errors++;
+		pp->failed = true;
 		log_fabric(LOG_LVL_WARNING, "%016llx \"%s\" port %u: P_KeyTable block %u Set failed (%d)",
 			   (unsigned long long)pp->key.guid, pp->p->node->desc, pp->key.num, c->block, err);
 	}
 	free(c);
+	if (!--pp->left)
+		port_done(sm, pp);
 	sm_phase_put(sm);
 }
 
@@ -410,28 +428,43 @@ static void wanted_bits(const struct sm *sm, const struct sm_port *p, int *in, i
 	*out = pp->fits && (e == CONF_PART_ENF_BOTH || e == CONF_PART_ENF_OUT);
 }
 
-static void enforce_switch(struct sm *sm, struct sm_node *n)
+/* Whether p's enforcement bits are to change; w gets the new ones. */
+static bool enforcement_due(const struct sm *sm, const struct sm_port *p, struct smp_port_info *w)
 {
-	for (unsigned k = 1; k <= n->ni.num_ports; k++) {
-		struct sm_port *p = &n->ports[k];
-		struct smp_port_info w;
-		int in, out;
+	int in, out;
 
-		wanted_bits(sm, p, &in, &out);
-		if (in < 0 || (p->pi.part_enf_inbound == in && p->pi.part_enf_outbound == out) ||
-		    tables_pi_ignored(p, TF_ENFORCE))
-			continue;
-		w = p->pi;
-		w.part_enf_inbound = (uint8_t)in;
-		w.part_enf_outbound = (uint8_t)out;
-		sm->pkey->st.pi_sets++;
-		tables_pi_set(sm, p, &w, TF_ENFORCE);
-	}
+	wanted_bits(sm, p, &in, &out);
+	if (in < 0 || (p->pi.part_enf_inbound == in && p->pi.part_enf_outbound == out) ||
+	    tables_pi_ignored(p, TF_ENFORCE))
+		return false;
+	w->part_enf_inbound = (uint8_t)in;
+	w->part_enf_outbound = (uint8_t)out;
+	return true;
+}
+
+bool sm_pkey_enforcement(struct sm *sm, const struct sm_port *p, struct smp_port_info *w)
+{
+	if (!sm->pkey || !p->num || !node_is_switch(p->node) || !enforcement_due(sm, p, w))
+		return false;
+	sm->pkey->st.pi_sets++;
+	return true;
+}
+
+/* The bits in a PortInfo Set of their own, when no state Set of this
+ * sweep will carry them (the link is up already, or not walked). */
+static void enforce_alone(struct sm *sm, struct sm_port *p)
+{
+	struct smp_port_info w = p->pi;
+
+	if (sm_act_will_walk(p) || !enforcement_due(sm, p, &w))
+		return;
+	sm->pkey->st.pi_sets++;
+	tables_pi_set(sm, p, &w, TF_ENFORCE);
 }
 
 /* --- the phase ----------------------------------------------------------------- */
 
-static void log_stats(const struct sm *sm)
+void sm_pkey_log(const struct sm *sm)
 {
 	const struct pk_stats *s = &sm->pkey->st;
 
@@ -441,40 +474,71 @@ static void log_stats(const struct sm *sm)
 		 (unsigned long long)s->pi_sets, (unsigned long long)s->cut);
 }
 
-static void enforce_done(struct sm *sm)
+/* Its table is what it should be (or cannot be known): its link may be
+ * walked, and a switch port's bits follow. */
+static void port_done(struct sm *sm, struct pk_port *pp)
 {
-	void (*done)(struct sm *) = sm->pkey->done;
-
-	log_stats(sm);
-	sm->pkey->done = NULL;
-	done(sm);
+	if (!pp->failed)
+		sm_act_release_port(sm, pp->p);
+	if (pp->faces_ca)
+		enforce_alone(sm, pp->p);
 }
 
-static void writes_done(struct sm *sm)
+static void reads_done(struct sm *sm, struct pk_port *pp)
 {
-	sm_phase_begin(sm, enforce_done);
-	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
-		if (node_is_switch(sm->fabric->nodes[i]) && node_usable(sm->fabric->nodes[i]))
-			enforce_switch(sm, sm->fabric->nodes[i]);
-	sm_phase_end(sm);
+	write_port(sm, pp);
+	if (!pp->left)
+		port_done(sm, pp);
 }
 
-static void reads_done(struct sm *sm)
+static bool has_copy(const struct sm *sm, const struct sm_port *p)
+{
+	const struct pk_port *pp = port_find(sm->pkey, p->node->guid, p->num);
+
+	return pp && pp->used && pp->faces_ca;
+}
+
+/* Switch ports without a table of their own this sweep: their bits now. */
+static void enforce_others(struct sm *sm)
+{
+	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
+		struct sm_node *n = sm->fabric->nodes[i];
+
+		for (unsigned k = 1; node_is_switch(n) && node_usable(n) && k <= n->ni.num_ports; k++)
+			if (!has_copy(sm, &n->ports[k]))
+				enforce_alone(sm, &n->ports[k]);
+	}
+}
+
+static void start_port(struct sm *sm, struct pk_port *pp)
+{
+	pp->left = 0;
+	pp->failed = false;
+	sm_act_hold_port(sm, pp->p);
+	read_port(sm, pp);
+	if (!pp->left)
+		reads_done(sm, pp);
+}
+
+static void start_slot(struct sm *sm, size_t i)
+{
+	if (slot(sm->pkey, i)->used)
+		start_port(sm, slot(sm->pkey, i));
+}
+
+static void all_started(struct sm *sm)
+{
+	void (*then)(struct sm *) = sm->pkey->then;
+
+	enforce_others(sm);
+	sm->pkey->then = NULL;
+	then(sm);
+}
+
+void sm_pkey_prepare(struct sm *sm, void (*then)(struct sm *))
 {
 	struct sm_pkey *k = sm->pkey;
 
-	sm_phase_begin(sm, writes_done);
-	for (size_t i = 0; i < k->ports.size; i++)
-		if (slot(k, i)->used)
-			write_port(sm, slot(k, i));
-	sm_phase_end(sm);
-}
-
-void sm_pkey_phase(struct sm *sm, void (*done)(struct sm *))
-{
-	struct sm_pkey *k = sm->pkey;
-
-	k->done = done;
 	memset(&k->st, 0, sizeof(k->st));
 	for (size_t i = 0; i < k->ports.size; i++) {
 		slot(k, i)->used = false;
@@ -482,11 +546,8 @@ void sm_pkey_phase(struct sm *sm, void (*done)(struct sm *))
 	}
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
 		manage_node(sm, sm->fabric->nodes[i]);
-	sm_phase_begin(sm, reads_done);
-	for (size_t i = 0; i < k->ports.size; i++)
-		if (slot(k, i)->used)
-			read_port(sm, slot(k, i));
-	sm_phase_end(sm);
+	k->then = then;
+	sm_phase_steps(sm, k->ports.size, start_slot, all_started);
 }
 
 /* --- configuration ---------------------------------------------------------------- */

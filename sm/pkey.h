@@ -19,7 +19,10 @@
  * then only differing 32-entry blocks are written; a block whose read
  * failed is left alone. A table too long for the port is cut to its
  * size (PartitionCap, or the switch's enforcement cap) and logged; a
- * switch port whose copy does not fit is not enforced.
+ * switch port whose copy does not fit is not enforced. The enforcement
+ * bits ride on the port's state Set (ARMED or ACTIVE) when its link is
+ * walked this sweep, after its table; only a port whose link is up
+ * already gets a PortInfo Set of its own for them.
  */
 #ifndef IBSM_SM_PKEY_H
 #define IBSM_SM_PKEY_H
@@ -36,6 +39,7 @@
 #define PKEY_MAX_ENTRIES 2048   /* entries managed per port (64 blocks) */
 
 struct sm;
+struct sm_port;
 struct sm_snap;
 
 /* At start: load sm->conf.partitions_file (missing: OpenSM's default).
@@ -53,8 +57,17 @@ bool sm_pkey_commit(struct sm *sm, struct part_config *staged);
 /* The partitions in force. */
 const struct part_config *sm_pkey_config(const struct sm *sm);
 
-/* The phase; calls done(sm) when all its SMPs completed. */
-void sm_pkey_phase(struct sm *sm, void (*done)(struct sm *));
+/* Within the running phase (sm.h): every port's table read where it is
+ * not known, then written where it differs, each port on its own; its
+ * link's walk waits for it (activate.h). then(sm) once every port has
+ * been started (the reads are submitted a few hundred per loop turn). */
+void sm_pkey_prepare(struct sm *sm, void (*then)(struct sm *));
+/* Logs the phase's counters (at its end). */
+void sm_pkey_log(const struct sm *sm);
+/* For the state Set of switch port p (activate.h): sets w's partition
+ * enforcement bits and returns true when they are to change. Asked only
+ * once p's table is in place. */
+bool sm_pkey_enforcement(struct sm *sm, const struct sm_port *p, struct smp_port_info *w);
 
 /* Fills the snapshot's P_Key tables (snap.h): each CA port's and switch
  * port 0's table as the SM gives it. */

@@ -10,21 +10,28 @@
  * fields, so it never retrains a link by accident. MTU and VLs are not
  * changed on a port that is already Active: that needs a link bounce, which
  * is an operator's decision.
+ *
+ * The state walk itself is activate.c's: this file makes its Sets.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "sm/activate.h"
 #include "sm/log.h"
+#include "sm/pkey.h"
 #include "sm/sm.h"
+#include "sm/tables.h"
 
 struct pi_ctx {
 	struct sm *sm;
 	struct sm_port *p;
 	uint8_t want_state;   /* 0 for a configuration Set */
 	unsigned fields;      /* what the Set was for */
+	bool enforce;         /* partition enforcement bits ride on it */
 	struct smp_port_info want;
+	void (*then)(struct sm *, struct sm_port *, bool);
 };
 
 static unsigned min3(unsigned a, unsigned b, unsigned c)
@@ -39,16 +46,10 @@ static bool holds_lid(const struct sm_port *p)
 	return p->num == 0 || !node_is_switch(p->node);
 }
 
-static bool linked_up(const struct sm_port *p)
+bool sm_port_linked_up(const struct sm_port *p)
 {
 	return p->num && p->peer && p->have_pi && p->peer->have_pi && !p->held && !p->peer->held &&
 	       p->pi.port_state > TOPO_PORT_DOWN && p->peer->pi.port_state > TOPO_PORT_DOWN;
-}
-
-/* Both ends read this sweep: a state walk needs to know where both are. */
-static bool both_fresh(const struct sm_port *p)
-{
-	return !p->stale && !p->peer->stale && !p->peer->node->stale;
 }
 
 static void want_lid_fields(const struct sm *sm, const struct sm_port *p, struct smp_port_info *w)
@@ -82,6 +83,7 @@ enum pi_field {
 	PF_LID = 1 << 0, PF_LMC = 1 << 1, PF_SMLID = 1 << 2, PF_PREFIX = 1 << 3,
 	PF_MKEY = 1 << 4, PF_LEASE = 1 << 5, PF_PROTECT = 1 << 6, PF_TIMEOUT = 1 << 7,
 	PF_MTU = 1 << 8, PF_VLS = 1 << 9,
+	PF_REREG = 1 << 10,   /* ClientReregister (sm/rereg.c): never read back */
 };
 
 static unsigned pi_diff(const struct smp_port_info *a, const struct smp_port_info *b)
@@ -102,7 +104,7 @@ unsigned sm_port_wants(const struct sm *sm, const struct sm_port *p, struct smp_
 	*w = p->pi;
 	if (holds_lid(p) && p->lid)
 		want_lid_fields(sm, p, w);
-	if (linked_up(p))
+	if (sm_port_linked_up(p))
 		want_link_fields(sm, p, w);
 	return pi_diff(w, &p->pi) & ~p->pi_ignored;
 }
@@ -148,11 +150,14 @@ static void set_done(void *arg, int err, const struct smp *resp)
 	struct pi_ctx *c = arg;
 	struct sm *sm = c->sm;
 	struct smp_port_info pi;
+	bool ok = reached(c, err, resp, &pi) ||
+		  (err == MAD_OK && smp_port_info_decode(resp->data, sizeof(resp->data), &pi) == 0);
 
-	if (reached(c, err, resp, &pi) || (err == MAD_OK &&
-	    smp_port_info_decode(resp->data, sizeof(resp->data), &pi) == 0)) {
+	if (ok) {
 		c->p->pi = pi;
 		learn_ignored(c, &pi);
+		if (c->enforce)
+			tables_pi_check(c->p, &c->want, &pi, TF_ENFORCE);
 		if (c->want_state && pi.port_state != c->want_state)
 			log_fabric(LOG_LVL_INFO, "%016llx port %u: state %u after Set to %u",
 				   (unsigned long long)c->p->node->guid, c->p->num, pi.port_state,
@@ -163,115 +168,136 @@ static void set_done(void *arg, int err, const struct smp *resp)
 		log_fabric(LOG_LVL_WARNING, "PortInfo Set to %016llx \"%s\" port %u failed (%d)",
 			   (unsigned long long)c->p->node->guid, c->p->node->desc, c->p->num, err);
 	}
+	if (c->fields & PF_REREG)
+		sm_rereg_result(sm, c->p, err == MAD_OK);
+	if (c->then)
+		c->then(sm, c->p, ok && (!c->want_state || pi.port_state == c->want_state ||
+					 pi.port_state == TOPO_PORT_ACTIVE));
 	free(c);
 	sm_phase_put(sm);
 }
 
-void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
-		     uint8_t state, struct mad_req *r)
+static void port_set_req(const struct sm *sm, const struct sm_port *p,
+			 const struct smp_port_info *want, uint8_t state, bool rereg,
+			 struct mad_req *r)
 {
 	struct smp_port_info w = *want;
 
 	no_change_fields(&w);
 	w.port_state = state;
+	w.client_reregister = rereg;
 	sm_port_req(sm, p, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, p->num, r);
 	smp_port_info_encode(&w, r->data, sizeof(r->data));
 }
 
-static void send_set(struct sm *sm, struct sm_port *p, struct smp_port_info *w, uint8_t state,
-		     unsigned fields)
+void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
+		     uint8_t state, struct mad_req *r)
+{
+	port_set_req(sm, p, want, state, false, r);
+}
+
+static struct pi_ctx *new_ctx(struct sm *sm, struct sm_port *p, struct smp_port_info *w,
+			       uint8_t state, unsigned fields)
 {
 	struct pi_ctx *c = xcalloc(1, sizeof(*c));
-	struct mad_req r;
 
 	c->want = *w;
 	c->sm = sm;
 	c->p = p;
 	c->want_state = state;
 	c->fields = fields;
-	sm_port_set_req(sm, p, w, state, &r);
+	return c;
+}
+
+static void submit(struct sm *sm, struct pi_ctx *c)
+{
+	struct mad_req r;
+
+	port_set_req(sm, c->p, &c->want, c->want_state, c->fields & PF_REREG, &r);
 	if (sm_submit(sm, &r, set_done, c) < 0)
 		free(c);
 }
 
-static void config_node(struct sm *sm, struct sm_node *n)
+void sm_port_state_set(struct sm *sm, struct sm_port *p, uint8_t to,
+		       void (*then)(struct sm *, struct sm_port *, bool))
+{
+	struct smp_port_info w = p->pi;
+	struct pi_ctx *c;
+	bool enforce = sm_pkey_enforcement(sm, p, &w);
+
+	sm->st.state_sets++;
+	c = new_ctx(sm, p, &w, to, 0);
+	c->enforce = enforce;
+	c->then = then;
+	submit(sm, c);
+}
+
+/* A port whose configuration did not take keeps its link for the end
+ * walk (activate.h), which goes on as every sweep did. */
+static void configured(struct sm *sm, struct sm_port *p, bool ok)
+{
+	if (ok)
+		sm_act_release_port(sm, p);
+}
+
+/* The configuration Sets of a phase, made (and their ports held) before
+ * they may go: the LIDs they give out must be on disk first. */
+struct portcfg_batch {
+	struct pi_ctx **v;
+	size_t n, cap;
+};
+
+static void config_node(struct sm *sm, struct sm_node *n, struct portcfg_batch *b)
 {
 	struct smp_port_info w;
 	unsigned fields;
 
 	for (unsigned i = 0; i <= n->ni.num_ports; i++) {
 		struct sm_port *p = &n->ports[i];
+		struct pi_ctx *c;
 
-		if (!p->have_pi || p->stale || !(fields = sm_port_wants(sm, p, &w)))
+		if (!p->have_pi || p->stale)
+			continue;
+		fields = sm_port_wants(sm, p, &w) | (sm_rereg_wanted(sm, p) ? PF_REREG : 0);
+		if (!fields)
 			continue;
 		sm->st.portinfo_sets++;
-		send_set(sm, p, &w, TOPO_PORT_NOCHANGE, fields);
+		c = new_ctx(sm, p, &w, TOPO_PORT_NOCHANGE, fields);
+		c->then = configured;
+		sm_act_hold_port(sm, p);
+		if (b->n == b->cap)
+			b->v = xrealloc(b->v, (b->cap = b->cap ? 2 * b->cap : 256) * sizeof(*b->v));
+		b->v[b->n++] = c;
 	}
 }
 
-static void portcfg_done(struct sm *sm)
+struct portcfg_batch *sm_portcfg_prepare(struct sm *sm)
 {
-	sm_route_phase(sm);
-}
+	struct portcfg_batch *b = xcalloc(1, sizeof(*b));
 
-void sm_portcfg_phase(struct sm *sm)
-{
-	sm_phase_begin(sm, portcfg_done);
+	sm_rereg_phase(sm);
 	for (uint32_t i = 0; i < sm->fabric->nnodes; i++)
 		if (node_usable(sm->fabric->nodes[i]))
-			config_node(sm, sm->fabric->nodes[i]);
-	sm_phase_end(sm);
+			config_node(sm, sm->fabric->nodes[i], b);
+	return b;
 }
 
-/* One pass of the state walk: every linked port in state `from` is Set to
- * `to`. Both ends of every link are walked, so a pass is fabric-wide. */
-static void walk(struct sm *sm, uint8_t from, uint8_t to)
+size_t sm_portcfg_count(const struct portcfg_batch *b)
 {
-	struct smp_port_info w;
-
-	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
-		struct sm_node *n = sm->fabric->nodes[i];
-
-		for (unsigned k = 1; node_usable(n) && k <= n->ni.num_ports; k++) {
-			struct sm_port *p = &n->ports[k];
-
-			if (!linked_up(p) || !both_fresh(p) || p->pi.port_state != from)
-				continue;
-			w = p->pi;
-			sm->st.state_sets++;
-			send_set(sm, p, &w, to, 0);
-		}
-	}
+	return b ? b->n : 0;
 }
 
-static void count_active(struct sm *sm)
+void sm_portcfg_send(struct sm *sm, struct portcfg_batch *b, size_t i)
 {
-	sm->st.ports_active = 0;
-	for (uint32_t i = 0; i < sm->fabric->nnodes; i++) {
-		struct sm_node *n = sm->fabric->nodes[i];
-
-		for (unsigned k = 1; k <= n->ni.num_ports; k++)
-			if (n->ports[k].have_pi && n->ports[k].pi.port_state == TOPO_PORT_ACTIVE)
-				sm->st.ports_active++;
-	}
+	submit(sm, b->v[i]);
+	b->v[i] = NULL;
 }
 
-static void active_done(struct sm *sm)
+void sm_portcfg_free(struct portcfg_batch *b)
 {
-	count_active(sm);
-	sm_sweep_finished(sm);
-}
-
-static void armed_done(struct sm *sm)
-{
-	sm_phase_begin(sm, active_done);
-	walk(sm, TOPO_PORT_ARMED, TOPO_PORT_ACTIVE);
-	sm_phase_end(sm);
-}
-
-void sm_activate_phase(struct sm *sm)
-{
-	sm_phase_begin(sm, armed_done);
-	walk(sm, TOPO_PORT_INIT, TOPO_PORT_ARMED);
-	sm_phase_end(sm);
+	for (size_t i = 0; b && i < b->n; i++)
+		free(b->v[i]);
+	if (b)
+		free(b->v);
+	free(b);
 }

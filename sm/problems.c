@@ -15,6 +15,7 @@
 struct sink {
 	struct sm_problem *out;
 	size_t max, n;
+	size_t degrading;     /* of n, those that are not warnings */
 	uint64_t digest;
 };
 
@@ -24,12 +25,11 @@ static void mix(uint64_t *h, uint64_t v)
 		*h = (*h ^ (v & 0xff)) * 0x100000001b3ull;
 }
 
-static void add(struct sink *s, const char *kind, uint64_t guid, uint8_t port, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static void add(struct sink *s, const char *kind, uint64_t guid, uint8_t port, const char *fmt, ...)
+static void vadd(struct sink *s, const char *kind, uint64_t guid, uint8_t port, bool warning,
+		 const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+static void vadd(struct sink *s, const char *kind, uint64_t guid, uint8_t port, bool warning,
+		 const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	for (const char *k = kind; *k; k++)
 		mix(&s->digest, (uint8_t)*k);
 	mix(&s->digest, guid);
@@ -40,11 +40,45 @@ static void add(struct sink *s, const char *kind, uint64_t guid, uint8_t port, c
 		p->kind = kind;
 		p->guid = guid;
 		p->port = port;
-		va_start(ap, fmt);
+		p->warning = warning;
 		vsnprintf(p->text, sizeof(p->text), fmt, ap);
-		va_end(ap);
 	}
 	s->n++;
+	s->degrading += !warning;
+}
+
+static void add(struct sink *s, const char *kind, uint64_t guid, uint8_t port, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void add(struct sink *s, const char *kind, uint64_t guid, uint8_t port, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(s, kind, guid, port, false, fmt, ap);
+	va_end(ap);
+}
+
+static void warn(struct sink *s, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void warn(struct sink *s, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(s, kind, 0, 0, true, fmt, ap);
+	va_end(ap);
+}
+
+/* The well-known default key lets any host be a trusted SA requester. */
+static void keys(const struct sm *sm, struct sink *s)
+{
+	bool sm_pub = sm->conf.sm_key == SM_PUBLIC_KEY, sa_pub = sm->conf.sa_key == SM_PUBLIC_KEY;
+
+	if (sm_pub || sa_pub)
+		warn(s, "public_key", "%s%s%s is 0x1, the well-known default: any host that sends it "
+		     "is a trusted SA requester; set a shared secret on every SM of the subnet "
+		     "(ibsmd.conf(5))", sm_pub ? "sm_key" : "", sm_pub && sa_pub ? " and " : "",
+		     sa_pub ? "sa_key" : "");
 }
 
 static void conflicts(const struct sm_fabric *f, struct sink *s)
@@ -92,6 +126,7 @@ static void walk(const struct sm *sm, struct sink *s)
 	const struct sm_fabric *f = sm->fabric;
 
 	s->digest = 0xcbf29ce484222325ull;
+	keys(sm, s);
 	if (!f)
 		return;
 	conflicts(f, s);
@@ -122,9 +157,12 @@ uint64_t sm_problems_digest(const struct sm *sm)
 
 const char *sm_subnet_state(const struct sm *sm)
 {
+	struct sink s = { 0 };
+
 	if (sm->state != SM_STATE_MASTER)
 		return sm_state_name((int)sm->state);   /* another SM's subnet */
 	if (!sm->subnet_up)
 		return "down";
-	return sm_problems(sm, NULL, 0) ? "degraded" : "up";
+	walk(sm, &s);
+	return s.degrading ? "degraded" : "up";
 }

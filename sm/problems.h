@@ -11,12 +11,16 @@
  *   unknown_peer    a switch port that is up with nothing known behind it
  *   set_failed      Sets or table reads that failed in the last sweep
  *   no_routes       routing failed
+ *   public_key      sm_key or sa_key is 0x1, the well-known default that
+ *                   any host may send: it makes that host a trusted SA
+ *                   requester (a warning: it does not degrade the subnet)
  * The subnet is "down" when it is not up, "degraded" when it is up with
- * problems, else "up".
+ * problems other than warnings, else "up".
  */
 #ifndef IBSM_SM_PROBLEMS_H
 #define IBSM_SM_PROBLEMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,8 +30,12 @@ struct sm_problem {
 	const char *kind;
 	uint64_t guid;        /* node (or port, for duplicate port GUIDs); 0 none */
 	uint8_t port;
+	bool warning;         /* does not degrade the subnet */
 	char text[200];
 };
+
+/* The well-known default SM_Key (OpenSM's, and ours: ibsmd.conf). */
+#define SM_PUBLIC_KEY 0x1ull
 
 /* Writes at most max problems into out; returns how many there are. */
 size_t sm_problems(const struct sm *sm, struct sm_problem *out, size_t max);

@@ -129,15 +129,18 @@ static void manage_ca(struct sm *sm, struct sm_port *p)
 	q->in_used[0] = q->sl2vl;
 }
 
-/* Output port k of switch n and the input ports whose SL2VL it holds. */
-static void manage_switch_port(struct sm *sm, struct sm_node *n, unsigned k, bool enh0)
+/* Output port k of switch n, and its SL2VL table of every input port
+ * 0..N: the switch's own packets (SMA replies, traps) come in by port 0,
+ * base or enhanced, and a port whose link comes up later or a packet sent
+ * back out its arrival port must not find the power-on map, which can
+ * name VLs the output port does not operate. */
+static void manage_switch_port(struct sm *sm, struct sm_node *n, unsigned k)
 {
 	bool sl2vl = n->ports[0].have_pi && (n->ports[0].pi.cap_mask & CAP_SL_MAPPING);
 	struct qport *q = manage(sm, &n->ports[k], n->ni.num_ports + 1u, k ? QOS_SWE : QOS_SW0,
 				 sl2vl);
 
-	for (unsigned i = 0; sl2vl && i <= n->ni.num_ports; i++)
-		q->in_used[i] = i != k && (i ? up(&n->ports[i]) : enh0);
+	memset(q->in_used, sl2vl, q->nin);
 }
 
 static void manage_node(struct sm *sm, struct sm_node *n)
@@ -153,10 +156,10 @@ static void manage_node(struct sm *sm, struct sm_node *n)
 	}
 	enh0 = n->have_si && n->si.enhanced_port0 && n->ports[0].have_pi;
 	if (enh0)
-		manage_switch_port(sm, n, 0, enh0);
+		manage_switch_port(sm, n, 0);
 	for (unsigned k = 1; k <= n->ni.num_ports; k++)
 		if (up(&n->ports[k]))
-			manage_switch_port(sm, n, k, enh0);
+			manage_switch_port(sm, n, k);
 }
 
 /* --- SMPs ------------------------------------------------------------------------ */

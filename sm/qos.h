@@ -9,10 +9,11 @@
  * port 0, switch external port) from its operational VLs:
  *  - a CA or router port: its SL2VL table (modifier 0) when its
  *    CapabilityMask has IsSLMappingSupported, its VLArbitration blocks;
- *  - a switch: for every output port, the SL2VL table of every (input,
- *    output) pair of linked ports (modifier in << 8 | out; ibsim ignores
- *    the "all ports" bits, so pairs are written one by one), when port 0's
- *    CapabilityMask has IsSLMappingSupported; the output port's
+ *  - a switch: for every output port that is up, the SL2VL table of
+ *    every input port 0..N, port 0 included whether enhanced or not (the
+ *    switch's own packets enter by it) (modifier in << 8 | out; ibsim
+ *    ignores the "all ports" bits, so pairs are written one by one), when
+ *    port 0's CapabilityMask has IsSLMappingSupported; the output port's
  *    VLArbitration blocks; port 0 only when SwitchInfo says enhanced
  *    port 0.
  * Programming is a diff as for P_Keys: tables not known are read back

@@ -4,9 +4,17 @@
  * One struct sm lives for the whole process. A heavy sweep is a chain of
  * phases, each a batch of SMPs whose last completion starts the next phase:
  *
- *   discover -> LIDs -> PortInfo (LID, SM LID, MTU, VLs...) -> route ->
- *   read LFT blocks back -> write differing blocks + LinearFDBTop ->
- *   ports INIT->ARMED -> ARMED->ACTIVE -> subnet up
+ *   discover -> LIDs -> bring-up -> QoS tables -> MFTs -> adaptive routing
+ *   -> the links left to walk -> subnet up
+ *
+ * The bring-up phase (program.c) is everything that can go at once: the
+ * PortInfo Sets (LID, SM LID, MTU, VLs...), P_Key tables read and written
+ * port by port, LFT blocks read back and routing on its worker, then the
+ * differing blocks and LinearFDBTop switch by switch; each link goes
+ * ARMED as soon as its ports hold their configuration, and ACTIVE as soon
+ * as its switches hold their whole LFT too (activate.h says why that is
+ * safe), so the window stays full across what used to be phase
+ * boundaries.
  *
  * Nothing blocks: the libevent loop keeps serving the umad fd and timers
  * between completions. A phase that fails for some node marks the sweep
@@ -36,6 +44,12 @@ struct sm_ar;   /* adaptive routing state, sm/ar.c */
 struct sm_pkey;
 struct sm_qos;
 struct sm_mcast;
+struct sm_act;
+struct sm_prog;
+struct lids_job;
+struct sm_steps;
+struct portcfg_batch;
+struct sm_rereg; /* ClientReregister to send, sm/rereg.c */
 struct sm_snap; /* the last complete sweep, sm/snap.h */
 struct sa;      /* Subnet Administration, sa/sa.h */
 struct rt_hold;
@@ -76,6 +90,8 @@ struct sweep_stats {
 	struct timespec t_start, t_discovered, t_routed, t_done;
 	uint32_t ports_active;
 	uint64_t entries_changed;   /* LFT entries a repair changed */
+	uint64_t lft_drift_blocks;  /* blocks read back changed, written back */
+	uint64_t lft_drift_entries; /* ... and their entries */
 	bool reroute;               /* a reroute without rediscovery */
 };
 
@@ -85,6 +101,7 @@ struct sm {
 	struct event_base *base;
 	struct event *ev_umad, *ev_timer, *ev_sweep;
 	struct event *ev_light, *ev_hold;   /* light sweep, flap hold-down */
+	struct event *ev_log;               /* counts of log lines left out */
 	struct event *ev_retry;             /* sweep again after an unclean one */
 	struct event *ev_sig[3];
 	struct mad_transport tp;
@@ -121,6 +138,11 @@ struct sm {
 	struct sm_pkey *pkey;           /* partitions, P_KeyTables (sm/pkey.c) */
 	struct sm_qos *qos;             /* SL2VL and VLArbitration (sm/qos.c) */
 	struct sm_mcast *mcast;         /* multicast groups and MFTs (sm/mcast.c) */
+	struct sm_act *act;             /* links walked this phase (sm/activate.c) */
+	struct sm_prog *prog;           /* the bring-up phase's LFT writes (program.c) */
+	struct lids_job *lids_job;      /* the LID file being written (lidmgr.c) */
+	struct sm_steps *steps;         /* loops cut into turns (phase.c) */
+	struct sm_rereg *rereg;         /* ClientReregister to send (sm/rereg.c) */
 
 	/* the running phase */
 	unsigned pending;
@@ -172,6 +194,16 @@ static inline bool sm_may_write(const struct sm *sm)
 void sm_phase_begin(struct sm *sm, void (*done)(struct sm *));
 void sm_phase_end(struct sm *sm);
 void sm_phase_put(struct sm *sm);
+/* One more completion the running phase waits for (a routing job); its
+ * sm_phase_put() comes later. */
+void sm_phase_hold(struct sm *sm);
+/* step(sm, i) for i in 0..n-1 inside the running phase, STEPS_PER_TURN
+ * (phase.c) per turn of the event loop, so that answers are read and the
+ * SMP window refilled between turns; then then(sm). */
+void sm_phase_steps(struct sm *sm, size_t n, void (*step)(struct sm *, size_t),
+		    void (*then)(struct sm *));
+/* Drops steps still to run (shutdown). */
+void sm_phase_steps_abandon(struct sm *sm);
 int sm_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb, void *arg);
 
 /* A DR request to node n (its shortest path). */
@@ -181,6 +213,8 @@ void sm_dr_req(const struct sm *sm, const struct sm_node *n, uint8_t method,
 void sm_port_req(const struct sm *sm, const struct sm_port *p, uint8_t method,
 		 uint16_t attr, uint32_t mod, struct mad_req *r);
 
+/* Both ends of p's link are up, read, and not held (portcfg.c). */
+bool sm_port_linked_up(const struct sm_port *p);
 /* What port p should hold (fills *w); returns the PortInfo fields that
  * differ and that the port takes (portcfg.c). */
 unsigned sm_port_wants(const struct sm *sm, const struct sm_port *p, struct smp_port_info *w);
@@ -188,6 +222,30 @@ unsigned sm_port_wants(const struct sm *sm, const struct sm_port *p, struct smp_
  * state is not 0, the port state. */
 void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct smp_port_info *want,
 		     uint8_t state, struct mad_req *r);
+/* Within the running phase: a PortInfo Set moving p to state `to`, with
+ * the partition enforcement bits riding on it (pkey.h); then(sm, p, ok)
+ * runs on its answer, ok when p got there (portcfg.c). */
+void sm_port_state_set(struct sm *sm, struct sm_port *p, uint8_t to,
+		       void (*then)(struct sm *, struct sm_port *, bool));
+/* The PortInfo Sets of the ports whose fields differ from what they
+ * should hold, made and their ports held (a link's walk waits for the
+ * answer), to be sent one by one inside the running phase once the LIDs
+ * are on disk (portcfg.c). Free frees what was not sent. */
+struct portcfg_batch *sm_portcfg_prepare(struct sm *sm);
+size_t sm_portcfg_count(const struct portcfg_batch *b);
+void sm_portcfg_send(struct sm *sm, struct portcfg_batch *b, size_t i);
+void sm_portcfg_free(struct portcfg_batch *b);
+/* ClientReregister (rereg.c): want: every CA port gets a PortInfo Set
+ * with the bit in the next PortInfo phase (sm_rereg_phase at its start),
+ * until it answered; false drops what an earlier request left. Called
+ * each time we become master. sm_rereg_wanted: does p get the bit now;
+ * sm_rereg_result: its Set was answered (ok) or failed. */
+void sm_rereg_request(struct sm *sm, bool want);
+void sm_rereg_phase(struct sm *sm);
+bool sm_rereg_wanted(const struct sm *sm, const struct sm_port *p);
+void sm_rereg_result(struct sm *sm, const struct sm_port *p, bool ok);
+size_t sm_rereg_pending(const struct sm *sm);
+void sm_rereg_free(struct sm *sm);
 /* The LFT block b switch n should hold (program.c). */
 void sm_lft_desired(const struct sm *sm, const struct sm_node *n, unsigned b, uint8_t out[64]);
 
@@ -199,9 +257,18 @@ void sm_retry_later(struct sm *sm);
 void sm_event(struct sm *sm, const char *type, const struct sm_port *p);
 /* Pipeline stages, in order (each in its own file). */
 void sm_lids_phase(struct sm *sm);       /* lidmgr.c */
-void sm_portcfg_phase(struct sm *sm);    /* portcfg.c */
-void sm_route_phase(struct sm *sm);      /* program.c */
-void sm_activate_phase(struct sm *sm);   /* portcfg.c */
+/* The LIDs just assigned into the state file (lidmgr.c), written on a
+ * worker; then(sm) runs once they are on disk (or could not be written,
+ * logged): before it no PortInfo Set may give one out. */
+void sm_lids_save(struct sm *sm, void (*then)(struct sm *));
+/* Waits for a save in progress and forgets it (shutdown). */
+void sm_lids_abandon(struct sm *sm);
+/* The bring-up: PortInfo, P_Keys, routing, LFTs and the links that may
+ * go ACTIVE meanwhile (program.c); with_ports false for a reroute. */
+void sm_program_phase(struct sm *sm, bool with_ports);
+/* Frees what a bring-up phase left (shutdown). */
+void sm_program_free(struct sm *sm);
+void sm_activate_phase(struct sm *sm);   /* the end walk, activate.c */
 void sm_sweep_finished(struct sm *sm);   /* sweep.c */
 /* The sweep ends here: another SM is master (sweep.c). */
 void sm_sweep_standing_by(struct sm *sm);

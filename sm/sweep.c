@@ -342,7 +342,7 @@ void sm_reroute_start(struct sm *sm)
 	fabric_shortest_paths(sm->fabric);
 	log_info("reroute %llu started (no rediscovery)", (unsigned long long)sm->sweeps);
 	sm_event(sm, "reroute_started", NULL);
-	sm_route_phase(sm);
+	sm_program_phase(sm, false);
 }
 
 static void retry_due(evutil_socket_t fd, short what, void *arg)

@@ -89,14 +89,9 @@ static void qos_done(struct sm *sm)
 	sm_mcast_phase(sm, mcast_done);
 }
 
-static void pkeys_done(struct sm *sm)
-{
-	sm_qos_phase(sm, qos_done);
-}
-
 void sm_tables_phase(struct sm *sm)
 {
-	sm_pkey_phase(sm, pkeys_done);
+	sm_qos_phase(sm, qos_done);
 }
 
 /* --- lifetime and reload ------------------------------------------------------- */
@@ -136,11 +131,12 @@ int sm_tables_reload_check(struct sm *sm, const struct sm_conf *nw, char *err, s
 	return 0;
 }
 
-/* Options whose change needs the tables reprogrammed. */
+/* Options whose change needs the tables (or SwitchInfo) reprogrammed. */
 static bool tables_option(const char *name)
 {
 	return !strncmp(name, "qos", 3) || !strcmp(name, "part_enforce") ||
-	       !strcmp(name, "allow_both_pkeys") || !strcmp(name, "partitions_file");
+	       !strcmp(name, "allow_both_pkeys") || !strcmp(name, "partitions_file") ||
+	       !strcmp(name, "packet_life_time");
 }
 
 static bool options_changed(json_object *result)
@@ -194,6 +190,16 @@ static bool field_taken(enum tables_pi_field f, const struct smp_port_info *want
 	return got->vl_high_limit == want->vl_high_limit;
 }
 
+void tables_pi_check(const struct sm_port *p, const struct smp_port_info *want,
+		     const struct smp_port_info *got, enum tables_pi_field field)
+{
+	if (field_taken(field, want, got))
+		return;
+	ign_add(p, field);
+	log_debug("%016llx port %u ignores %s; not setting it again",
+		  (unsigned long long)p->node->guid, p->num, field_name(field));
+}
+
 static void pi_done(void *arg, int err, const struct smp *resp)
 {
 	struct pi_ctx *c = arg;
@@ -202,11 +208,7 @@ static void pi_done(void *arg, int err, const struct smp *resp)
 
 	if (err == MAD_OK && smp_port_info_decode(resp->data, sizeof(resp->data), &pi) == 0) {
 		c->p->pi = pi;
-		if (!field_taken(c->field, &c->want, &pi)) {
-			ign_add(c->p, c->field);
-			log_debug("%016llx port %u ignores %s; not setting it again",
-				  (unsigned long long)c->p->node->guid, c->p->num, field_name(c->field));
-		}
+		tables_pi_check(c->p, &c->want, &pi, c->field);
 	} else {
 		sm->sweep_clean = false;
 		sm->st.errors++;

@@ -1,10 +1,11 @@
 /*
  * DOC: the table phases of a sweep, and their state's lifetime.
  *
- * Between the LFT writes and adaptive routing (program.c calls
- * sm_tables_phase instead of sm_ar_phase) a heavy sweep or a reroute runs
+ * P_KeyTables and partition enforcement (pkey.c) go with the bring-up
+ * phase (program.c), port by port. After it, before adaptive routing
+ * (program.c calls sm_tables_phase instead of sm_ar_phase), a heavy
+ * sweep or a reroute runs
  *
- *   P_KeyTables + partition enforcement (pkey.c) ->
  *   SL2VL + VLArbitration tables (qos.c) ->
  *   multicast trees and MulticastForwardingTables (mcast.c) -> sm_ar_phase
  *
@@ -64,6 +65,10 @@ enum tables_pi_field {
 void tables_pi_set(struct sm *sm, struct sm_port *p, const struct smp_port_info *w,
 		   enum tables_pi_field field);
 bool tables_pi_ignored(const struct sm_port *p, enum tables_pi_field field);
+/* The answer to a Set that carried field (want) is got: remembers a port
+ * that did not take it (tables_pi_ignored). */
+void tables_pi_check(const struct sm_port *p, const struct smp_port_info *want,
+		     const struct smp_port_info *got, enum tables_pi_field field);
 
 /* Whether the tables of p may have been reset since we last looked: a
  * port that is not Active has come up (or back) since the last sweep

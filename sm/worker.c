@@ -6,6 +6,7 @@
 #include <event2/event.h> /* first: its config sets _GNU_SOURCE (pipe2) */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -20,12 +21,21 @@ struct worker {
 	struct event *ev;
 };
 
+/* Workers whose work is done and whose done() has not run yet. */
+static atomic_uint waiting;
+
+bool worker_results_waiting(void)
+{
+	return atomic_load_explicit(&waiting, memory_order_relaxed) != 0;
+}
+
 static void *run(void *arg)
 {
 	struct worker *w = arg;
 	char c = 1;
 
 	w->work(w->arg);
+	atomic_fetch_add(&waiting, 1);
 	/* one byte per worker: the pipe cannot be full */
 	if (write(w->pipefd[1], &c, 1) != 1)
 		abort();
@@ -53,6 +63,7 @@ static void ready(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (read(fd, &c, 1) != 1)
 		return;
+	atomic_fetch_sub(&waiting, 1);
 	pthread_join(w->th, NULL);
 	/* freed first: done() may start the next worker */
 	worker_free(w);
@@ -82,8 +93,12 @@ fail:
 
 void worker_abandon(struct worker *w)
 {
+	char c;
+
 	if (!w)
 		return;
 	pthread_join(w->th, NULL);
+	if (read(w->pipefd[0], &c, 1) == 1)   /* finished, done() not run */
+		atomic_fetch_sub(&waiting, 1);
 	worker_free(w);
 }

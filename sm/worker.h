@@ -10,6 +10,7 @@
 #define IBSM_SM_WORKER_H
 
 #include <event2/event.h>
+#include <stdbool.h>
 
 struct worker;
 
@@ -18,6 +19,10 @@ typedef void (*worker_fn)(void *arg);
 /* Starts work(arg) on a thread; done(arg) runs on the loop after it. NULL
  * if no thread could be started (then neither has run). */
 struct worker *worker_start(struct event_base *base, worker_fn work, worker_fn done, void *arg);
+/* Whether some worker has finished and its done() waits for the loop: a
+ * loop that keeps itself busy (sm/main.c pumping the simulator's fake fd)
+ * returns to libevent then, or done() would wait for it. */
+bool worker_results_waiting(void);
 /* Waits for work() to finish and drops the worker; done() is not called. */
 void worker_abandon(struct worker *w);
 

@@ -77,7 +77,8 @@ enum ctl_access {
  */
 #define CTL_COMMANDS(X) \
 	X(status, CTL_RO, "", \
-	  "SM state, subnet up/degraded/down and its problems, sweeps, SMP counters, fabric size") \
+	  "SM state, subnet up/degraded/down and its problems (warnings such as the public " \
+	  "SM_Key do not degrade it), sweeps, SMP counters, fabric size") \
 	X(nodes, CTL_RO, "", \
 	  "every node: GUID, type, ports, description, LID") \
 	X(switches, CTL_RO, "", \
@@ -91,7 +92,8 @@ enum ctl_access {
 	X(path, CTL_RO, "src dst", \
 	  "hop-by-hop route from src to dst (GUID, LID or description; an MLID: the multicast tree)") \
 	X(routing, CTL_RO, "", \
-	  "routing engine, why it was chosen, verification (on a worker: repeat if pending)") \
+	  "routing engine, why it was chosen, verification of host pairs and of every switch " \
+	  "to every LID (on a worker: repeat if pending)") \
 	X(ar, CTL_RO, "what switch", \
 	  "adaptive routing of one switch (what: status or groups)") \
 	X(sms, CTL_RO, "", \
@@ -99,7 +101,8 @@ enum ctl_access {
 	X(handover, CTL_ADMIN, "", \
 	  "as master: hand over to the best standby SM (after a sweep that is running)") \
 	X(sweep, CTL_ADMIN, "!wait", \
-	  "start a heavy sweep; with wait, reply when it is done") \
+	  "start a heavy sweep that reads every LFT block back and writes changed ones " \
+	  "back to our routes; with wait, reply when it is done") \
 	X(reroute, CTL_ADMIN, "!wait", \
 	  "as master: recompute routes on the current fabric and reprogram changed LFT blocks") \
 	X(reload, CTL_ADMIN, "", \
@@ -111,7 +114,9 @@ enum ctl_access {
 	X(commands, CTL_RO, "", \
 	  "this table: names, access, arguments, help") \
 	X(sa, CTL_RO, "?what ?attr ?*", \
-	  "Subnet Administration: counters per attribute; with \"query ATTR [FIELD=VALUE...]\" " \
+	  "Subnet Administration: counters per attribute, requests refused for a limit (fair " \
+	  "shares) by reason, the hosts' state file, a standby's " \
+	  "copy of the master's; with \"query ATTR [FIELD=VALUE...]\" " \
 	  "its records (whole tables, from the SA's own code; 4096 a reply without admin rights)") \
 	X(mcast, CTL_RO, "?group", \
 	  "multicast groups (MGID, MLID, members, tree); one group by MGID or MLID in detail") \

@@ -277,4 +277,19 @@ _Static_assert(sizeof(struct sa_inform_info_rec_wire) == 60, "InformInfoRecord i
 /* Notice (0x0002) is struct notice_wire of mad_wire.h: all 80 bytes fit an
  * SA Report's data area. */
 
+/* ClientStateInfo (0xFF40, a vendor-specific attribute of ibsmd's SA; IBA
+ * 13.4.7 leaves 0xFF00-0xFFFF to vendors): how much state hosts built
+ * through this SA, and a generation that changes with any of it. */
+struct sa_clients_info_wire {
+	uint8_t magic[8];           /* 0: "ibsmd" 0 0 version */
+	__be64 sm_guid;             /* 8: the answering SM's port GUID */
+	__be64 gen;                 /* 16 */
+	__be32 groups;              /* 24 */
+	__be32 members;             /* 28 */
+	__be32 services;            /* 32 */
+	__be32 subs;                /* 36 */
+	uint8_t reserved[8];        /* 40 */
+} IBSM_PACKED;
+_Static_assert(sizeof(struct sa_clients_info_wire) == 48, "ClientStateInfo is 48 bytes");
+
 #endif

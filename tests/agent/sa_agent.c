@@ -110,13 +110,7 @@ static size_t build(struct agent *a, uint8_t *mad, uint8_t method, uint16_t attr
 {
 	struct sa_hdr h;
 
-	memset(&h, 0, sizeof(h));
-	h.hdr.base_version = 1;
-	h.hdr.mgmt_class = MAD_CLASS_SA;
-	h.hdr.class_version = SA_CLASS_VERSION;
-	h.hdr.method = method;
-	h.hdr.tid = ++a->tid;
-	h.hdr.attr_id = attr;
+	sa_req_hdr(&h, method, attr, ++a->tid);
 	h.hdr.attr_mod = a->mod;
 	h.sm_key = a->sm_key;
 	h.comp_mask = mask;

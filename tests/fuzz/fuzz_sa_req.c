@@ -15,18 +15,29 @@
  *         requests) and run the SA's timer;
  *   op 3: a control-socket query (attribute, mask and template from the
  *         input);
- *   op 4: a Notice to report to subscribers.
+ *   op 4: a Notice to report to subscribers;
+ *   op 5: a restart: the services and subscriptions saved to the clients
+ *         file's text (sm/clientfile.h), which must parse back within
+ *         the SA's limits, and restored into a new SA;
+ *   op 6: a port leaves the fabric (chosen by the next byte): what it
+ *         built goes (sa_clients_departed), its memberships and those it
+ *         made by proxy (mcdb_remove_port, mcdb_remove_made_by); the
+ *         shares must stay consistent with the groups;
+ *   op 7: new, small fair shares (the next 4 bytes): per port, in all,
+ *         the Reports' queue, the multicast groups' limits.
  * Every answer the SA sends must be a well-formed SA response to the
  * request it answers (response method, same TID and attribute, SM_Key 0,
  * the records' length a multiple of AttributeOffset) or a Report; the
  * SA's state is rebuilt for each input, so leaks and state bugs show.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sa/sa.h"
+#include "sm/clientfile.h"
 #include "sm/mcdb.h"
 #include "tests/unit/sa_fixture.h"
 
@@ -101,7 +112,7 @@ static size_t step_request(const uint8_t *p, size_t n)
 static size_t step_local(const uint8_t *p, size_t n)
 {
 	static const uint16_t attrs[] = { 0x01, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x18, 0x20,
-					  0x30, 0x31, 0x33, 0x35, 0x36, 0x38, 0x3A, 0xF3 };
+					  0x30, 0x31, 0x33, 0x35, 0x36, 0x38, 0x3A, 0xF3, 0xFF40 };
 	uint8_t tmpl[512] = { 0 };
 	struct sa_result r;
 	uint64_t mask = 0;
@@ -133,6 +144,101 @@ static size_t step_notice(const uint8_t *p, size_t n)
 	return 80;
 }
 
+/* What the SA holds survives its own save and restore. */
+static void step_restart(void)
+{
+	struct client_state cs, back;
+	struct client_limits limits;
+	uint64_t wall = 1700000000000ull + fx->now;
+	size_t len, ended = 0;
+	char err[256], *text;
+
+	client_state_init(&cs);
+	sa_clients_export(fx->sa, &cs, wall);
+	text = client_state_format(&cs, &len);
+	/* the restart is at the default limits, which what op 7's smaller
+	 * ones let in, or a 16 KiB input's requests, never pass */
+	sa_conf_default(&fx->conf);
+	fx->conf.sa_key = SA_FX_SA_KEY;
+	fx->conf.max_records = 1000;
+	sa_client_limits(&fx->conf, &limits);
+	if (client_state_parse(&back, "f", text, len, &limits, err, sizeof(err)) < 0) {
+		fprintf(stderr, "the SA's own state does not parse back: %s\n", err);
+		abort();
+	}
+	if (back.nservices != cs.nservices || back.nsubs != cs.nsubs)
+		abort();
+	for (size_t k = 0; k < back.nservices; k++)
+		ended += back.services[k].lease_end_ms <= wall;   /* not expired by the timer yet */
+	free(text);
+	sa_fx_reset(fx);
+	sa_set_conf(fx->sa, &fx->conf);
+	if (sa_clients_restore(fx->sa, &back, wall) != ended)
+		abort();
+	client_state_free(&back);
+	client_state_free(&cs);
+}
+
+static uint64_t gone_guid;
+
+static bool gone(void *arg, uint64_t guid)
+{
+	return guid == gone_guid;
+}
+
+/* The shares count what the groups hold: every membership, each maker's. */
+static void check_shares(void)
+{
+	const struct mc_shares *sh = mcdb_shares(fx->mc);
+	uint64_t members = 0, by_gone = 0;
+
+	for (size_t g = 0; g < mcdb_count(fx->mc); g++) {
+		const struct mc_group *grp = mcdb_at(fx->mc, g);
+
+		members += grp->nmembers;
+		for (uint32_t k = 0; k < grp->nmembers; k++)
+			by_gone += grp->members[k].by == gone_guid;
+	}
+	if (sh->members != members || mc_share_members_of(sh, gone_guid) != by_gone)
+		abort();
+}
+
+static size_t step_departed(const uint8_t *p, size_t n)
+{
+	unsigned cas = sa_fx_nends(fx) - sa_fx_nswitches(fx);
+
+	if (!n)
+		return 0;
+	gone_guid = fx->b.t.nodes[sa_fx_ca(fx, p[0] % cas)].ports[1].guid;
+	sa_clients_departed(fx->sa, gone, NULL);
+	if (p[0] & 0x80)
+		mcdb_remove_made_by(fx->mc, gone_guid);
+	else
+		mcdb_remove_port(fx->mc, gone_guid);
+	check_shares();
+	return 1;
+}
+
+static size_t step_limits(const uint8_t *p, size_t n)
+{
+	struct mc_limits l;
+
+	if (n < 4)
+		return n;
+	fx->conf.services_per_port = p[0] & 7;
+	fx->conf.subs_per_port = p[0] >> 4 & 7;
+	fx->conf.max_services = p[1] & 31;
+	fx->conf.max_subs = p[1] >> 3;
+	fx->conf.trusted_share = p[2] & 3;
+	fx->conf.reports_per_port = p[2] >> 2 & 7;
+	fx->conf.reports_max = p[2] >> 5;
+	sa_set_conf(fx->sa, &fx->conf);
+	l = (struct mc_limits){ p[3] & 3, p[3] >> 2 & 7, p[3] >> 5 & 3, p[0] >> 3 & 1 ? 0 : 40,
+				fx->conf.trusted_share };
+	mcdb_set_limits(fx->mc, &l);
+	return 4;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -148,6 +254,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		parted = partitioned();
 	}
 	sa_fx_reset(fx);
+	sa_conf_default(&fx->conf);
+	fx->conf.sa_key = SA_FX_SA_KEY;
 	fx->conf.max_records = 1000;
 	sa_set_conf(fx->sa, &fx->conf);
 	if (!size)
@@ -160,7 +268,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (i < size) {
 		uint8_t op = data[i++];
 
-		switch (op % 5) {
+		switch (op % 8) {
 		case 0: i += step_request(data + i, size - i); break;
 		case 1: sa_fx_answer_smps(fx); break;
 		case 2:
@@ -168,7 +276,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sa_on_timer(fx->sa);
 			break;
 		case 3: i += step_local(data + i, size - i); break;
-		default: i += step_notice(data + i, size - i); break;
+		case 4: i += step_notice(data + i, size - i); break;
+		case 5: step_restart(); break;
+		case 6: i += step_departed(data + i, size - i); break;
+		default: i += step_limits(data + i, size - i); break;
 		}
 	}
 	return 0;

@@ -1,11 +1,12 @@
 #!/bin/sh
 # DOC: keeps the benchmark scripts working: one tiny run of each.
 #
-# Runs bench/opensm-once.sh (with --exact) and bench/ibsmd-once.sh on the
-# demo fabric and checks their output lines: every metric present and
-# numeric, the SMP counters consistent with each other, and all 44 ports
-# given a LID by ibsmd.  The ibsmd part is skipped only when the daemon is
-# not built; OpenSM's only when opensm is not installed.
+# Runs bench/opensm-once.sh (with --exact), bench/ibsmd-once.sh (also
+# with --restart) and bench/flood-once.sh on the demo fabric and checks
+# their output lines: every metric present and numeric, the SMP counters
+# consistent with each other, and all 44 ports given a LID by ibsmd.  The
+# ibsmd part is skipped only when the daemon is not built; OpenSM's only
+# when opensm is not installed.
 
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -48,6 +49,17 @@ if [ -x "$top_builddir/sm/ibsmd" ]; then
 	if [ "$xmit" -eq 0 ] || [ "$sent" -lt "$xmit" ] || [ $((sent - xmit)) -ge 50 ]; then
 		fail "ibsmd's own SMP count disagrees with the port counter: $line"
 	fi
+	msg "ok: $line"
+	line=$(sh "$top_srcdir/bench/ibsmd-once.sh" "$net" --restart) ||
+		fail "ibsmd-once.sh --restart failed"
+	[ "$(get "$line" lids)" = 44 ] || fail "restart left ports without a LID: $line"
+	[ "$(get "$line" smps_min)" -le "$(get "$line" smps_sent)" ] ||
+		fail "more SMPs needed than sent: $line"
+	msg "ok: $line"
+	line=$(sh "$top_srcdir/bench/flood-once.sh" "$net" -- -n 2000) ||
+		fail "flood-once.sh failed"
+	[ "$(get "$line" smps)" = 2000 ] && [ "$(get "$line" rate)" -gt 0 ] ||
+		fail "implausible flood: $line"
 	msg "ok: $line"
 	ran=1
 fi

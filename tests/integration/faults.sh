@@ -32,14 +32,20 @@
 #   dup GUIDs  a switch (farther from the SM than the owner, and nearer),
 #              a CA node and a CA port taking another's GUID: reported,
 #              status degraded, no LID or route taken from the owner
+#   drift      rogue LFT Sets of block 0 and of block 1, then `ibsmctl sweep
+#              --wait` (audit off): every switch's LFT as before, read from
+#              the simulator and with ibroute, the repaired blocks logged; a
+#              host link lost unseen plus a rogue block: only the lost LID's
+#              entries change; a first start (no links file) on a fabric
+#              OpenSM programmed keeps its working routes: 0 blocks written
 #   dirs       missing state and socket directories are created; one that
 #              cannot be is one error before any SMP
 #
-# FAULTS="loss overlap failures live dirs" runs only the parts named (live:
+# FAULTS="loss overlap failures live drift dirs" runs only the parts named (live:
 # kill -9, flaps, bounces, reset, rogue, dup GUIDs and audit off, which
 # share fabrics).
 . "$top_srcdir/tests/integration/lib.sh"
-skip_unless_tools
+skip_unless_tools opensm
 
 IBSMD=$top_builddir/sm/ibsmd
 CTL=$top_builddir/cli/ibsmctl
@@ -576,6 +582,87 @@ EOF
 	sim_stop
 }
 part live && part_live
+
+# ---------------------------------------------------------------- drift
+# lft_diff A B [LID]: how many LFT entries differ between two dumps (LID
+# left out), then the first few as SWITCH:LID.
+lft_diff() {
+	python3 - "$top_srcdir/tests/integration" "$@" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import simstate
+def load(p):
+    return simstate.parse(simstate.last_dump(open(p, errors='replace').read().splitlines()))
+a, b = load(sys.argv[2]), load(sys.argv[3])
+skip = int(sys.argv[4]) if len(sys.argv) > 4 else -1
+d = sorted((n, l) for n in a if n in b for l in set(a[n].lft) | set(b[n].lft)
+           if l != skip and a[n].lft.get(l, 255) != b[n].lft.get(l, 255))
+print(len(d), ' '.join('%s:%d' % x for x in d[:5]))
+EOF
+}
+
+# Rogue LFT Sets read back by `ibsmctl sweep --wait` are drift: written
+# back to the SM's own routes, never taken as the routes to repair. Traps
+# are ignored and light sweeps off, so that only the operator's sweep acts.
+part_drift() {
+	sim_start "$SIM_DIR/ft2-12.net"
+	rm -rf "$SIM_DIR/state"
+	export IBSMD_TEST_IGNORE_TRAPS=1
+	start_sm drift -o audit_period=0 -o light_sweep_interval=0
+	unset IBSMD_TEST_IGNORE_TRAPS
+	until_healthy "drift: bring-up" 30
+	cp "$SIM_DIR/h.dump" "$SIM_DIR/drift0.dump"
+	swlid=$(simstate --lid-of L0003 "$SIM_DIR/drift0.dump")
+	sim_run ibroute "$swlid" >"$SIM_DIR/ibroute0" || fail "drift: ibroute $swlid"
+	for b in 1 0; do
+		off=$(wc -l <"$SIM_DIR/drift.log")
+		sim_run_at H00030 "$ROGUE" lft "$swlid" $b 255 || [ $? = 3 ] || fail "drift: LFT Set of block $b failed"
+		sim_dump "$SIM_DIR/t$b.dump"
+		set -- $(lft_diff "$SIM_DIR/drift0.dump" "$SIM_DIR/t$b.dump")
+		[ "$1" -gt 0 ] || fail "drift: the rogue Set of block $b did not take"
+		hit=$1
+		ctl sweep --wait >/dev/null || fail "drift: sweep --wait after block $b"
+		sim_dump "$SIM_DIR/s$b.dump"
+		set -- $(lft_diff "$SIM_DIR/drift0.dump" "$SIM_DIR/s$b.dump")
+		[ "$1" = 0 ] || fail "drift: block $b: $1 LFT entries differ after sweep --wait: $*"
+		tail -n +"$((off + 1))" "$SIM_DIR/drift.log" | grep -q "LFT drift: [0-9a-f]* \"L0003\" block $b changed.*: $hit entries written back" ||
+			fail "drift: the repair of L0003 block $b is not logged"
+		msg "drift: $hit entries of L0003 block $b changed behind our back, sweep --wait wrote back every one, logged"
+	done
+	sim_run ibroute "$swlid" >"$SIM_DIR/ibroute1" || fail "drift: ibroute $swlid after"
+	cmp -s "$SIM_DIR/ibroute0" "$SIM_DIR/ibroute1" ||
+		fail "drift: ibroute of L0003 differs: $(diff "$SIM_DIR/ibroute0" "$SIM_DIR/ibroute1" | head -n 4)"
+	# a host link lost unseen (traps ignored) and a block changed: the
+	# repair starts from our routes, so only the lost host's LID changes
+	lid40=$(simstate --lid-of H00040 "$SIM_DIR/drift0.dump")
+	sim_cmd 'Unlink "H00040"[1]'
+	sim_run_at H00030 "$ROGUE" lft "$swlid" 1 255 || [ $? = 3 ] || fail "drift: LFT Set failed"
+	ctl sweep --wait >/dev/null || fail "drift: sweep --wait after a link loss"
+	sim_dump "$SIM_DIR/s2.dump"
+	set -- $(lft_diff "$SIM_DIR/drift0.dump" "$SIM_DIR/s2.dump" "$lid40")
+	[ "$1" = 0 ] || fail "drift: a link lost and block 1 changed: $1 entries for other LIDs than the lost one differ: $*"
+	grep -q 'route repair:.*entries broken' "$SIM_DIR/drift.log" || fail "drift: the link loss was not repaired"
+	msg "drift: a host link lost and a block changed: repaired from our routes, only the lost LID's entries changed"
+	stop_sm
+	sim_stop
+	# no link history (a first start, or the links file lost) on a fabric
+	# another SM programmed: what the switches hold seeds a repair, so
+	# working routes stay as they are (OpenSM's minhop differs from our
+	# ftree in 12 blocks of this tree)
+	sim_start "$SIM_DIR/ft2-12.net"
+	mkdir -p "$SIM_DIR/osm"
+	OSM_TMP_DIR="$SIM_DIR/osm" OSM_CACHE_DIR="$SIM_DIR/osm" T=60 \
+		sim_run opensm -f "$SIM_DIR/osm/log" -o >/dev/null 2>&1 || fail "drift: opensm -o"
+	T=60 sim_run "$IBSMD" --once -o state_dir="$SIM_DIR/nolinks" -o log_level=info \
+		>"$SIM_DIR/nolinks.out" 2>"$SIM_DIR/nolinks.log" || fail "drift: --once after OpenSM"
+	grep -q 'repairing the routes the switches hold' "$SIM_DIR/nolinks.log" ||
+		fail "drift: without link history the switches' routes did not seed a repair"
+	n=$(sed -n 's/.* lft_blocks_written=\([0-9]*\).*/\1/p' "$SIM_DIR/nolinks.out")
+	[ "$n" = 0 ] || fail "drift: ${n:-no count of} LFT blocks written over OpenSM's working routes"
+	msg "drift: no link history, fabric programmed by OpenSM: its routes repaired, 0 LFT blocks written"
+	sim_stop
+}
+part drift && part_drift
 
 # ---------------------------------------------------------------- dirs
 part_dirs() {

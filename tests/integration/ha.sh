@@ -23,6 +23,7 @@
 #              LFT or PortInfo Set for 10 s
 # Every SM's state is also read with infiniband-diags' sminfo.
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/sm_lib.sh"
 skip_unless_tools sminfo opensm
 
 IBSMD=$top_builddir/sm/ibsmd
@@ -36,41 +37,6 @@ TRACE="python3 $top_srcdir/tests/integration/simtrace.py"
 sim_setup
 topo_gen "$SIM_DIR/ft2-8.net" ft2 8
 sim_start "$SIM_DIR/ft2-8.net"
-
-# start_sm NAME HOST PRIORITY: ibsmd at HOST; its pid in PID_NAME.
-start_sm() {
-	mkdir -p "$SIM_DIR/$1"
-	SIM_HOST=$2 sim_bg sh -c 'f=$1; shift; exec "$@" 2>"$f"' sh "$SIM_DIR/$1.log" \
-		"$IBSMD" -o state_dir="$SIM_DIR/$1" -o socket_path="$SIM_DIR/$1/sock" \
-		-o log_level=info -o sm_priority="$3" -o light_sweep_interval=1
-	eval "PID_$1=\$SIM_BG_PID"
-}
-
-kill9() {
-	eval "pkill -KILL -P \$PID_$1"
-	eval "wait \$PID_$1" 2>/dev/null
-}
-
-stop() {
-	eval "kill -TERM \$PID_$1" 2>/dev/null
-	eval "wait \$PID_$1" 2>/dev/null
-}
-
-# state NAME: ibsmd's own view of its state.
-state() {
-	T=5 sim_run "$CTL" -s "$SIM_DIR/$1/sock" -j status 2>/dev/null |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["state"])' 2>/dev/null
-}
-
-# until_state NAME STATE SECONDS
-until_state() {
-	_i=0
-	while [ "$(state "$1")" != "$2" ]; do
-		_i=$((_i + 1))
-		[ "$_i" -gt $(($3 * 10)) ] && fail "$1 is $(state "$1"), not $2, after $3 s"
-		sleep 0.1
-	done
-}
 
 # sm_state LID: the SMInfo state (0-3) read with sminfo from H00008.
 sm_state() {

@@ -506,7 +506,7 @@ def main():
     check_masks(fab, cas[-1])
     check_masks(fab, sw)
     check_errors(fab)
-    check_sr(fab, cas[-1])
+    check_sr(fab, HOST)   # an untrusted host registers under its own GID only
     if '--multiport' in sys.argv:
         multi = [n for n in cas if fab.nodes[n].nports > 1][0]
         check_nr(fab, multi, 2)

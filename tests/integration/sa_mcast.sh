@@ -37,6 +37,7 @@
 #     two hosts that share no partition get no PathRecord, while a host
 #     still reaches the SM's port (full) and the tenant's members each other.
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/sm_lib.sh"
 skip_unless_tools saquery smpquery ibroute ibswitches ibnetdiscover
 
 IBSMD=$top_builddir/sm/ibsmd
@@ -60,7 +61,6 @@ die() {
 	fail "$*"
 }
 
-guid_of() { sim_run_at "$1" smpquery -D nodeinfo 0 | sed -n 's/^PortGuid:\.*0x//p'; }
 lid_of() { sim_run_at "$1" smpquery -D portinfo 0 1 | sed -n 's/^Lid:\.*//p'; }
 T1=$(guid_of H00002)
 T2=$(guid_of H00040)
@@ -81,19 +81,6 @@ until grep -q "subnet UP" "$LOG" 2>/dev/null; do
 	kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died"
 	sleep 0.1
 done
-
-# Programming done: no multicast batch running or waiting.
-wait_idle() {
-	i=0
-	until [ "$(timeout 10 "$CTL" -s "$SOCK" --json tables 2>/dev/null | python3 -c '
-import json, sys
-m = json.load(sys.stdin)["result"]["multicast"]
-print(not m["busy"] and not m["pending"])' 2>/dev/null)" = True ]; do
-		i=$((i + 1))
-		[ $i -gt 300 ] && die "multicast programming did not settle"
-		sleep 0.1
-	done
-}
 
 # mft_read: the switches' MFTs once programming settled; mft_judge MLID
 # MEMBERS [SEND_ONLY]: judge them for MLID; mft: both.
@@ -124,13 +111,6 @@ j = re.findall(r"JoinState\.+(\S+)", t)
 print(" ".join(sorted("%016x:%s" % gj for gj in zip(g, j))))'
 }
 
-# join HOST [mcjoin options] GUID...: run mcjoin on HOST, answers in $SIM_DIR/j.out
-join() {
-	h=$1
-	shift
-	T=30 sim_run_at "$h" "$JOIN" -v "$@" >"$SIM_DIR/j.out" 2>&1
-}
-field() { sed -n "s/.* $1 \([^ ]*\).*/\1/p" "$SIM_DIR/j.out" | head -n 1; }
 # subscribe_at HOST TRAPS N OUT: a subscriber at HOST that waits for N
 # Reports of TRAPS (sa_agent), in the background (pid in $sub), once it
 # says it is subscribed.

@@ -13,17 +13,25 @@ stdin) and checks what an SM must guarantee:
   dead         LFT entries that point at a port whose link is down
   unreachable  (source CA port, destination LID) pairs whose packets do
                not arrive by following the switches' LFTs
+  swunreach    with --switches: (switch, destination LID) pairs whose
+               packets do not arrive following the LFTs from the switch (a
+               switch's own replies and traps), out of swpairs
   (both within the part of the fabric that holds most CAs: a switch cut
   off from it can be neither reached nor programmed)
   smlid        LID-holding ports whose SM LID is not the expected one
 
-Usage: simstate.py [--smlid N] [--pairs N] [--seed S] [--json] [FILE]
+Usage: simstate.py [--smlid N] [--pairs N] [--seed S] [--switches] [--json] [FILE]
        simstate.py --lid-of NAME [FILE]   the LID of a node (switch port 0,
                                           else its first port holding one)
        simstate.py --same-lids OTHER [FILE]  exit 1 (and list them) if any
                                           port's LID differs from OTHER's
        --blocks OUT also writes one line per (switch, 64-LID block) with a
        digest of its entries, so two dumps' files tell which blocks changed.
+       simstate.py --detours N [FILE]   up to N lines "SWITCH SWLID HOST HOSTLID"
+                                          for switches without a way down to the
+                                          host's leaf: their LFT entry for the
+                                          host has no route or goes down through
+                                          another leaf (a switch's own packets)
 Prints "dups=D inactive=I dead=X unreachable=U smlid=M ports=P lids=L"
 (and details with -v). --pairs samples that many (source, destination)
 pairs (0 = all). Exit status 0 always; callers compare the numbers.
@@ -201,7 +209,61 @@ def check_reach(nodes, held, npairs, seed, details):
     return bad, len(pairs)
 
 
-def summarize(nodes, smlid, npairs, seed):
+def check_switch_reach(nodes, held, details):
+    """Every (switch, LID) pair of the main part: (unreached, pairs)."""
+    alive = main_component(nodes)
+    dsts = [(lid, hs[0]) for lid, hs in held.items() if len(hs) == 1 and hs[0][0] in alive]
+    bad = npairs = 0
+    for sw in nodes.values():
+        if sw.kind != 'Switch' or sw.name not in alive:
+            continue
+        for lid, owner in dsts:
+            npairs += 1
+            if not walk(nodes, sw, None, lid, owner):
+                bad += 1
+                if len(details) < 200:
+                    details.append('switch unreached: %s -> lid %d' % (sw.name, lid))
+    return bad, npairs
+
+
+def has_cas(nodes, sw):
+    return any(linked(p) and p['peer'] in nodes and nodes[p['peer']].kind == 'Ca'
+               for p in sw.ports.values())
+
+
+def first_hop_leaf(nodes, sw, lid):
+    """The first switch with CAs on sw's path to lid (None: no route)."""
+    for _ in range(64):
+        p = sw.ports.get(sw.lft.get(lid, 0xFF))
+        if p is None or not linked(p) or p['peer'] not in nodes:
+            return None
+        nxt = nodes[p['peer']]
+        if nxt.kind != 'Switch':
+            return sw
+        if has_cas(nodes, nxt):
+            return nxt
+        sw = nxt
+    return None
+
+
+def detours(nodes, limit):
+    """Switches (no CAs) whose way to a host does not go down to its leaf."""
+    out = []
+    for sw in sorted(nodes.values(), key=lambda x: x.name):
+        if sw.kind != 'Switch' or has_cas(nodes, sw):
+            continue
+        for h in sorted(nodes.values(), key=lambda x: x.name):
+            if h.kind != 'Ca' or len(out) >= limit:
+                continue
+            p = h.ports.get(1, {})
+            if not linked(p) or not p.get('lid') or p['peer'] not in nodes:
+                continue
+            if first_hop_leaf(nodes, sw, p['lid']) is not nodes[p['peer']]:
+                out.append('%s %d %s %d' % (sw.name, sw.ports[0]['lid'], h.name, p['lid']))
+    return out
+
+
+def summarize(nodes, smlid, npairs, seed, switches=False):
     details = []
     held = lid_holders(nodes)
     dups = sum(1 for hs in held.values() if len(hs) > 1)
@@ -225,6 +287,8 @@ def summarize(nodes, smlid, npairs, seed):
            'unreachable': unreach, 'smlid': bad_sm, 'pairs': npairs_done,
            'ports': sum(len(n.ports) for n in nodes.values()), 'lids': len(held),
            'nodes': len(nodes)}
+    if switches:
+        res['swunreach'], res['swpairs'] = check_switch_reach(nodes, held, details)
     return res, details
 
 
@@ -262,6 +326,8 @@ def main():
     ap.add_argument('--lid-of')
     ap.add_argument('--blocks')
     ap.add_argument('--same-lids')
+    ap.add_argument('--switches', action='store_true')
+    ap.add_argument('--detours', type=int)
     a = ap.parse_args()
     f = open(a.file, errors='replace') if a.file else sys.stdin
     lines = last_dump(f.read().splitlines())
@@ -272,6 +338,10 @@ def main():
         lids = [n.ports[k].get('lid', 0) for k in nums]
         print(([x for x in lids if x] or [0])[0])
         return
+    if a.detours is not None:
+        for ln in detours(nodes, a.detours):
+            print(ln)
+        return
     if a.same_lids:
         other = parse(last_dump(open(a.same_lids, errors='replace').read().splitlines()))
         moved = changed_lids(other, nodes)
@@ -279,7 +349,7 @@ def main():
         sys.exit(1 if moved else 0)
     if a.blocks:
         write_blocks(nodes, a.blocks)
-    res, details = summarize(nodes, a.smlid, a.pairs, a.seed)
+    res, details = summarize(nodes, a.smlid, a.pairs, a.seed, a.switches)
     if a.json:
         print(json.dumps(res))
     else:

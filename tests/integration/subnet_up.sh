@@ -40,6 +40,10 @@ check_lfts() {
 			fail "ibroute $lid failed"
 		awk -v l="$lid" '/^Unicast lids/ { on = ($0 ~ ("switch Lid " l " ")) } on' "$1" \
 			>"$SIM_DIR/ours-lft.txt"
+		# ibroute names each LID's node with a query of its own, which a
+		# loaded machine can time out ("unknown node and type"): compare
+		# the forwarding entries, not those names
+		sed -i 's/ : (.*)$//' "$SIM_DIR/ibroute.txt" "$SIM_DIR/ours-lft.txt"
 		diff -u "$SIM_DIR/ibroute.txt" "$SIM_DIR/ours-lft.txt" >&2 ||
 			fail "switch LID $lid: ibroute differs from ibsmd's tables"
 		n=$((n + 1))

@@ -21,6 +21,10 @@
 #   - a reload that turns QoS on (4 data VLs, switch ports with their own
 #     low-priority table) programs SL2VL and VLArbitration tables as
 #     smpquery sl2vl/vlarb read them back, and a second sweep writes none;
+#     every switch maps every SL to one of VL0-3 for every (input, output)
+#     pair, input port 0 (its own packets) included; the same reload's
+#     packet_life_time is every switch's LifeTimeValue (smpquery
+#     switchinfo), and the second sweep sends no SwitchInfo Set;
 #   - a new daemon with part_enforce off sends no PortInfo Set with an
 #     enforcement bit.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -160,6 +164,7 @@ cat >>"$CONF" <<EOF
 qos yes
 qos_max_vls 4
 qos_swe "vlarb_low=0:8,1:8,2:8,3:8"
+packet_life_time 16
 EOF
 ctl --json reload >"$SIM_DIR/r3.json" || die "QoS reload failed"
 [ "$(jget 'r["tables_sweep"]' <"$SIM_DIR/r3.json")" = True ] || die "QoS reload started no sweep"
@@ -172,14 +177,37 @@ low=$(sim_run smpquery vlarb "$L2" 3 | sed -n '/Low priority/,/High/ s/^WEIGHT: 
 [ "$low" = "|0x8 |0x8 |0x8 |0x8 |0x0 |0x0 |0x0 |0x0 |" ] || die "switch VLArb low: $low"
 low=$(sim_run_at H00003 smpquery -D vlarb 0 | sed -n '/Low priority/,/High/ s/^WEIGHT: //p')
 [ "$low" = "|0x0 |0x4 |0x4 |0x4 |0x0 |0x0 |0x0 |0x0 |" ] || die "CA VLArb low: $low"
+# Every switch, every output port (all are linked in small.net): the
+# tables of input ports 0..N map every SL into VL0-3; LifeTimeValue set.
+nsw=0
+for sw in $(sim_run ibswitches | sed -n 's/.* ports \([0-9]*\) .* lid \([0-9]*\) .*/\2:\1/p'); do
+	lid=${sw%:*} np=${sw#*:}
+	lt=$(sim_run smpquery switchinfo "$lid" | sed -n 's/^LifeTime:\.*//p')
+	[ "$lt" = 16 ] || die "switch $lid: LifeTimeValue $lt, packet_life_time 16"
+	for out in $(seq 1 "$np"); do
+		sim_run smpquery sl2vl "$lid" "$out" | awk -v np="$np" -v out="$out" '
+			/^ports: in/ { n++; t = $0; sub(/^ports: in *[0-9]+, out *[0-9]+: /, "", t)
+				if (t != "| 0| 1| 2| 3| 0| 1| 2| 3| 0| 1| 2| 3| 0| 1| 2| 3|") { print; bad = 1 } }
+			END { if (n != np + 1) print "out " out ": " n " input ports, not " np + 1; exit bad || n != np + 1 }' \
+			>"$SIM_DIR/sl2vl.bad" || die "switch $lid SL2VL: $(head -n 3 "$SIM_DIR/sl2vl.bad")"
+	done
+	nsw=$((nsw + 1))
+done
+[ "$nsw" = 12 ] || die "ibswitches listed $nsw switches, not 12"
 ctl --json tables >"$SIM_DIR/t3.json"
 q1=$(jget 'r["qos"]["tables_written"]' <"$SIM_DIR/t3.json")
 [ "$q1" -gt 0 ] || die "QoS wrote no table"
+n=$(wc -l <"$SIM_LOG")
+sim_cmd "Verbose 3"
 ctl sweep --wait >/dev/null
+sim_cmd "Verbose 0"
+tail -n +"$((n + 1))" "$SIM_LOG" | grep -q -- '--- packet ---' || die "no packet in the trace of the second sweep"
+sets=$(python3 "$top_srcdir/tests/integration/simtrace.py" "$SIM_LOG" --from-line "$n")
+case "$sets" in *" switchinfo=0 "*) ;; *) die "the second sweep sent SwitchInfo Sets: $sets" ;; esac
 ctl --json tables >"$SIM_DIR/t4.json"
 q2=$(jget 'r["qos"]["tables_read"], r["qos"]["tables_written"]' <"$SIM_DIR/t4.json")
 [ "$q2" = "0 0" ] || die "second QoS sweep read/wrote tables: $q2"
-msg "QoS: $q1 tables written, SL2VL and VLArbitration as configured; the next sweep touched none"
+msg "QoS: $q1 tables written, SL2VL and VLArbitration as configured, every switch's SL2VL of input ports 0..N in VL0-3, LifeTimeValue 16; the next sweep touched none and sent no SwitchInfo Set ($sets)"
 
 kill "$DAEMON"
 wait "$DAEMON" 2>/dev/null
@@ -199,6 +227,8 @@ grep -q "do_portinfo" "$SIM_DIR/trace2.txt" || die "no PortInfo in the second da
 $ENFCHECK --topo "$SIM_DIR/disc.txt" --trace "$SIM_DIR/trace2.txt" --expect off \
 	>"$SIM_DIR/enf2.out" || { cat "$SIM_DIR/enf2.out" >&2; die "enforcement bits (off)"; }
 msg "part_enforce off: $(cat "$SIM_DIR/enf2.out")"
+sets=$(python3 "$top_srcdir/tests/integration/simtrace.py" "$SIM_DIR/trace2.txt")
+case "$sets" in *" switchinfo=0 "*) ;; *) die "the restarted daemon sent SwitchInfo Sets: $sets" ;; esac
 
 kill "$DAEMON"
 wait "$DAEMON" 2>/dev/null

@@ -432,7 +432,10 @@ void sa_fx_init(struct sa_fx *f, const char *shape, unsigned k, uint8_t lmc)
 	f->master = true;
 	f->now = 1000;
 	f->next_tid = 0x1000;
-	f->conf = (struct sa_conf){ .sa_key = SA_FX_SA_KEY, .max_records = 65536 };
+	sa_conf_default(&f->conf);
+	f->conf.sa_key = SA_FX_SA_KEY;
+	f->conf.max_records = 65536;
+	f->conf.max_services = 1024;   /* a test fills it: each Set scans the table */
 	f->snap = sa_fx_snapshot(f);
 	f->sa = new_sa(f);
 }

@@ -758,6 +758,228 @@ static void test_random_requests(void **state)
 	mcdb_free(db);
 }
 
+/* A saved state comes back as it was: MLIDs as saved, members with their
+ * JoinStates and proxy flags, full-member counts right (the last full
+ * member's leave deletes the group with trap 67), no trap while
+ * restoring, and anything that would break the database refused. */
+static void test_restore(void **state)
+{
+	struct mcdb *db = db_new();
+	struct mc_member m[3] = { { 0x1001, MC_JOIN_FULL, false, 0x1001 },
+				  { 0x1002, MC_JOIN_NON, true, 0x1004 },
+				  { 0x1003, MC_JOIN_SENDONLY_FULL, false, 0x1003 } };
+	struct sa_mcmember_rec g, resp;
+	const struct mc_group *rg;
+	uint8_t mgid2[16];
+	uint64_t gen;
+
+	memset(&g, 0, sizeof(g));
+	g.mgid[0] = 0xff;
+	g.mgid[1] = 0x12;
+	g.mgid[2] = 0xa0;
+	g.mgid[3] = 0x1b;
+	g.mgid[4] = 0xfe;
+	g.mgid[5] = 0x80;
+	g.mgid[15] = 5;   /* an SA-assigned MGID, counter 5 */
+	g.mlid = 0xC007;
+	g.qkey = 0x0b1b;
+	g.pkey = 0xffff;
+	g.mtu = 4;
+	g.rate = 3;
+	g.scope = 2;
+	gen = mcdb_gen(db);
+	mcdb_clear(db);
+	assert_int_equal(mcdb_count(db), 0);
+	assert_true(mcdb_gen(db) != gen);
+	rg = mcdb_restore(db, &g, false, 0, m, 3);
+	assert_non_null(rg);
+	assert_int_equal(rg->nfull, 2);
+	assert_int_equal(mcdb_by_mlid(db, 0xC007), rg);
+	assert_int_equal(traps[0] + traps[1], 0);
+	/* the same MLID, the same MGID, bad members: refused */
+	memcpy(mgid2, g.mgid, 16);
+	g.mgid[15] = 6;
+	assert_null(mcdb_restore(db, &g, false, 0, m, 3));
+	g.mlid = 0xC008;
+	g.mgid[15] = 5;
+	assert_null(mcdb_restore(db, &g, false, 0, m, 3));
+	g.mgid[15] = 6;
+	m[1].guid = 0x1000;   /* out of GUID order */
+	assert_null(mcdb_restore(db, &g, false, 0, m, 3));
+	m[1].guid = 0x1002;
+	m[2].join_state = 0;
+	assert_null(mcdb_restore(db, &g, false, 0, m, 3));
+	m[2].join_state = MC_JOIN_SENDONLY_FULL;
+	g.mlid = 0xBFFF;
+	assert_null(mcdb_restore(db, &g, false, 0, m, 3));
+	/* it behaves like any group: the proxy member answers as such */
+	assert_int_equal(join(db, 0x1002, mgid2, 0x1002, MC_JOIN_NON, IPOIB_JOIN, &resp), 0);
+	assert_int_equal(resp.mlid, 0xC007);
+	assert_int_equal(leave(db, 0x1001, mgid2, 0x1001, MC_JOIN_FULL, NULL), 0);
+	assert_int_equal(traps[1], 0);
+	assert_int_equal(leave(db, 0x1003, mgid2, 0x1003, MC_JOIN_SENDONLY_FULL, NULL), 0);
+	assert_int_equal(traps[1], 1);
+	assert_null(mcdb_find(db, mgid2));
+	/* a new SA-assigned MGID does not retrace a restored one */
+	g.mlid = 0xC001;
+	g.mgid[15] = 9;
+	assert_non_null(mcdb_restore(db, &g, false, 0, m, 1));
+	memset(mgid2, 0, sizeof(mgid2));
+	assert_int_equal(create(db, mgid2, 0x1001, MC_JOIN_FULL, &resp), 0);
+	assert_true(resp.mgid[15] >= 10 && resp.mgid[2] == 0xa0);
+	mcdb_free(db);
+}
+
+
+/* --- fair shares ------------------------------------------------------------- */
+
+/* A creating join by requester who (trusted or not) for port guid, with
+ * a zero MGID (the SA picks one); the MGID it got into mgid. */
+static uint16_t create_as(struct mcdb *db, uint64_t who, bool trusted, uint64_t guid,
+			  uint16_t pkey, uint8_t mgid[16])
+{
+	struct mc_who w = { .requester = who, .trusted = trusted };
+	struct sa_mcmember_rec r = req_for(NULL, guid, MC_JOIN_FULL), resp;
+	uint16_t st;
+
+	r.pkey = pkey;
+	r.qkey = 0x0b1b;
+	r.mtu_sel = 2;
+	r.mtu = 4;
+	r.rate_sel = 2;
+	r.rate = 3;
+	st = mcdb_join(db, &w, &r, IPOIB_CREATE, &resp);
+	if (mgid)
+		memcpy(mgid, resp.mgid, 16);
+	return st;
+}
+
+static void limits(struct mcdb *db, uint32_t groups, uint32_t members, uint32_t part,
+		   uint32_t all, uint32_t share)
+{
+	struct mc_limits l = { groups, members, part, all, share };
+
+	mcdb_set_limits(db, &l);
+}
+
+/* Creates are charged to the requester, proxy creates too; past its
+ * share it is refused and the reason counted; a leave that deletes a
+ * group gives its share back; trusted requesters get a bigger share. */
+static void test_quota_groups(void **state)
+{
+	struct mcdb *db = db_new();
+	const struct mc_shares *sh = mcdb_shares(db);
+	uint8_t g1[16], g2[16];
+	size_t n = mcdb_count(db);
+
+	limits(db, 2, 0, 0, 0, 2);
+	assert_int_equal(create_as(db, 0x1001, false, 0x1001, 0xffff, g1), 0);
+	assert_int_equal(create_as(db, 0x1001, false, 0x1002, 0xffff, g2), 0);   /* proxy */
+	assert_int_equal(mc_share_groups_of(sh, 0x1001), 2);
+	assert_int_equal(mc_share_groups_of(sh, 0x1002), 0);
+	assert_int_equal(create_as(db, 0x1001, false, 0x1001, 0xffff, NULL),
+			 SA_STATUS_NO_RESOURCES);
+	assert_int_equal(sh->last, MC_REF_GROUPS_PORT);
+	assert_int_equal(sh->refused[MC_REF_GROUPS_PORT], 1);
+	assert_int_equal(mcdb_count(db), n + 2);              /* nothing changed */
+	assert_int_equal(create_as(db, 0x1002, false, 0x1002, 0xffff, NULL), 0);
+	assert_int_equal(sh->last, MC_REF_NONE);
+	/* the leave that deletes g1 gives the share back */
+	assert_int_equal(leave(db, 0x1001, g1, 0x1001, MC_JOIN_FULL, NULL), 0);
+	assert_int_equal(mc_share_groups_of(sh, 0x1001), 1);
+	assert_int_equal(create_as(db, 0x1001, false, 0x1001, 0xffff, NULL), 0);
+	/* trusted: twice the share */
+	assert_int_equal(create_as(db, 0x1001, true, 0x1001, 0xffff, NULL), 0);
+	assert_int_equal(create_as(db, 0x1001, true, 0x1001, 0xffff, NULL), 0);
+	assert_int_equal(create_as(db, 0x1001, true, 0x1001, 0xffff, NULL),
+			 SA_STATUS_NO_RESOURCES);
+	/* the SM itself has no share to pass */
+	assert_int_equal(create_as(db, 0, false, 0x1003, 0xffff, NULL), 0);
+	mcdb_free(db);
+}
+
+/* Groups hosts created per partition; the partitions file's do not count. */
+static void test_quota_partition(void **state)
+{
+	struct mcdb *db = db_new();
+
+	limits(db, 0, 0, 1, 0, 1);
+	assert_int_equal(create_as(db, 0x1002, false, 0x1002, 0xffff, NULL), 0);
+	assert_int_equal(create_as(db, 0x1003, false, 0x1003, 0xffff, NULL), SA_STATUS_NO_RESOURCES);
+	assert_int_equal(mcdb_shares(db)->last, MC_REF_GROUPS_PARTITION);
+	assert_int_equal(create_as(db, 0x1001, false, 0x1001, 0x8010, NULL), 0);
+	assert_int_equal(mc_share_partition(mcdb_shares(db), 0xffff), 1);
+	mcdb_free(db);
+}
+
+/* Memberships are charged to their maker: a proxy's joins to the proxy;
+ * a member that then joins itself takes its own charge over; a leave or
+ * a port gone gives it back; the total is bounded too. */
+static void test_quota_memberships(void **state)
+{
+	struct mcdb *db = db_new();
+	const struct mc_shares *sh = mcdb_shares(db);
+
+	limits(db, 0, 3, 0, 0, 1);
+	for (uint64_t g = 0x1002; g <= 0x1004; g++)
+		assert_int_equal(join(db, 0x1001, bcast, g, MC_JOIN_FULL, IPOIB_JOIN, NULL), 0);
+	assert_int_equal(mc_share_members_of(sh, 0x1001), 3);
+	assert_int_equal(join(db, 0x1001, bcast, 0x1001, MC_JOIN_FULL, IPOIB_JOIN, NULL),
+			 SA_STATUS_NO_RESOURCES);
+	assert_int_equal(sh->last, MC_REF_MEMBERSHIPS_PORT);
+	assert_int_equal(mcdb_find(db, bcast)->nmembers, 3);
+	/* 0x1002 joins itself: its membership becomes its own */
+	assert_int_equal(join(db, 0x1002, bcast, 0x1002, MC_JOIN_FULL, IPOIB_JOIN, NULL), 0);
+	assert_int_equal(mc_share_members_of(sh, 0x1001), 2);
+	assert_int_equal(mc_share_members_of(sh, 0x1002), 1);
+	assert_false(mcdb_find(db, bcast)->members[0].proxy);
+	/* and the proxy may no longer change it */
+	assert_int_equal(leave(db, 0x1001, bcast, 0x1002, MC_JOIN_FULL, NULL), SA_STATUS_REQ_INVALID);
+	assert_int_equal(join(db, 0x1001, bcast, 0x1001, MC_JOIN_FULL, IPOIB_JOIN, NULL), 0);
+	/* a leave, a port gone: the charge goes */
+	assert_int_equal(leave(db, 0x1001, bcast, 0x1003, MC_JOIN_FULL, NULL), 0);
+	assert_int_equal(mc_share_members_of(sh, 0x1001), 2);
+	assert_int_equal(mcdb_remove_port(db, 0x1001), 1);
+	assert_int_equal(mc_share_members_of(sh, 0x1001), 1);
+	assert_int_equal(sh->members, 2);
+	/* in all */
+	limits(db, 0, 0, 0, 2, 1);
+	assert_int_equal(join(db, 0x1003, bcast, 0x1003, MC_JOIN_FULL, IPOIB_JOIN, NULL),
+			 SA_STATUS_NO_RESOURCES);
+	assert_int_equal(sh->last, MC_REF_MEMBERSHIPS);
+	mcdb_free(db);
+}
+
+/* When a proxy's port goes, the members it added that never joined
+ * themselves go too; a group left without a full member goes with trap
+ * 67 and its MLID is free; members that joined themselves stay. */
+static void test_remove_made_by(void **state)
+{
+	struct mcdb *db = db_new();
+	const struct mc_shares *sh = mcdb_shares(db);
+	uint8_t g1[16], g2[16];
+	uint16_t mlid2;
+
+	assert_int_equal(create_as(db, 0x1001, false, 0x1002, 0xffff, g1), 0);
+	assert_int_equal(join(db, 0x1003, g1, 0x1003, MC_JOIN_FULL, IPOIB_JOIN, NULL), 0);
+	assert_int_equal(create_as(db, 0x1001, false, 0x1004, 0xffff, g2), 0);
+	mlid2 = mcdb_find(db, g2)->rec.mlid;
+	assert_int_equal(join(db, 0x1001, bcast, 0x1002, MC_JOIN_FULL, IPOIB_JOIN, NULL), 0);
+	assert_int_equal(join(db, 0x1001, bcast, 0x1003, MC_JOIN_NON, IPOIB_JOIN, NULL), 0);
+	assert_int_equal(mc_share_members_of(sh, 0x1001), 4);
+	traps[1] = 0;
+	assert_int_equal(mcdb_remove_made_by(db, 0x1005), 0);
+	assert_int_equal(mcdb_remove_made_by(db, 0x1001), 4);
+	assert_int_equal(mc_share_members_of(sh, 0x1001), 0);
+	assert_int_equal(mcdb_find(db, g1)->nmembers, 1);       /* 0x1003 joined itself */
+	assert_null(mcdb_find(db, g2));
+	assert_null(mcdb_by_mlid(db, mlid2));
+	assert_int_equal(traps[1], 2);                          /* g2, and bcast: no full member */
+	assert_int_equal(mc_share_groups_of(sh, 0x1001), 1);   /* g1 is still there */
+	assert_int_equal(mcdb_find(db, bcast)->nmembers, 0);   /* well known: stays */
+	mcdb_free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -778,6 +1000,11 @@ int main(void)
 		cmocka_unit_test(test_well_known_reload),
 		cmocka_unit_test(test_link_rate),
 		cmocka_unit_test(test_random_requests),
+		cmocka_unit_test(test_restore),
+		cmocka_unit_test(test_quota_groups),
+		cmocka_unit_test(test_quota_partition),
+		cmocka_unit_test(test_quota_memberships),
+		cmocka_unit_test(test_remove_made_by),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

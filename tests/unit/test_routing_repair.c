@@ -3,7 +3,8 @@
  *
  * One fault at a time on fat trees (a leaf-spine link and a whole spine on
  * the 648-host tree, a link and a middle switch on a 3-level tree, a host
- * link, nothing), with entry counts and the verifier's verdict; tables
+ * link, nothing), with entry counts and the verifier's verdict (every
+ * switch reaches every LID after each repair, too); tables
  * from the switches that cannot be trusted; seeded property runs that cut
  * links again and again from degraded trees, random graphs and tori and
  * repair the repair each time (every pair the fresh tables reach is
@@ -152,6 +153,9 @@ static void repair_checked_t(const struct topo *t, const struct route_tables *pr
 	/* an entry no legal path can use says "no route", never a dead port */
 	assert_int_equal(v->dead_entries, 0);
 	assert_int_equal(v->cdg_cycle, 0);
+	/* switches send replies and traps too: every one reaches every LID */
+	assert_int_equal(vf.sw_unrouted, 0);
+	assert_int_equal(v->sw_unrouted, 0);
 	assert_true(v->unreachable <= vf.unreachable);
 	assert_superset(t, &fresh, rep);
 	assert_int_equal(st->changed, diff(t, prev, rep, &ca));
@@ -451,9 +455,13 @@ static void test_props_degraded_trees(void **state)
 		topo_free_all(&b.t);
 	}
 	print_tally("degraded trees", &ty);
-	/* ftree's order survives link loss here, so nothing needs a fallback */
+	/* ftree's order survives link loss here, so nothing needs a fallback;
+	 * but seed 30 falls back to updn midway (a leaf pair up*\/down* cannot
+	 * join), whose order differs: paths kept from ftree's order and new
+	 * ones through the switches' own entries may then close a loop, which
+	 * is what the run that keeps only legal paths is for */
 	assert_int_equal(ty.fresh, 0);
-	assert_int_equal(ty.strict, 0);
+	assert_true(ty.strict <= 1);
 	assert_int_equal(ty.col_fallbacks, 0);
 }
 

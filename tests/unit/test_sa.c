@@ -30,6 +30,7 @@
 
 #include "mad/rmpp.h"
 #include "sa/sa_int.h"
+#include "sm/clientfile.h"
 #include "sm/mcdb.h"
 #include "tests/unit/fake_transport.h"
 #include "tests/unit/sa_fixture.h"
@@ -915,7 +916,7 @@ static void test_services(void **state)
 	struct sa_fx_resp r;
 	struct sa_stats st;
 
-	sr_template(t, 0x10, ca_guid(f, 2), 10, "storage");
+	sr_template(t, 0x10, ca_guid(f, 0), 10, "storage");
 	assert_int_equal(status_of(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, BIT(0), t, 176),
 			 SA_STATUS_INSUF_COMPS);
 	r = ask(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176);
@@ -923,9 +924,9 @@ static void test_services(void **state)
 	assert_int_equal(r.h.hdr.method, SA_METHOD_GET_RESP);
 	assert_string_equal((const char *)r.data + 48, "storage");
 	assert_int_equal(sa_get16(r.data + 24), 0xFFFF);   /* the default P_Key */
-	sr_template(t, 0x11, ca_guid(f, 3), 0xFFFFFFFF, "forever");
+	sr_template(t, 0x11, ca_guid(f, 0), 0xFFFFFFFF, "forever");
 	ask(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176);
-	sr_template(t, 0x10, ca_guid(f, 2), 20, "storage2");   /* replaces */
+	sr_template(t, 0x10, ca_guid(f, 0), 20, "storage2");   /* replaces */
 	ask(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176);
 	r = ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176);
 	assert_int_equal(r.n, 2);
@@ -945,7 +946,7 @@ static void test_services(void **state)
 	r = ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176);
 	assert_int_equal(r.n, 1);
 	/* Delete */
-	sr_template(t, 0x11, ca_guid(f, 3), 0, "");
+	sr_template(t, 0x11, ca_guid(f, 0), 0, "");
 	r = ask(f, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t, 176);
 	assert_int_equal(r.h.hdr.status, 0);
 	assert_int_equal(r.h.hdr.method, SA_METHOD_DELETE_RESP);
@@ -1005,6 +1006,93 @@ static void report_resp(struct sa_fx *f, uint64_t tid, uint16_t from)
 	sa_fx_mad(f, mad, SA_METHOD_REPORT_RESP, SA_ATTR_NOTICE, 0, 0, NULL, 0, 0);
 	put64(mad + 8, tid | 0xABCD000000000000ULL);   /* the kernel's bits */
 	assert_int_equal(sa_fx_send(f, mad, MAD_SIZE, from), 0);
+}
+
+/* --- what clients built, across a restart (sa/clients.c) and ClientStateInfo --- */
+
+static struct sa_clients_info csi(struct sa_fx *f, uint64_t key, uint16_t *status)
+{
+	struct sa_clients_info ci;
+	uint8_t mad[MAD_SIZE];
+	struct sa_fx_resp r;
+
+	memset(&ci, 0, sizeof(ci));
+	sa_fx_mad(f, mad, SA_METHOD_GET, SA_ATTR_CLIENTS_INFO, 0, 0, NULL, 0, key);
+	assert_int_equal(sa_fx_send(f, mad, MAD_SIZE, ca_lid(f, 0)), 1);
+	sa_fx_last(f, &r);
+	*status = r.h.hdr.status;
+	if (!r.h.hdr.status)
+		assert_int_equal(sa_clients_info_decode(r.data, r.dlen, &ci), 0);
+	return ci;
+}
+
+static void test_clients_kept(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint64_t key = BIT(0) | BIT(1) | BIT(4) | BIT(6), wall = 1700000000000ull;
+	struct sa_clients_info ci;
+	struct client_state cs;
+	struct sa_fx_resp r;
+	struct smp_notice n;
+	uint8_t t[176], mgid[16] = { 0xff, 0x12, 0x40, 0x1b };
+	uint16_t st, to;
+	uint64_t tid, gen;
+
+	f->conf.sa_key = 0x1234;
+	sa_set_conf(f->sa, &f->conf);
+	sr_template(t, 0x10, ca_guid(f, 0), 100, "leased");
+	ask(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176);
+	sr_template(t, 0x11, ca_guid(f, 0), 0xFFFFFFFF, "forever");
+	ask(f, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176);
+	subscribe(f, 66, 1, ca_lid(f, 5), &r);
+	/* ClientStateInfo: for SM_Key holders, with the counts */
+	csi(f, 0, &st);
+	assert_int_equal(st, SA_STATUS_REQ_DENIED);
+	ci = csi(f, 0x1234, &st);
+	assert_int_equal(st, 0);
+	assert_int_equal(ci.version, SA_CLIENTS_INFO_VERSION);
+	assert_int_equal(ci.services, 2);
+	assert_int_equal(ci.subs, 1);
+	assert_int_equal(ci.sm_guid, f->snap->sm_port_guid);
+	gen = ci.gen;
+	/* saved with the leases on the wall clock, then a restart 40 s later */
+	client_state_init(&cs);
+	sa_clients_export(f->sa, &cs, wall);
+	assert_int_equal(cs.nservices, 2);
+	assert_int_equal(cs.nsubs, 1);
+	sa_fx_reset(f);
+	sa_set_conf(f->sa, &f->conf);
+	assert_int_equal(sa_clients_restore(f->sa, &cs, wall + 40000), 0);
+	ci = csi(f, 0x1234, &st);
+	assert_int_equal(ci.services, 2);
+	assert_int_equal(ci.subs, 1);
+	assert_true(ci.gen != 0);
+	/* the lease goes on where it was: 60 s left */
+	f->now += 59000;
+	sa_on_timer(f->sa);
+	assert_int_equal(ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176).n, 2);
+	f->now += 2000;
+	sa_on_timer(f->sa);
+	assert_int_equal(ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176).n, 1);
+	/* the subscription gets its Report where the old one went */
+	sa_report_mcast(f->sa, 66, mgid, 0xFFFF);
+	assert_int_equal(last_report(f, &n, &tid, &to), 66);
+	assert_int_equal(to, ca_lid(f, 5));
+	/* a restart after the lease ended: that service is left out */
+	sa_fx_reset(f);
+	assert_int_equal(sa_clients_restore(f->sa, &cs, wall + 100000), 1);
+	assert_int_equal(ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176).n, 1);
+	/* every change moves the generation */
+	gen = sa_clients_gen(f->sa);
+	subscribe(f, 66, 0, ca_lid(f, 5), &r);
+	assert_int_equal(r.h.hdr.status, 0);
+	assert_true(sa_clients_gen(f->sa) != gen);
+	gen = sa_clients_gen(f->sa);
+	sa_clients_clear(f->sa);
+	assert_true(sa_clients_gen(f->sa) != gen);
+	assert_int_equal(ask(f, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176).n, 0);
+	client_state_free(&cs);
+	fx_free(f);
 }
 
 /* --- partitions --- */
@@ -1229,6 +1317,37 @@ static void test_mcmember(void **state)
 	fx_free(f);
 }
 
+/* The traps 66 and 67 of one requester's groups are reported at most
+ * SA_CAUSE_NOTICE_RATE a second after a burst: a host that churns groups
+ * does not fill the subscribers' queues; another host's group is still
+ * reported, and the churning host's again as time passes. */
+static void test_report_cause(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint16_t sub = ca_lid(f, 5);
+	struct sa_mcmember_rec g;
+	struct sa_fx_resp r;
+	struct sa_stats st;
+	size_t sent0;
+
+	sa_fx_multicast(f);
+	subscribe(f, 66, 1, sub, &r);
+	for (unsigned i = 0; i < SA_CAUSE_NOTICE_BURST + 10; i++) {
+		assert_int_equal(join(f, SA_METHOD_SET, 3, NULL, 0xFFFF, MCM_C, &g), 0);
+		assert_int_equal(join(f, SA_METHOD_DELETE, 3, g.mgid, 0xFFFF, MCM_J, NULL), 0);
+	}
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.notices_dropped, 2 * (SA_CAUSE_NOTICE_BURST + 10) - SA_CAUSE_NOTICE_BURST);
+	sent0 = f->nsent;
+	assert_int_equal(join(f, SA_METHOD_SET, 4, NULL, 0xFFFF, MCM_C, &g), 0);
+	assert_int_equal(report_to(f, sent0, sub), MC_TRAP_CREATED);
+	f->now += 1000;
+	sent0 = f->nsent;
+	assert_int_equal(join(f, SA_METHOD_SET, 3, NULL, 0xFFFF, MCM_C, &g), 0);
+	assert_int_equal(report_to(f, sent0, sub), MC_TRAP_CREATED);
+	fx_free(f);
+}
+
 /* Groups live in partitions: only their members join, see them, and
  * hear of them. */
 static void test_mcmember_partitions(void **state)
@@ -1257,74 +1376,126 @@ static void test_mcmember_partitions(void **state)
 	fx_free(f);
 }
 
-/* ServiceRecords belong to the port that registered them: another port
- * may neither replace nor delete them (ERR_REQ_DENIED), a trusted
- * requester may; one port registers at most SA_SERVICES_PER_PORT, all
- * together SA_MAX_SERVICES. */
+/* sr_set/sr_del: a's Set or Delete (mask ServiceID and GID) of service
+ * id under port gid's GID, with key; the status. */
+static uint16_t sr_set(struct sa_fx *f, uint16_t from, uint64_t id, uint64_t gid, uint64_t key)
+{
+	uint8_t t[176];
+
+	sr_template(t, id, gid, 100, "x");
+	return ask_from(f, from, SA_METHOD_SET, SA_ATTR_SERVICE_REC,
+			BIT(0) | BIT(1) | BIT(4) | BIT(6), t, 176, key).h.hdr.status;
+}
+
+static uint16_t sr_del(struct sa_fx *f, uint16_t from, uint64_t id, uint64_t gid, uint64_t key)
+{
+	uint8_t t[176];
+
+	sr_template(t, id, gid, 0, "");
+	return ask_from(f, from, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t, 176,
+			key).h.hdr.status;
+}
+
+/* ServiceRecords: an untrusted port registers only under its own GID
+ * (else ERR_REQ_DENIED); a service belongs to the port that registered it
+ * and to the port of its GID: another may neither replace nor delete it
+ * (ERR_REQ_DENIED), a trusted requester may, and the GID's port may
+ * replace or delete what a trusted one registered under its GID. */
 static void test_service_owner(void **state)
 {
 	struct sa_fx *f = fx_new("ft2", 4, 0);
-	uint64_t key = BIT(0) | BIT(1) | BIT(4) | BIT(6);
-	uint16_t a = ca_lid(f, 2), b = ca_lid(f, 3);
+	uint64_t ga = ca_guid(f, 2);
+	uint16_t a = ca_lid(f, 2), b = ca_lid(f, 3), c = ca_lid(f, 4);
 	uint8_t t[176];
 	struct sa_fx_resp r;
 	struct sa_stats st;
-	unsigned i;
 
-	sr_template(t, 0x10, ca_guid(f, 2), 100, "a's");
-	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
-			 .h.hdr.status, 0);
-	/* b replacing or deleting a's service: denied, it stays as it was */
-	sr_template(t, 0x10, ca_guid(f, 2), 100, "b's now");
-	assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
-			 .h.hdr.status, SA_STATUS_REQ_DENIED);
-	assert_int_equal(ask_from(f, b, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t,
-				  176, 0).h.hdr.status, SA_STATUS_REQ_DENIED);
+	assert_int_equal(sr_set(f, a, 0x10, ga, 0), 0);
+	/* b replacing or deleting a's service, or squatting a's GID: denied */
+	assert_int_equal(sr_set(f, b, 0x10, ga, 0), SA_STATUS_REQ_DENIED);
+	assert_int_equal(sr_del(f, b, 0x10, ga, 0), SA_STATUS_REQ_DENIED);
+	assert_int_equal(sr_set(f, b, 0x11, ga, 0), SA_STATUS_REQ_DENIED);
+	memset(t, 0, sizeof(t));
 	r = ask_from(f, b, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_REC, 0, t, 176, 0);
 	assert_int_equal(r.n, 1);
-	assert_string_equal((const char *)r.data + 48, "a's");
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.refused[SA_REF_SERVICE_OWNER], 1);
+	assert_int_equal(st.refused[SA_REF_SERVICE_GID], 2);
 	/* a may, and so may a trusted requester from anywhere */
-	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
-			 .h.hdr.status, 0);
-	assert_int_equal(ask_from(f, b, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t,
-				  176, SA_FX_SA_KEY).h.hdr.status, 0);
+	assert_int_equal(sr_set(f, a, 0x10, ga, 0), 0);
+	assert_int_equal(sr_del(f, b, 0x10, ga, SA_FX_SA_KEY), 0);
+	/* what a trusted c registered under a's GID: a replaces it, b may not */
+	assert_int_equal(sr_set(f, c, 0x20, ga, SA_FX_SA_KEY), 0);
+	assert_int_equal(sr_set(f, c, 0x21, ga, SA_FX_SA_KEY), 0);
+	assert_int_equal(sr_del(f, b, 0x20, ga, 0), SA_STATUS_REQ_DENIED);
+	assert_int_equal(sr_set(f, a, 0x20, ga, 0), 0);
+	assert_int_equal(sr_del(f, a, 0x20, ga, 0), 0);
+	assert_int_equal(sr_del(f, a, 0x21, ga, 0), 0);
 	sa_get_stats(f->sa, &st);
 	assert_int_equal(st.services, 0);
-	/* the registering port owns it, whatever ServiceGID it names */
-	sr_template(t, 0x20, ca_guid(f, 3), 100, "a for b");
-	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
-			 .h.hdr.status, 0);
-	assert_int_equal(ask_from(f, b, SA_METHOD_DELETE, SA_ATTR_SERVICE_REC, BIT(0) | BIT(1), t,
-				  176, 0).h.hdr.status, SA_STATUS_REQ_DENIED);
+	fx_free(f);
+}
+
+/* One port registers at most services_per_port, a trusted one
+ * trusted_share times that, all together max_services
+ * (ERR_NO_RESOURCES, counted by reason); replacing its own is no new
+ * registration; another port still registers. */
+static void test_service_shares(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint64_t ga = ca_guid(f, 2), gc = ca_guid(f, 4);
+	uint16_t a = ca_lid(f, 2), b = ca_lid(f, 3), c = ca_lid(f, 4);
+	uint32_t per = f->conf.services_per_port;
+	struct sa_stats st;
+
+	f->conf.trusted_share = 2;
+	sa_set_conf(f->sa, &f->conf);
+	for (uint32_t i = 0; i < per; i++)
+		assert_int_equal(sr_set(f, a, 0x100 + i, ga, 0), 0);
+	assert_int_equal(sr_set(f, a, 0x42, ga, 0), SA_STATUS_NO_RESOURCES);
+	assert_int_equal(sr_set(f, a, 0x101, ga, 0), 0);
+	assert_int_equal(sr_set(f, b, 0x42, ca_guid(f, 3), 0), 0);
+	for (uint32_t i = 0; i < 2 * per; i++)
+		assert_int_equal(sr_set(f, c, 0x1000 + i, gc, SA_FX_SA_KEY), 0);
+	assert_int_equal(sr_set(f, c, 0x43, gc, SA_FX_SA_KEY), SA_STATUS_NO_RESOURCES);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.refused[SA_REF_SERVICES_PORT], 2);
+	/* the table's own limit */
+	f->conf.max_services = st.services + 1;
+	sa_set_conf(f->sa, &f->conf);
+	assert_int_equal(sr_set(f, b, 0x44, ca_guid(f, 3), 0), 0);
+	assert_int_equal(sr_set(f, b, 0x45, ca_guid(f, 3), 0), SA_STATUS_NO_RESOURCES);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.refused[SA_REF_SERVICES], 1);
+	assert_int_equal(st.services, f->conf.max_services);
+	fx_free(f);
+}
+
+/* A port that left the fabric loses its services and subscriptions;
+ * the others stay. */
+static bool gone_is(void *arg, uint64_t guid)
+{
+	return guid == *(uint64_t *)arg;
+}
+
+static void test_departed(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint64_t ga = ca_guid(f, 2), gb = ca_guid(f, 3);
+	struct sa_fx_resp r;
+	struct sa_stats st;
+
+	assert_int_equal(sr_set(f, ca_lid(f, 2), 0x10, ga, 0), 0);
+	assert_int_equal(sr_set(f, ca_lid(f, 2), 0x11, ga, 0), 0);
+	assert_int_equal(sr_set(f, ca_lid(f, 3), 0x10, gb, 0), 0);
+	subscribe(f, 66, 1, ca_lid(f, 2), &r);
+	subscribe(f, 66, 1, ca_lid(f, 3), &r);
+	assert_int_equal(sa_clients_departed(f->sa, gone_is, &ga), 3);
 	sa_get_stats(f->sa, &st);
 	assert_int_equal(st.services, 1);
-	/* one port's cap; another port still registers */
-	for (i = 1; i < SA_SERVICES_PER_PORT; i++) {
-		sr_template(t, 0x100 + i, ca_guid(f, 2), 100, "many");
-		assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
-				 .h.hdr.status, 0);
-	}
-	sr_template(t, 0x42, ca_guid(f, 2), 100, "one too many");
-	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
-			 .h.hdr.status, SA_STATUS_NO_RESOURCES);
-	/* replacing one of its own is no new registration */
-	sr_template(t, 0x101, ca_guid(f, 2), 100, "renamed");
-	assert_int_equal(ask_from(f, a, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
-			 .h.hdr.status, 0);
-	sr_template(t, 0x42, ca_guid(f, 3), 100, "b's");
-	assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176, 0)
-			 .h.hdr.status, 0);
-	/* the global cap, trusted registrations filling it */
-	for (i = SA_SERVICES_PER_PORT + 1; i < SA_MAX_SERVICES; i++) {
-		sr_template(t, 0x1000 + i, ca_guid(f, 4), 100, "trusted");
-		assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176,
-					  SA_FX_SA_KEY).h.hdr.status, 0);
-	}
-	sr_template(t, 0x43, ca_guid(f, 4), 100, "full");
-	assert_int_equal(ask_from(f, b, SA_METHOD_SET, SA_ATTR_SERVICE_REC, key, t, 176,
-				  SA_FX_SA_KEY).h.hdr.status, SA_STATUS_NO_RESOURCES);
-	sa_get_stats(f->sa, &st);
-	assert_int_equal(st.services, SA_MAX_SERVICES);
+	assert_int_equal(st.subscriptions, 1);
+	assert_int_equal(st.departed, 3);
+	assert_int_equal(sa_clients_departed(f->sa, gone_is, &ga), 0);
 	fx_free(f);
 }
 
@@ -1399,6 +1570,84 @@ static void test_inform(void **state)
 	assert_int_equal(r.h.hdr.status, 0);
 	sa_get_stats(f->sa, &st);
 	assert_int_equal(st.subscriptions, 1);
+	fx_free(f);
+}
+
+/* Reports of trap 66 for k groups; the good subscriber (the last one
+ * subscribed) answers each of its own. */
+static void mcast_reports(struct sa_fx *f, unsigned k, uint16_t good)
+{
+	uint8_t mgid[16] = { 0xff, 0x12, 0xa0, 0x1b };
+	struct smp_notice n;
+	uint64_t tid;
+	uint16_t to;
+
+	for (unsigned i = 0; i < k; i++) {
+		mgid[15] = (uint8_t)i;
+		sa_report_mcast(f->sa, 66, mgid, 0xFFFF);
+		if (!good)
+			continue;
+		assert_int_equal(last_report(f, &n, &tid, &to), 66);
+		assert_int_equal(to, good);
+		report_resp(f, tid, good);
+	}
+}
+
+/* A subscriber that never answers fills only its own share of the
+ * Reports' queue, and another still gets every Report; the silent one,
+ * in service, loses its subscriptions once SA_REPORT_FAILS_MAX Reports
+ * were given up; a full queue makes room by dropping one of the
+ * subscriber with the most waiting. */
+static void test_report_shares(void **state)
+{
+	struct sa_fx *f = fx_new("ft2", 4, 0);
+	uint16_t rogue = ca_lid(f, 5), rogue2 = ca_lid(f, 6), good = ca_lid(f, 3);
+	struct sa_fx_resp r;
+	struct sa_stats st;
+	uint64_t dropped;
+	size_t sent0;
+
+	f->conf.reports_per_port = SA_REPORT_FAILS_MAX;
+	f->conf.reports_max = SA_REPORT_FAILS_MAX + SA_REPORT_FAILS_MAX / 2;
+	sa_set_conf(f->sa, &f->conf);
+	subscribe(f, 66, 1, rogue, &r);
+	subscribe(f, 0xFFFF, 1, rogue, &r);
+	subscribe(f, 66, 1, good, &r);
+	mcast_reports(f, 100, good);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.reports_acked, 100);
+	assert_int_equal(st.reports_dropped, 200 - SA_REPORT_FAILS_MAX);
+	/* its Reports given up: the silent subscriber's subscriptions go */
+	for (unsigned i = 0; i < SA_REPORT_TRIES; i++) {
+		f->now += SA_REPORT_RETRY_MS;
+		sa_on_timer(f->sa);
+	}
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.subscribers_dropped, 1);
+	assert_int_equal(st.subscriptions, 1);
+	/* two silent subscribers, one with two subscriptions: when the queue
+	 * is full, the one with more waiting makes room */
+	subscribe(f, 66, 0, good, &r);
+	subscribe(f, 66, 1, rogue, &r);
+	subscribe(f, 0xFFFF, 1, rogue, &r);
+	subscribe(f, 66, 1, rogue2, &r);
+	sa_get_stats(f->sa, &st);
+	dropped = st.reports_dropped;
+	mcast_reports(f, SA_REPORT_FAILS_MAX / 2, 0);   /* 8 + 4: full */
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.reports_dropped, dropped);
+	mcast_reports(f, 2, 0);
+	sa_get_stats(f->sa, &st);
+	assert_int_equal(st.reports_dropped, dropped + 6);
+	/* cleared (a saved state replaces it): the counts start again */
+	f->conf.reports_max = 100;
+	sa_set_conf(f->sa, &f->conf);
+	mcast_reports(f, 5, 0);   /* the rogue at its share */
+	sa_clients_clear(f->sa);
+	subscribe(f, 66, 1, rogue, &r);
+	sent0 = f->nsent;
+	mcast_reports(f, 1, 0);
+	assert_int_equal(report_to(f, sent0, rogue), 66);
 	fx_free(f);
 }
 
@@ -1687,7 +1936,12 @@ int main(void)
 		cmocka_unit_test(test_multipath),
 		cmocka_unit_test(test_services),
 		cmocka_unit_test(test_service_owner),
+		cmocka_unit_test(test_service_shares),
+		cmocka_unit_test(test_departed),
+		cmocka_unit_test(test_clients_kept),
 		cmocka_unit_test(test_inform),
+		cmocka_unit_test(test_report_shares),
+		cmocka_unit_test(test_report_cause),
 		cmocka_unit_test(test_inform_trap144),
 		cmocka_unit_test(test_wire_kernel_rmpp),
 		cmocka_unit_test(test_wire_user_rmpp),

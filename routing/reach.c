@@ -1,0 +1,542 @@
+/*
+ * DOC: every switch reaches every LID (see reach.h).
+ *
+ * Per destination LID every switch's path is followed once (walk.h), so a
+ * pass costs O(switches x LIDs).
+ *
+ * Filling one LID grows the set of switches that reach it outwards, fewest
+ * hops first (a heap keyed by hops): a switch without a route takes a
+ * neighbour that already has one. The new entry adds at most one channel
+ * dependency, (switch -> neighbour) -> (neighbour's next link); it closes a
+ * cycle exactly when the CDG already leads from the second channel back to
+ * the first, which cdg.c answers. A switch whose every neighbour so far
+ * closes a cycle waits a little for others to join; after that it takes
+ * one anyway (a route beats none) and it is counted. Before any of that,
+ * one scan of the tables' rows for a missing entry spares the walks on
+ * fabrics the engine routed whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/cdg.h"
+#include "routing/par.h"
+#include "routing/reach.h"
+#include "routing/routing.h"
+#include "routing/walk.h"
+
+#define WAITS 2      /* times a switch waits for a neighbour without a cycle */
+#define NOWAY (UINT32_MAX - 1) /* fill.hv of a switch without a way */
+/* Channels the cycle searches may visit: a sixteenth of the table's cells,
+ * at least this many (some 0.05 s), so that a fabric with many holes is not
+ * held up; past it the entries are taken unchecked and the verification
+ * tells whether a credit loop came of it. */
+#define REACH_MIN_WORK (1u << 20)
+
+
+struct cand {
+	uint64_t key;       /* see candidates(): smaller is better */
+	uint32_t y;
+	uint8_t p;
+};
+
+/* State of reach_fill(): the walker, the heap and the cycle search. */
+struct fill {
+	struct lwalk w;
+	uint32_t cur;       /* LIDs filled so far: astamp's stamp */
+	struct ways *ways;  /* the block being filled, walked ahead */
+	struct reach_stats *st;
+	uint64_t *heap;     /* (hops << 32) | switch */
+	uint32_t nheap;
+	uint32_t *tent;     /* per switch: best hops it was queued with */
+	uint8_t *waits;
+	uint32_t *use;      /* per link id: entries fill wrote */
+	struct cdg d;       /* CA LIDs' dependencies: the routes that work, then new ones */
+	uint32_t *hv;       /* per switch: its hops to the LID being filled, NOWAY
+			       while it has none (a hole); in ways */
+	uint32_t *nbr;      /* the peers of every switch's groups (graph.h), dense */
+	uint8_t *hole;      /* per LID: some switch does not reach it */
+	uint8_t *swhole;    /* per switch: misses some CA LID */
+	struct cand *cands; /* a switch's ports to choose from */
+	uint32_t *astamp;   /* per switch: ahead[] is for the LID walked (cur) */
+	uint8_t *ahead;     /* holes_ahead() of the switch */
+	uint8_t *lastp;     /* per switch: the port it took last (same_again()) */
+};
+
+static void heap_push(struct fill *f, uint64_t k)
+{
+	uint32_t i = f->nheap++;
+
+	while (i && f->heap[(i - 1) / 2] > k) {
+		f->heap[i] = f->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	f->heap[i] = k;
+}
+
+static uint64_t heap_pop(struct fill *f)
+{
+	uint64_t top = f->heap[0], k = f->heap[--f->nheap];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= f->nheap)
+			break;
+		if (c + 1 < f->nheap && f->heap[c + 1] < f->heap[c])
+			c++;
+		if (f->heap[c] >= k)
+			break;
+		f->heap[i] = f->heap[c];
+		i = c;
+	}
+	if (f->nheap)
+		f->heap[i] = k;
+	return top;
+}
+
+/* 1 if switch x taking port p towards y for lid closes a CDG cycle. */
+static int closes(struct fill *f, uint32_t x, uint8_t p, uint32_t y, uint32_t lid)
+{
+	if (!f->w.last[lid] || y == f->w.own[lid])
+		return 0;
+	return cdg_closes(&f->d, f->w.g->sw[x].portbase + p, lw_at(&f->w, y, lid));
+}
+
+/* Moves the best of c[i .. n) to c[i]. */
+static void take_best(struct cand *c, uint32_t i, uint32_t n)
+{
+	uint32_t b = i;
+
+	for (uint32_t j = i + 1; j < n; j++)
+		if (c[j].key < c[b].key)
+			b = j;
+	struct cand t = c[i];
+	c[i] = c[b];
+	c[b] = t;
+}
+
+/*
+ * Switches on y's way to lid that miss CA LIDs themselves. Only their
+ * entries add dependencies that turn up again, so a way through none of
+ * them cannot become part of a cycle later either.
+ */
+static uint64_t holes_ahead(struct fill *f, uint32_t y, uint32_t lid)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t n = 0, z = y;
+
+	/* memoised per LID: many switches ask about the same way */
+	for (uint32_t i = 0; i < g->nsw && z != f->w.own[lid] && f->astamp[z] != f->cur; i++) {
+		n += f->swhole[z];
+		z = f->w.peer[g->sw[z].portbase + lw_at(&f->w, z, lid)];
+	}
+	if (z != f->w.own[lid] && f->astamp[z] == f->cur)
+		n += f->ahead[z];
+	f->astamp[y] = f->cur;
+	f->ahead[y] = n > 0xFF ? 0xFF : (uint8_t)n;
+	return f->ahead[y];
+}
+
+/* 1 if x taking p towards y for lid adds a channel dependency. */
+static uint64_t new_dep(const struct fill *f, uint32_t x, uint8_t p, uint32_t y, uint32_t lid)
+{
+	if (!f->w.last[lid] || y == f->w.own[lid])
+		return 0;
+	return !cdg_has(&f->d, f->w.g->sw[x].portbase + p, lw_at(&f->w, y, lid));
+}
+
+/* Ports of x towards switches that reach lid, best first (hops, then no
+ * new dependency, then ways past fewer switches with holes, then the least
+ * used link, the lowest port); returns how many. */
+static uint32_t candidates(struct fill *f, uint32_t x, uint32_t lid, struct cand *c)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < g->sw[x].ngroups; k++) {
+		const struct rg_group *gr = rg_group(g, x, k);
+		uint32_t y = gr->peer;
+		if (f->hv[y] == NOWAY)
+			continue;
+		uint64_t hops = f->hv[y] > 0xFFFF ? 0xFFFF : f->hv[y];
+		uint64_t ahead = f->w.last[lid] ? holes_ahead(f, y, lid) : 0;
+		for (uint32_t i = 0; i < gr->n; i++) {
+			uint8_t p = g->gports[gr->first + i];
+			uint64_t use = f->use[g->sw[x].portbase + p];
+			use = use > 0xFFFFFF ? 0xFFFFFF : use;
+			c[n++] = (struct cand){ hops << 48 | new_dep(f, x, p, y, lid) << 47 |
+						ahead << 32 | use << 8 | p, y, p };
+		}
+	}
+	return n;
+}
+
+/* Queues x's neighbours that do not reach lid yet, hops h away. */
+static void relax(struct fill *f, uint32_t x, uint32_t h)
+{
+	const struct rg_sw *w = &f->w.g->sw[x];
+	const uint32_t *nb = f->nbr + w->gfirst;
+
+	for (uint32_t k = 0; k < w->ngroups; k++) {
+		uint32_t y = nb[k];
+		if (f->hv[y] == NOWAY && f->tent[y] > h) {
+			f->tent[y] = h;
+			heap_push(f, (uint64_t)h << 32 | y);
+		}
+	}
+}
+
+/* Queues switch x (no route yet) by its best neighbour that has one. */
+static void first_hops(struct fill *f, uint32_t x)
+{
+	const struct rg_sw *w = &f->w.g->sw[x];
+	const uint32_t *nb = f->nbr + w->gfirst;
+	uint32_t best = NOWAY;
+
+	for (uint32_t k = 0; k < w->ngroups; k++)
+		best = f->hv[nb[k]] < best ? f->hv[nb[k]] : best;
+	f->tent[x] = best + 1; /* UINT32_MAX: none */
+	if (f->tent[x] != UINT32_MAX)
+		heap_push(f, (uint64_t)f->tent[x] << 32 | x);
+}
+
+static int waiting_neighbour(const struct fill *f, uint32_t x)
+{
+	const struct rg_sw *w = &f->w.g->sw[x];
+	const uint32_t *nb = f->nbr + w->gfirst;
+
+	for (uint32_t k = 0; k < w->ngroups; k++)
+		if (f->hv[nb[k]] == NOWAY)
+			return 1;
+	return 0;
+}
+
+/* Gives x its entry for lid, or queues it again to wait; 1 if it took one. */
+/*
+ * The port x took last time, if it is as good as any now: fewest hops and
+ * no new dependency (so no cycle either). A switch's holes come by the
+ * hundred, one for each LID behind a lost link, and mostly want the same
+ * way; weighing every port for each costs more than all the routing.
+ */
+static int same_again(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct cand *c)
+{
+	uint8_t p = f->lastp[x];
+	uint32_t y = p ? f->w.peer[f->w.g->sw[x].portbase + p] : RG_NONE;
+
+	if (y == RG_NONE || f->hv[y] == NOWAY || f->hv[y] + 1 != h || new_dep(f, x, p, y, lid))
+		return 0;
+	c[0] = (struct cand){ 0, y, p };
+	return 1;
+}
+
+static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct cand *c)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t n = 0, i = 0;
+
+	if (same_again(f, x, lid, h, c))
+		n = 1;
+	else
+		n = candidates(f, x, lid, c);
+
+	for (; i < n; i++) {
+		take_best(c, i, n);
+		if (!closes(f, x, c[i].p, c[i].y, lid))
+			break;
+	}
+	if (i == n && f->waits[x] < WAITS && waiting_neighbour(f, x)) {
+		f->waits[x]++;
+		heap_push(f, (uint64_t)(h + 1) << 32 | x);
+		return 0;
+	}
+	int forced = i == n;
+	if (forced) {
+		i = 0;
+		f->st->cyclic += f->w.last[lid] != 0;
+		for (uint32_t j = 1; j < n; j++)
+			if (c[j].key < c[0].key)
+				c[0] = c[j];
+	}
+	uint32_t y = c[i].y;
+	lw_put(&f->w, x, lid, c[i].p);
+	f->lastp[x] = c[i].p;
+	f->use[g->sw[x].portbase + c[i].p]++;
+	if (f->w.last[lid] && y != f->w.own[lid])
+		cdg_add(&f->d, g->sw[x].portbase + c[i].p, lw_at(&f->w, y, lid), forced);
+	f->hv[x] = f->hv[y] + 1;
+	f->st->filled++;
+	return 1;
+}
+
+/*
+ * A block of LIDs walked for the fill, ahead of it: per LID every
+ * switch's hops (NOWAY where it has no way) and the switches of the LID's
+ * part without one. Filling a LID writes only that LID's entries, so the
+ * next block can be walked (on a second thread) while this one is filled.
+ */
+struct ways {
+	uint32_t *hv;       /* [lid - b0][switch] */
+	uint32_t *holes;    /* [lid - b0][...]: nh of them */
+	uint32_t nh[LW_RB];
+};
+
+static void walk_lid(struct lwalk *w, uint32_t lid, void *arg)
+{
+	struct ways *r = arg;
+	uint32_t part = w->comp[w->own[lid]], n = w->g->nsw, j = lid - w->b0, k = 0;
+	uint32_t *hv = r->hv + (size_t)j * n, *holes = r->holes + (size_t)j * n;
+
+	if (lid > w->top)
+		return; /* fill_lid() skips it: no cell to write */
+	lw_resolve_all(w, lid);
+	for (uint32_t s = 0; s < n; s++) {
+		/* switches of other parts are never a neighbour: any value */
+		hv[s] = w->s[s].st == LW_REACH ? w->s[s].hops : NOWAY;
+		if (w->comp[s] == part && w->s[s].st != LW_REACH)
+			holes[k++] = s;
+	}
+	r->nh[j] = k;
+}
+
+/* Fills one LID: its holes grow towards it, fewest hops first. */
+static void fill_lid(struct lwalk *w, uint32_t lid, void *arg)
+{
+	struct fill *f = arg;
+	struct cand *c = f->cands;
+	uint32_t n;
+
+	if (lid > w->top)
+		return; /* no cell to write: the tables end below */
+	n = f->ways->nh[lid - w->b0];
+	f->hv = f->ways->hv + (size_t)(lid - w->b0) * w->g->nsw;
+	const uint32_t *hs = f->ways->holes + (size_t)(lid - w->b0) * w->g->nsw;
+	f->cur++;
+	f->nheap = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		f->tent[hs[i]] = UINT32_MAX;
+		f->waits[hs[i]] = 0;
+	}
+	/* without the last hop (route.c's) nothing reaches */
+	for (uint32_t i = 0; f->hv[w->own[lid]] != NOWAY && i < n; i++)
+		first_hops(f, hs[i]);
+	while (f->nheap) {
+		uint64_t k = heap_pop(f);
+		uint32_t x = (uint32_t)k, h = (uint32_t)(k >> 32);
+		if (f->hv[x] != NOWAY || !settle(f, x, lid, h, c))
+			continue;
+		relax(f, x, f->hv[x] + 1);
+	}
+}
+
+/* Pass 1 of a fill over LIDs [lo, hi), for one thread: which LIDs and
+ * switches have holes, and the channel dependencies of the routes that
+ * work. */
+struct note {
+	struct lwalk w;
+	uint32_t lo, hi;
+	struct lw_deps deps;
+	uint8_t *hole;      /* per LID (each part writes its own LIDs') */
+	uint8_t *swhole;    /* per switch: misses some CA LID */
+};
+
+static void note_lid(struct lwalk *w, uint32_t lid, void *arg)
+{
+	struct note *n = arg;
+	uint32_t c = w->comp[w->own[lid]];
+	uint64_t bit = w->last[lid] ? 1ull << (lid - w->b0) : 0;
+
+	lw_resolve_all(w, lid);
+	for (uint32_t s = 0; s < w->g->nsw; s++) {
+		const struct lw_sw *y = &w->s[s];
+		if (y->st == LW_REACH) {
+			if (y->hops >= 2)
+				n->deps.flag[s] |= bit;
+			continue;
+		}
+		if (w->comp[s] != c)
+			continue;
+		n->hole[lid] = 1;
+		n->swhole[s] |= w->last[lid] != 0;
+	}
+}
+
+static void note_block(struct lwalk *w, uint32_t b0, void *arg)
+{
+	struct note *n = arg;
+
+	(void)b0;
+	lw_deps_flush(w, &n->deps);
+}
+
+static void note_run(void *arg)
+{
+	struct note *n = arg;
+
+	lw_each(&n->w, n->lo, n->hi, NULL, note_lid, note_block, n);
+	lw_deps_done(&n->deps, n->w.g);
+}
+
+/* Pass 1 in two parts of the LIDs (two threads, or one after the other),
+ * the second's holes and dependencies merged into the first's (f's). */
+static void note_all(struct fill *f, unsigned threads)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t mid = 1 + (f->w.ltop / 2 / LW_RB) * LW_RB, nl = g->nlinks ? g->nlinks : 1;
+	uint8_t *bits = rg_xcalloc(nl, 32);
+	struct note n[2] = { { .lo = 1, .hi = mid, .hole = f->hole, .swhole = f->swhole },
+			     { .lo = mid, .hi = f->w.ltop + 1, .hole = f->hole } };
+
+	n[0].w = f->w; /* the fill's walker: lw_init()'s work once less */
+	lw_init(&n[1].w, g, f->w.lft, f->w.top);
+	n[1].swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
+	lw_deps_init(&n[0].deps, g, f->d.bits);
+	lw_deps_init(&n[1].deps, g, bits);
+	rg_par2(note_run, &n[1], &n[0], threads);
+	f->w = n[0].w;
+	for (size_t i = 0; i < (size_t)nl * 32; i++)
+		f->d.bits[i] |= bits[i];
+	for (uint32_t s = 0; s < g->nsw; s++)
+		f->swhole[s] |= n[1].swhole[s];
+	lw_free(&n[1].w);
+	free(n[1].swhole);
+	free(bits);
+}
+
+/*
+ * 1 if some switch has no entry (LFT_NO_PORT) for a LID of its part. The
+ * engines' entries otherwise lead somewhere, so on a fabric they route
+ * whole this one scan along the tables' rows, far cheaper than walking
+ * every LID across the switches, says there is nothing to fill. (Loops and
+ * dead ports are engine bugs the verifier counts, not holes to fill.)
+ */
+static int some_no_route(const struct lwalk *w)
+{
+	if (w->top < w->ltop)
+		return 1; /* LIDs past the tables' end: some switch has none */
+	for (uint32_t s = 0; s < w->g->nsw; s++) {
+		const uint8_t *row = w->lft[s], *p = row + 1, *end = row + w->top + 1;
+		while (p < end && (p = memchr(p, LFT_NO_PORT, (size_t)(end - p)))) {
+			uint32_t o = w->own[p - row];
+			if (o != RG_NONE && w->comp[o] == w->comp[s])
+				return 1;
+			p++;
+		}
+	}
+	return 0;
+}
+
+/* One block of pass 2 for one thread: walked ahead (w set) or filled. */
+struct stage {
+	struct fill *f;
+	struct lwalk *w;    /* NULL: fill */
+	struct ways *r;
+	uint32_t b0;
+};
+
+static void stage_run(void *arg)
+{
+	struct stage *t = arg;
+	struct fill *f = t->f;
+	uint32_t end = t->b0 + LW_RB;
+
+	if (t->w) {
+		lw_each(t->w, t->b0, end, f->hole, walk_lid, NULL, t->r);
+		return;
+	}
+	f->ways = t->r;
+	lw_each(&f->w, t->b0, end, f->hole, fill_lid, NULL, f);
+}
+
+/* Pass 2: every LID with a hole, filled, block after block; the next
+ * block is walked meanwhile (a second thread). */
+static void fill_blocks(struct fill *f, unsigned threads)
+{
+	const struct rgraph *g = f->w.g;
+	size_t cells = (size_t)(g->nsw ? g->nsw : 1) * LW_RB;
+	struct ways r[2];
+	struct lwalk wr;
+
+	lw_init(&wr, g, f->w.lft, f->w.top);
+	for (int k = 0; k < 2; k++) {
+		r[k].hv = rg_xmalloc(cells, sizeof(*r[k].hv));
+		r[k].holes = rg_xmalloc(cells, sizeof(*r[k].holes));
+	}
+	struct stage first = { f, &wr, &r[0], 1 };
+	stage_run(&first);
+	for (uint32_t b0 = 1, k = 0; b0 <= f->w.ltop; b0 += LW_RB, k ^= 1) {
+		struct stage fill = { f, NULL, &r[k], b0 }, next = { f, &wr, &r[k ^ 1], b0 + LW_RB };
+		if (b0 + LW_RB <= f->w.ltop)
+			rg_par2(stage_run, &next, &fill, threads);
+		else
+			stage_run(&fill);
+	}
+	lw_free(&wr);
+	for (int k = 0; k < 2; k++) {
+		free(r[k].hv);
+		free(r[k].holes);
+	}
+}
+
+/* Pass 2's state around fill_blocks(). */
+static void fill_all(struct fill *f, unsigned threads)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t n = g->nsw ? g->nsw : 1;
+
+	f->d.budget = (uint64_t)g->nsw * f->w.ltop / 16;
+	f->d.budget = f->d.budget < REACH_MIN_WORK ? REACH_MIN_WORK : f->d.budget;
+	f->heap = rg_xmalloc((size_t)n * (WAITS + 2) + g->nlinks, sizeof(*f->heap));
+	f->tent = rg_xmalloc(n, sizeof(*f->tent));
+	f->waits = rg_xcalloc(n, 1);
+	f->nbr = rg_xmalloc(g->ngroups ? g->ngroups : 1, sizeof(*f->nbr));
+	for (uint32_t k = 0; k < g->ngroups; k++)
+		f->nbr[k] = g->groups[k].peer;
+	f->use = rg_xcalloc(g->nlinks, sizeof(*f->use));
+	f->cands = rg_xmalloc(256, sizeof(*f->cands));
+	f->astamp = rg_xcalloc(n, sizeof(*f->astamp));
+	f->ahead = rg_xcalloc(n, 1);
+	f->lastp = rg_xcalloc(n, 1);
+	fill_blocks(f, threads);
+	free(f->astamp);
+	free(f->ahead);
+	free(f->lastp);
+	f->st->unchecked = f->d.unchecked;
+	free(f->cands);
+	free(f->heap);
+	free(f->tent);
+	free(f->waits);
+	free(f->nbr);
+	free(f->use);
+}
+
+void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st)
+{
+	reach_fill_threads(g, lft, top, st, ROUTE_THREADS);
+}
+
+void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
+			struct reach_stats *st, unsigned threads)
+{
+	struct fill f;
+	uint32_t any = 0;
+
+	memset(&f, 0, sizeof(f));
+	f.st = st;
+	st->filled = st->cyclic = st->unchecked = 0;
+	lw_init(&f.w, g, lft, top);
+	threads = rg_par_threads(g, threads);
+	if (some_no_route(&f.w)) {
+		f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
+		f.swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
+		cdg_init(&f.d, g);
+		note_all(&f, threads);
+		for (uint32_t lid = 1; lid <= top && !any; lid++)
+			any = f.hole[lid];
+		if (any)
+			fill_all(&f, threads);
+		cdg_free(&f.d);
+		free(f.hole);
+		free(f.swhole);
+	}
+	lw_free(&f.w);
+}
