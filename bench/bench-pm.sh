@@ -227,9 +227,13 @@ else
 	pm_rounds | while read -r n p q f t; do
 		echo "ibsmd     PM round $n: $p ports, $q queries, $f failed in $t ms"
 	done
-	python3 - "$port" <<'PY' || echo "ibsmd     (no /metrics answer on port $port)"
+	python3 - "$port" <<'PY'
 import sys, urllib.request
-page = urllib.request.urlopen('http://127.0.0.1:%s/metrics' % sys.argv[1], timeout=10).read()
+try:
+    page = urllib.request.urlopen('http://127.0.0.1:%s/metrics' % sys.argv[1], timeout=10).read()
+except OSError as e:
+    print('ibsmd     no /metrics page on port %s: %s' % (sys.argv[1], e))
+    sys.exit(0)
 for l in page.decode().splitlines():
     if l.startswith(('ibsmd_pm_round_duration_seconds', 'ibsmd_pm_queries_total')):
         print('ibsmd     /metrics: ' + l)
