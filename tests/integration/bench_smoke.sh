@@ -2,9 +2,10 @@
 # DOC: keeps the benchmark scripts working: one tiny run of each.
 #
 # Runs bench/opensm-once.sh (with --exact), bench/ibsmd-once.sh (also
-# with --restart) and bench/flood-once.sh on the demo fabric and checks
-# their output lines: every metric present and numeric, the SMP counters
-# consistent with each other, and all 44 ports given a LID by ibsmd.  The
+# with --restart), bench/flood-once.sh and bench/bench-pm.sh on the demo
+# fabric and checks their output lines: every metric present and numeric,
+# the SMP counters consistent with each other, and all 44 ports given a
+# LID by ibsmd.  The
 # ibsmd part is skipped only when the daemon is not built; OpenSM's only
 # when opensm is not installed.
 
@@ -61,6 +62,26 @@ if [ -x "$top_builddir/daemon/ibsmd" ]; then
 	[ "$(get "$line" smps)" = 2000 ] && [ "$(get "$line" rate)" -gt 0 ] ||
 		fail "implausible flood: $line"
 	msg "ok: $line"
+	ran=1
+fi
+# The counter-sweep benchmark, quick (OpenSM's PerfMgr every 2 s, 1 s of
+# SA load): OpenSM's second sweep and the floods must have read both
+# counters of all 128 linked ports, and a PM-capable ibsmd every port in
+# its second round.
+if command -v opensm >/dev/null 2>&1 && [ -x "$top_builddir/bench/pma-flood" ]; then
+	out=$(sh "$top_srcdir/bench/bench-pm.sh" -S 2 -d 1 -r 2 "$net" 2>&1) ||
+		fail "bench-pm.sh failed: $out"
+	printf '%s\n' "$out" | grep -q 'sweep 2: 256 answers in [0-9]* ms' ||
+		fail "OpenSM's PerfMgr sweep not as expected: $out"
+	[ "$(printf '%s\n' "$out" | grep -c 'pma-flood queries=768 failed=0 ')" -ge 1 ] ||
+		fail "implausible PerfMgt flood: $out"
+	if printf '%s\n' "$out" | grep -q 'PM round 1:'; then
+		printf '%s\n' "$out" | grep -q 'PM round 2: 128 ports, 256 queries, 0 failed' ||
+			fail "ibsmd's second PM round not as expected: $out"
+		printf '%s\n' "$out" | grep -q 'p99 .* us without, .* us with the sweep' ||
+			fail "no SA p99 pair: $out"
+	fi
+	msg "ok: bench-pm.sh: $(printf '%s\n' "$out" | grep -c .) lines"
 	ran=1
 fi
 [ "$ran" = 1 ] || skip "neither opensm nor a built ibsmd"
