@@ -7,7 +7,7 @@ SUDO=
 PKGS="build-essential autoconf automake libtool pkg-config
  libibumad-dev libibmad-dev libevent-dev libjson-c-dev libcmocka-dev libsystemd-dev
  ibsim-utils infiniband-diags opensm python3 clang libclang-rt-14-dev man-db mandoc
- systemd procps"
+ systemd procps prometheus"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
