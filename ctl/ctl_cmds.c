@@ -577,7 +577,7 @@ static enum ctl_ret cmd_subscribe(struct ctl_call *c, json_object **res)
 	static const char *const evs[] = {
 		CTL_EV_SWEEP_STARTED, CTL_EV_SWEEP_DONE, CTL_EV_STATE, CTL_EV_SUBNET,
 		CTL_EV_NODE_ADDED, CTL_EV_NODE_REMOVED, CTL_EV_LINK_UP, CTL_EV_LINK_DOWN,
-		CTL_EV_RELOAD, CTL_EV_PORT,
+		CTL_EV_RELOAD, CTL_EV_PORT, CTL_EV_HEALTH,
 	};
 	json_object *a = json_object_new_array();
 

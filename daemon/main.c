@@ -36,6 +36,7 @@
 #include "sm/ar.h"
 #include "lib/atomicfile.h"
 #include "ctl/ctl.h"
+#include "daemon/pmhost.h"
 #include "lib/log.h"
 #include "sm/bringup.h"
 #include "sm/lidmgr.h"
@@ -381,8 +382,10 @@ static void teardown(struct sm *sm)
 	sm_ar_free(sm);
 	if (sm->disc)
 		discover_abort(sm->disc);
+	pm_host_stop(sm);
 	if (sm->eng)
 		mad_engine_free(sm->eng);
+	pm_host_detach(sm);   /* after the engine: it answers the PM's queries */
 	sa_host_detach(sm);   /* after the engine: it completes the SA's SMPs */
 	sm_tables_free(sm);   /* after the engine: its cancellations use it */
 	sm_act_free(sm);      /* the same */
@@ -478,6 +481,9 @@ static int run(struct sm *sm)
 	sm->state = SM_STATE_DISCOVERING;
 	if (!sm->run.once)
 		sa_host_attach(sm);
+	/* the performance manager and the metrics page */
+	if (!sm->run.once && pm_host_attach(sm) < 0)
+		return 1;
 	/* A daemon nobody can ask or stop cleanly is not run. */
 	if (!sm->run.once && ctl_init(sm) < 0) {
 		fprintf(stderr, "ibsmd: cannot serve the control socket %s: %s\n",

@@ -161,5 +161,6 @@ enum ctl_error { CTL_ERRORS(CTL_ERR_ENUM) CTL_E_COUNT };
 #define CTL_EV_RELOAD "config_reloaded"
 #define CTL_EV_PORT "port_event"
 #define CTL_EV_PROBLEMS "problems_changed"
+#define CTL_EV_HEALTH "health"
 
 #endif
