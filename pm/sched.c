@@ -31,6 +31,11 @@ struct pm_port {
 	uint8_t retries;        /* re-asks this round */
 	uint8_t missed;
 	uint8_t flags;          /* F_* */
+	/* rates: the data counters' growth between the last two readings
+	 * that had them, over rate_ms; at_ms is when the last one came */
+	uint32_t rate_delta[PM_NRATE];
+	uint32_t rate_ms;
+	uint32_t at_ms;
 };
 
 #define F_FAILED 0x01       /* a read failed for good this round */
@@ -51,7 +56,7 @@ struct pm_node {
 	uint8_t pc_left;        /* PortCounters reads of the round not done */
 };
 
-_Static_assert(sizeof(struct pm_port) <= 240, "a watched port takes at most 240 bytes");
+_Static_assert(sizeof(struct pm_port) <= 264, "a watched port takes at most 264 bytes");
 
 struct pm {
 	struct pm_opts o;
@@ -520,6 +525,19 @@ static void pc_done(struct pm *pm, struct pm_node *n)
 		n->pc_left--;
 }
 
+/* The data counters' growth since their last reading, for rates. */
+static void note_rates(struct pm_port *p, const struct pm_reading *rd,
+		       const uint64_t delta[PM_NCTR], uint64_t now_ms)
+{
+	if (!(rd->valid & PM_BIT(PM_XMIT_DATA)))
+		return;
+	for (unsigned i = 0; i < PM_NRATE; i++)
+		p->rate_delta[i] = delta[PM_XMIT_DATA + i] > UINT32_MAX ?
+				   UINT32_MAX : (uint32_t)delta[PM_XMIT_DATA + i];
+	p->rate_ms = p->at_ms ? (uint32_t)now_ms - p->at_ms : 0;
+	p->at_ms = (uint32_t)now_ms ? (uint32_t)now_ms : 1;
+}
+
 static void reading(struct pm *pm, struct pm_node *n, struct pm_port *p,
 		    const struct pma_reply *r, uint64_t now_ms)
 {
@@ -534,6 +552,7 @@ static void reading(struct pm *pm, struct pm_node *n, struct pm_port *p,
 	else
 		pm_reading_from_pce(&r->u.pce, plan.from_pce, &rd);
 	pm_counters_apply(&p->c, &rd, delta);
+	note_rates(p, &rd, delta, now_ms);
 	win = pm_health_add(&p->h, &pm->o.th, window_seq(pm, now_ms), delta, port_rate(p));
 	set_problems(pm, n, p, win);
 	if (r->attr_id != PMA_ATTR_PORT_COUNTERS || !pm_counters_need_clear(&p->c, &plan))
@@ -696,6 +715,8 @@ static void view(const struct pm *pm, const struct pm_node *n, const struct pm_p
 	v->seen = p->c.seen[0] | (uint32_t)p->c.seen[1] << 8 | (uint32_t)p->c.seen[2] << 16;
 	v->saturated = pm_counters_saturated(&p->c, plan.from_pc);
 	v->total = p->c.total;
+	for (unsigned i = 0; i < PM_NRATE; i++)
+		v->rate[i] = p->rate_ms ? p->rate_delta[i] * 1000.0 / p->rate_ms : -1;
 }
 
 size_t pm_port_count(const struct pm *pm)

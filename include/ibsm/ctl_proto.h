@@ -123,7 +123,13 @@ enum ctl_access {
 	X(mcast_leave, CTL_ADMIN, "group ports ?state", \
 	  "remove ports from a group as the SM") \
 	X(tables, CTL_RO, "", \
-	  "P_Key, QoS and multicast programming counters of the last sweep and batch")
+	  "P_Key, QoS and multicast programming counters of the last sweep and batch") \
+	X(health, CTL_RO, "", \
+	  "link health: the ports with problems (error counters over their threshold, " \
+	  "degraded width or speed, flapping, not answering), each with its far end") \
+	X(counters, CTL_RO, "node ?port", \
+	  "a node's PMA counters (GUID, LID or description; one port or all): 64-bit " \
+	  "totals, data rates per second, saturated counters, problems")
 
 /*
  * X(code, meaning). Stable: only append.

@@ -348,7 +348,8 @@ static void test_memory_per_port(void **state)
 		   (double)n;
 	printf("pm memory: %zu ports, %.1f bytes per port on the heap, %zu in the table\n", n,
 	       per_port, pm_table_bytes(pm) / n);
-	assert_true(per_port <= 256);
+	/* 264 bytes of table (counters, health, rates) and the nodes */
+	assert_true(per_port <= 272);
 	assert_int_equal(pm_port_count(pm), n);
 	pm_free(pm);
 	free(t);
