@@ -39,6 +39,7 @@
 #include "daemon/pmhost.h"
 #include "lib/log.h"
 #include "sm/bringup.h"
+#include "sm/isolate.h"
 #include "sm/lidmgr.h"
 #include "sm/phase.h"
 #include "sm/rereg.h"
@@ -406,6 +407,7 @@ static void teardown(struct sm *sm)
 	if (sm->ev_retry)
 		event_free(sm->ev_retry);
 	sm_light_free(sm);
+	sm_isolate_free(sm);
 	sm_rereg_free(sm);
 	if (sm->base)
 		event_base_free(sm->base);

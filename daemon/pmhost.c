@@ -26,6 +26,7 @@
 #include "pm/prom.h"
 #include "pm/sched.h"
 #include "sa/sa.h"
+#include "sm/isolate.h"
 #include "sm/mcast.h"
 #include "sm/sm.h"
 
@@ -254,6 +255,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	targets_follow(sm);
 	poll_follow(sm);
 	metrics_follow(sm);
+	pm_isolate_tick(sm);
 }
 
 static void on_changed(void *arg, struct sm *sm)
@@ -370,6 +372,7 @@ static void sm_metrics(const struct sm *sm, struct prom_sm_metrics *m)
 	m->smps_retried = ms.retries;
 	m->lft_blocks = sm->lft_blocks_total;
 	m->ports_active = sm->st.ports_active;
+	m->isolated_links = (unsigned)sm_isolated_count(sm);
 	sa_metrics(sm, m);
 	m->mcast_groups = db ? (unsigned)mcdb_count(db) : 0;
 	m->sm_state = (int)sm->state;

@@ -22,5 +22,8 @@ int pm_host_attach(struct sm *sm);
 void pm_host_stop(struct sm *sm);
 /* Frees the PM; after the engine (its cancellations answer our queries). */
 void pm_host_detach(struct sm *sm);
+/* health_action = isolate: isolate links over their error thresholds and
+ * route over quiet ones again (daemon/pmisolate.c); every tick. */
+void pm_isolate_tick(struct sm *sm);
 
 #endif

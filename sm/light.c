@@ -26,6 +26,7 @@
 
 #include "lib/clock.h"
 #include "lib/guidtab.h"
+#include "sm/isolate.h"
 #include "sm/light.h"
 #include "lib/log.h"
 #include "sm/sm.h"
@@ -109,7 +110,8 @@ void sm_apply_holddown(struct sm *sm)
 		for (unsigned k = 1; k <= n->ni.num_ports; k++) {
 			uint64_t ms = held_for(sm, &n->ports[k]);
 
-			n->ports[k].held = ms > 0;
+			/* links isolated for their health stay out too */
+			n->ports[k].held = ms > 0 || sm_port_isolated(sm, &n->ports[k]);
 			if (ms > longest)
 				longest = ms;
 		}

@@ -43,6 +43,7 @@ struct sm_rereg; /* ClientReregister to send, sm/rereg.c */
 struct sm_snap; /* the last complete sweep, fabric/snap.h */
 struct sa;      /* Subnet Administration, sa/sa.h */
 struct pm;      /* performance manager, pm/sched.h */
+struct sm_isolated;
 struct rt_hold;
 struct sm;
 
@@ -157,6 +158,9 @@ struct sm {
 	/* the performance manager (pm/), run by the daemon; NULL when not
 	 * started. The SM never calls it: listeners feed it. */
 	struct pm *pm;
+	/* links routed around for their health (sm/isolate.c) */
+	struct sm_isolated *isolated;
+	size_t nisolated;
 };
 
 /* Registers l (copied); at most SM_MAX_LISTENERS. */
