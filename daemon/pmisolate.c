@@ -81,14 +81,17 @@ static void quiet_check(struct sm *sm, uint64_t now)
 	}
 }
 
-static void note_refusal(uint64_t guid, uint8_t port, int rc, const char *problem)
+static void note_refusal(const struct sm_port *p, int rc, const char *problem)
 {
+	uint64_t guid = p->node->guid;
+	uint8_t port = p->num;
+
 	for (unsigned i = 0; i < REFUSALS; i++)
 		if (refused[i].guid == guid && refused[i].port == port && refused[i].rc == rc)
 			return;
 	refused[nrefused++ % REFUSALS] = (struct refusal){ guid, port, rc };
-	log_fabric(LOG_LVL_NOTICE, "health: not isolating 0x%016llx port %u (%s): %s",
-		   (unsigned long long)guid, port, problem,
+	log_fabric(LOG_LVL_NOTICE, "health: not isolating 0x%016llx port %u (%s, %s): %s",
+		   (unsigned long long)guid, port, p->node->desc, problem,
 		   rc == -ENOSPC ? "health_isolate_max links are isolated already" :
 		   rc == -EHOSTUNREACH ? "the fabric would not stay connected without it" :
 		   rc == -ENOLINK ? "no usable link there" : "not master");
@@ -110,7 +113,7 @@ static void try_isolate(struct sm *sm, const struct pm_port_view *v)
 	if (rc == 0)
 		ctl_health_event(sm, "isolated", v->guid, v->port, problem);
 	else if (rc != -EALREADY)
-		note_refusal(v->guid, v->port, rc, problem);
+		note_refusal(p, rc, problem);
 }
 
 void pm_isolate_tick(struct sm *sm)

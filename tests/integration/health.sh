@@ -19,6 +19,11 @@
 #   - the metrics page passes `promtool check metrics`, and a Prometheus
 #     server scraping it every second answers a counter's value and a
 #     rate() of a data counter above zero;
+#   - with health_action = isolate (set by a reload), a switch link over
+#     its threshold is routed around (ibroute: no LFT entry of either end
+#     uses it; status degraded), a CA link and a second link (over
+#     health_isolate_max) are refused, and after the quiet period the
+#     link is routed over again;
 #   - when a second ibsmd of higher priority takes over, it polls and
 #     ours, now standby, sends no more PMA queries.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -79,7 +84,8 @@ pq() {
 	sim_run_at "$_h" perfquery "$@" "$_l" 1 | sed -n "s/^$_f:\.*\([0-9]*\)$/\1/p"
 }
 
-start_sm sm H00032 5 -o metrics_listen=localhost:0
+: >"$SIM_DIR/sm.conf"
+start_sm sm H00032 5 -c "$SIM_DIR/sm.conf" -o metrics_listen=localhost:0
 until_log sm 'PM: round 2 done' 30
 
 # --- the 1x link ---
@@ -207,6 +213,44 @@ print("prometheus: symbol errors %s, switch port 1 transmit rate %s bytes/s" % (
 sys.exit(0 if v == 65552 and r and r > 0 else 1)
 EOF
 msg "Prometheus scraped the page: value and rate() as expected"
+
+# --- health_action = isolate, set by a reload ---
+printf 'health_action isolate\nhealth_isolate_quiet 4\n' >"$SIM_DIR/sm.conf"
+ctl reload >/dev/null || fail "reload failed"
+sim_cmd 'PerformanceSet "L0001"[5] PortCounters.SymbolErrorCounter=50'
+sim_cmd 'PerformanceSet "L0002"[6] PortCounters.SymbolErrorCounter=50'
+sim_cmd 'PerformanceSet "H00004"[1] PortCounters.SymbolErrorCounter=50'
+until_log sm 'isolating link' 15
+until_log sm 'reroute .* done' 15
+grep -q 'not isolating 0x[0-9a-f]* port 1 (H00004, symbol_errors): the fabric would not stay connected' \
+	"$SIM_DIR/sm.log" || fail "the CA link was not refused"
+grep -q 'not isolating .*: health_isolate_max links are isolated already' "$SIM_DIR/sm.log" ||
+	fail "the second switch link was not refused"
+[ "$(grep -c 'isolating link' "$SIM_DIR/sm.log")" = 1 ] || fail "more than one link isolated"
+ctl status --json >"$SIM_DIR/status.json" || fail "status failed"
+python3 - "$SIM_DIR/status.json" >"$SIM_DIR/isolated.txt" <<'EOF' ||
+import json, re, sys
+r = json.load(open(sys.argv[1]))["result"]
+assert r["subnet"] == "degraded", r["subnet"]
+iso = [p for p in r["problems"] if p["kind"] == "isolated"]
+assert len(iso) == 1, r["problems"]
+m = re.match(r"link ([0-9a-f]{16}) port (\d+) <-> ([0-9a-f]{16}) port (\d+)", iso[0]["text"])
+print(m.group(1), m.group(2), m.group(3), m.group(4))
+EOF
+	fail "status does not say degraded with the isolated link"
+set -- $(cat "$SIM_DIR/isolated.txt")
+# lft_ports GUID: the ports a switch's LFT forwards to, by ibroute.
+lft_ports() { sim_run_at H00010 ibroute -G "0x$1" | awk '/^0x/ { print $2 + 0 }' | sort -un; }
+for end in "$1 $2" "$3 $4"; do
+	set -- $end
+	lft_ports "$1" >"$SIM_DIR/lft.ports" || fail "ibroute of 0x$1 failed"
+	[ -s "$SIM_DIR/lft.ports" ] || fail "ibroute of 0x$1 shows no route"
+	! grep -qx "$2" "$SIM_DIR/lft.ports" || fail "0x$1 still routes out of isolated port $2"
+done
+msg "isolated one link, refused the CA link and a second one; ibroute: no route uses it"
+until_log sm 'routing over link .* again: no error problem for 4 s' 30
+lft_ports "$1" | grep -qx "$2" || fail "0x$1 does not route out of port $2 again"
+msg "the link is routed over again after its quiet period"
 
 # --- polling follows mastership ---
 # A second ibsmd of higher priority: ours hands over to it and stands by.
