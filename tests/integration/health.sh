@@ -143,6 +143,25 @@ bytes_after=$(total H00002 1 transmit_data_bytes)
 	fail "PortXmitData: perfquery 4 x $words not between ours $bytes_before and $bytes_after"
 msg "perfquery: symbol errors equal, packets $before <= $pkts <= $after"
 
+# --- the arguments of counters ---
+# expect ERROR ARGS...: ibsmctl counters ARGS fails with that error code.
+expect() {
+	_e=$1
+	shift
+	ctl counters "$@" --json >"$SIM_DIR/err.json" 2>&1 && fail "counters $*: no error"
+	grep -q "\"code\":\"$_e\"" "$SIM_DIR/err.json" || fail "counters $*: $(cat "$SIM_DIR/err.json")"
+}
+expect invalid_args
+expect not_found nosuch
+expect invalid_args H00002 9
+expect invalid_args H00002 0
+expect invalid_args H00002 1x
+expect invalid_args 0xzz
+expect not_found 65000
+[ "$(total "$LID" 1 symbol_error)" = 50 ] || fail "counters by LID"
+[ "$(total 0x0000000000100002 1 symbol_error)" = 50 ] || fail "counters by GUID"
+msg "counters: node by name, LID or GUID; bad arguments refused"
+
 # --- saturation, our clear, a clear behind our back ---
 sim_cmd 'PerformanceSet "H00002"[1] PortCounters.SymbolErrorCounter=65535'
 i=0
