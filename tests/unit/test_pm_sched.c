@@ -80,7 +80,8 @@ static const struct pma_reply *fake_pma(const struct pm_query *q, struct pma_rep
 	static const uint16_t attr[] = { PMA_ATTR_CLASS_PORT_INFO, PMA_ATTR_PORT_COUNTERS,
 					 PMA_ATTR_PORT_COUNTERS_EXT, PMA_ATTR_PORT_COUNTERS };
 
-	if (F.silent & (1u << slot(q)) && q->kind != PM_Q_CPI)
+	/* slot 255: an AllPortSelect clear, never silenced */
+	if (slot(q) < 32 && F.silent & (1u << slot(q)) && q->kind != PM_Q_CPI)
 		return NULL;
 	if (F.silent & 1 && q->guid == CA)
 		return NULL;
