@@ -49,6 +49,7 @@ start_sm() {
 		"$IBSMD" -o state_dir="$SIM_DIR/$_n" -o socket_path="$SIM_DIR/$_n/sock" \
 		-o log_level=info -o sm_priority="$_p" -o light_sweep_interval=1 \
 		-o perfmgr_interval=1 -o health_window=3 "$@"
+	eval "PID_$_n=\$SIM_BG_PID"
 }
 ctl() { timeout 10 "$CTL" -s "$SIM_DIR/sm/sock" "$@"; }
 until_log() {
@@ -106,7 +107,7 @@ EOF
 msg "1x link: link_width_degraded on both ends"
 
 # --- symbol errors ---
-timeout 60 "$CTL" -s "$SIM_DIR/sm/sock" watch >"$SIM_DIR/watch.out" 2>&1 &
+timeout -k 2 60 "$CTL" -s "$SIM_DIR/sm/sock" watch >"$SIM_DIR/watch.out" 2>&1 &
 WATCH=$!
 SIM_BG_PIDS="$SIM_BG_PIDS $WATCH"
 sleep 0.5
@@ -123,6 +124,10 @@ grep -q 'health: 0x0000000000100002 port 1 (H00002): symbol_errors' "$SIM_DIR/sm
 	fail "no log line for the new problem"
 grep -q 'health .*what=problem .*port=1 .*node=H00002 problem=symbol_errors' "$SIM_DIR/watch.out" ||
 	fail "no health event in ibsmctl watch: $(cat "$SIM_DIR/watch.out")"
+# done with it: ibsmctl of a sanitizer build has been seen to spin on
+# its way out after SIGTERM, so its process goes at once
+pkill -KILL -P "$WATCH" 2>/dev/null
+wait "$WATCH" 2>/dev/null
 msg "symbol errors: symbol_errors, a log line and a watch event"
 
 # --- against perfquery ---
@@ -286,3 +291,11 @@ r = json.load(open(sys.argv[1]))["result"]
 assert r["polling"] is False and r["queries"] == int(sys.argv[2]), (r, sys.argv[2])
 EOF
 msg "handover: the new master polls, the standby sent no PMA query in 3 s"
+
+# --- both stop cleanly, without a sanitizer report (sanitizer builds) ---
+for n in sm sb; do
+	eval "kill -TERM \$PID_$n; wait \$PID_$n" 2>/dev/null
+	! grep -q "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error" "$SIM_DIR/$n.log" ||
+		{ grep -A 20 "Sanitizer\|runtime error" "$SIM_DIR/$n.log" | head -n 40 >&2; fail "$n: sanitizer report"; }
+done
+msg "both daemons stopped without a sanitizer report"
