@@ -204,9 +204,11 @@ static void set_targets(const struct sm_fabric *f)
 /* After a sweep: the new fabric's ports; with perfmgr off: none. */
 static void targets_follow(struct sm *sm)
 {
+	static const struct pm_target none;
+
 	if (!sm->conf.perfmgr) {
 		if (H.have_targets)
-			pm_set_targets(sm->pm, NULL, 0);
+			pm_set_targets(sm->pm, &none, 0);
 		H.have_targets = false;
 		return;
 	}
