@@ -121,9 +121,9 @@ static void round_check(void)
 {
 	struct pm_stats st;
 
-	pm_get_stats(H.sm->pm, &st);
-	if (st.rounds == H.rounds)
+	if (pm_rounds(H.sm->pm) == H.rounds)
 		return;
+	pm_get_stats(H.sm->pm, &st);
 	log_info("PM: round %llu done: %u ports, %llu queries, %llu failed in %llu ms",
 		 (unsigned long long)st.rounds, st.ports,
 		 (unsigned long long)(st.queries - H.queries),

@@ -761,6 +761,11 @@ bool pm_port_next(const struct pm *pm, uint64_t guid, uint8_t port, struct pm_po
 	return false;
 }
 
+uint64_t pm_rounds(const struct pm *pm)
+{
+	return pm->st.rounds;
+}
+
 void pm_get_stats(const struct pm *pm, struct pm_stats *st)
 {
 	*st = pm->st;

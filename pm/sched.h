@@ -142,7 +142,10 @@ struct pm_stats {
 	unsigned problems[PM_NPROBLEM];   /* ports with each problem */
 };
 
+/* Walks every port (for the problem counts): not for every answer. */
 void pm_get_stats(const struct pm *pm, struct pm_stats *st);
+/* Rounds finished: cheap, to notice the end of one. */
+uint64_t pm_rounds(const struct pm *pm);
 /* Bytes the table holds (nodes and ports), for the memory benchmark. */
 size_t pm_table_bytes(const struct pm *pm);
 
