@@ -135,13 +135,16 @@ static void round_check(void)
 
 /* Hand out what the scheduler has; an answer that comes back at once
  * (a refused send) re-enters here and finds H.pumping set, so the loop
- * below takes its follow-up. */
+ * below takes its follow-up. Nothing new while a sweep or reroute runs:
+ * the engine already sends GMPs only when no SMP waits, but a sweep has
+ * pauses (routing on the worker) after which its SMPs would find our
+ * queries ahead of them at the switches; the round waits instead. */
 static void pump(void)
 {
 	struct pm_query q[PUMP_BATCH];
 	size_t n;
 
-	if (!H.polling || H.pumping)
+	if (!H.polling || H.pumping || H.sm->sweeping)
 		return;
 	H.pumping = true;
 	while ((n = pm_next(H.sm->pm, clock_ms(), q, PUMP_BATCH)) > 0)
@@ -264,6 +267,7 @@ static void on_changed(void *arg, struct sm *sm)
 {
 	targets_follow(sm);
 	poll_follow(sm);
+	pump();   /* a sweep that ended lets the round go on */
 }
 
 /* Bounces the SM saw feed the flapping verdict, for both ends. */
