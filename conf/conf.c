@@ -294,8 +294,9 @@ static const struct conf_opt opts[] = {
 	     "(20 736 linked ports) at 10 s, some 5/s to each switch."),
 	UINT(perfmgr_window, 1, 256, "128", NULL, true,
 	     "PMA queries outstanding at once; they go out only while no SMP "
-	     "waits for smp_window. Under ibsim keep smp_window + this below "
-	     "about 256 (umad2sim stalls with more MADs unread)."),
+	     "waits for smp_window, and none starts while a sweep runs. Under "
+	     "ibsim keep smp_window + this below about 256 (umad2sim stalls "
+	     "with more MADs unread)."),
 	UINT(health_window, 1, 86400, "300", "s", true,
 	     "Error counters are judged per window of this length: a counter "
 	     "that grew by more than its threshold within one window is a "
