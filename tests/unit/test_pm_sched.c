@@ -316,6 +316,26 @@ static void test_targets_change(void **state)
 	pm_free(pm);
 }
 
+/* Rates: the data counters' growth between two readings over their
+ * distance in time; none after one reading. */
+static void test_rates(void **state)
+{
+	struct pm *pm = setup_pm(256);
+	struct pm_port_view v;
+
+	F.xdata[2] = 1000;
+	run_round(pm, 1000);
+	assert_true(pm_port_find(pm, SW, 2, &v));
+	assert_true(v.rate[0] < 0);
+	F.xdata[2] = 1000 + 5000;
+	run_round(pm, 3000);
+	assert_true(pm_port_find(pm, SW, 2, &v));
+	assert_int_equal(v.total[PM_XMIT_DATA], 6000);
+	assert_true(v.rate[0] > 2499.9 && v.rate[0] < 2500.1);   /* 5000 words in 2 s */
+	assert_true(v.rate[1] == 0);
+	pm_free(pm);
+}
+
 /* As many ports as the 3456-host three-level fat tree of the benchmark
  * watches: 3456 CA ports and 5 x 3456 = 17280 linked switch ports (both
  * ends of the two layers of up-links, and the leaves' down-links), here on
@@ -365,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_clear_all_ports),
 		cmocka_unit_test(test_clear_one_port),
 		cmocka_unit_test(test_targets_change),
+		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_memory_per_port),
 	};
 
