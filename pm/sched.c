@@ -31,11 +31,9 @@ struct pm_port {
 	uint8_t retries;        /* re-asks this round */
 	uint8_t missed;
 	uint8_t flags;          /* F_* */
-	/* rates: the data counters' growth between the last two readings
-	 * that had them, over rate_ms; at_ms is when the last one came */
-	uint32_t rate_delta[PM_NRATE];
-	uint32_t rate_ms;
-	uint32_t at_ms;
+	/* the data counters' growth per second between the readings of two
+	 * consecutive rounds; negative: unknown */
+	float rate[PM_NRATE];
 };
 
 #define F_FAILED 0x01       /* a read failed for good this round */
@@ -56,7 +54,7 @@ struct pm_node {
 	uint8_t pc_left;        /* PortCounters reads of the round not done */
 };
 
-_Static_assert(sizeof(struct pm_port) <= 264, "a watched port takes at most 264 bytes");
+_Static_assert(sizeof(struct pm_port) <= 248, "a watched port takes at most 248 bytes");
 
 struct pm {
 	struct pm_opts o;
@@ -70,6 +68,7 @@ struct pm {
 	unsigned outstanding;   /* queries handed out, not yet done */
 	bool in_round;
 	uint64_t round_start, next_round;
+	uint64_t prev_round_start;      /* of the round before, 0 none */
 	struct pm_stats st;
 };
 
@@ -320,6 +319,7 @@ static void start_round(struct pm *pm, uint64_t now_ms)
 	}
 	recount(pm);
 	pm->in_round = true;
+	pm->prev_round_start = pm->round_start;
 	pm->round_start = now_ms;
 	pm->next_round = now_ms + pm->o.period_ms;
 	pm->cursor = 0;
@@ -525,18 +525,22 @@ static void pc_done(struct pm *pm, struct pm_node *n)
 		n->pc_left--;
 }
 
-/* The data counters' growth since their last reading, for rates. */
-static void note_rates(struct pm_port *p, const struct pm_reading *rd,
-		       const uint64_t delta[PM_NCTR], uint64_t now_ms)
+/* Rates over one round: the growth since the last round's reading, over
+ * the time between the two rounds' starts (a port is read at much the
+ * same place in every round). Unknown after a round the port missed, or
+ * at its first reading (had: the data counter had a baseline). */
+static void note_rates(struct pm *pm, struct pm_port *p, const struct pm_reading *rd,
+		       const uint64_t delta[PM_NCTR], bool had)
 {
+	double s = (double)(pm->round_start - pm->prev_round_start) / 1000;
+	bool known = had && !p->missed && pm->prev_round_start && s > 0;
+
 	if (!(rd->valid & PM_BIT(PM_XMIT_DATA)))
 		return;
 	for (unsigned i = 0; i < PM_NRATE; i++)
-		p->rate_delta[i] = delta[PM_XMIT_DATA + i] > UINT32_MAX ?
-				   UINT32_MAX : (uint32_t)delta[PM_XMIT_DATA + i];
-	p->rate_ms = p->at_ms ? (uint32_t)now_ms - p->at_ms : 0;
-	p->at_ms = (uint32_t)now_ms ? (uint32_t)now_ms : 1;
+		p->rate[i] = known ? (float)(delta[PM_XMIT_DATA + i] / s) : -1;
 }
+
 
 static void reading(struct pm *pm, struct pm_node *n, struct pm_port *p,
 		    const struct pma_reply *r, uint64_t now_ms)
@@ -545,14 +549,16 @@ static void reading(struct pm *pm, struct pm_node *n, struct pm_port *p,
 	struct pm_reading rd;
 	uint64_t delta[PM_NCTR];
 	uint32_t win;
+	bool had;
 
 	node_plan(n, &plan);
 	if (r->attr_id == PMA_ATTR_PORT_COUNTERS)
 		pm_reading_from_pc(&r->u.pc, plan.from_pc, &rd);
 	else
 		pm_reading_from_pce(&r->u.pce, plan.from_pce, &rd);
+	had = pm_counters_seen(&p->c, PM_XMIT_DATA);
 	pm_counters_apply(&p->c, &rd, delta);
-	note_rates(p, &rd, delta, now_ms);
+	note_rates(pm, p, &rd, delta, had);
 	win = pm_health_add(&p->h, &pm->o.th, window_seq(pm, now_ms), delta, port_rate(p));
 	set_problems(pm, n, p, win);
 	if (r->attr_id != PMA_ATTR_PORT_COUNTERS || !pm_counters_need_clear(&p->c, &plan))
@@ -716,7 +722,7 @@ static void view(const struct pm *pm, const struct pm_node *n, const struct pm_p
 	v->saturated = pm_counters_saturated(&p->c, plan.from_pc);
 	v->total = p->c.total;
 	for (unsigned i = 0; i < PM_NRATE; i++)
-		v->rate[i] = p->rate_ms ? p->rate_delta[i] * 1000.0 / p->rate_ms : -1;
+		v->rate[i] = p->rate[i];
 }
 
 size_t pm_port_count(const struct pm *pm)

@@ -6,7 +6,7 @@
  * node GUID, port, the LID its PMA answers at, the link's width and speed
  * and the link verdicts it can judge with both ends known); the table keeps
  * each port's counters and health across sweeps, found by (GUID, port) in
- * arrays sorted by GUID (no hash table, at most 264 bytes per port).
+ * arrays sorted by GUID (no hash table, at most 248 bytes per port).
  *
  * Polling runs in rounds, one every period_ms. A node's PMA ClassPortInfo
  * is read once, before its ports (and again while it fails); it says which
@@ -36,8 +36,8 @@
 #include "pm/counters.h"
 #include "pm/health.h"
 
-/* The counters with rates: the four data counters, in enum pm_ctr order. */
-#define PM_NRATE 4
+/* The counters with rates: PM_XMIT_DATA and PM_RCV_DATA. */
+#define PM_NRATE 2
 
 struct pm_opts {
 	unsigned window;        /* queries outstanding; <= 256 on ibsim (umad2sim) */
@@ -118,9 +118,9 @@ struct pm_port_view {
 	uint32_t seen;          /* PM_BIT()s read at least once */
 	uint32_t saturated;     /* PM_BIT()s whose totals are lower bounds */
 	const uint64_t *total;  /* [PM_NCTR] */
-	/* per second between the last two readings, of PM_XMIT_DATA,
-	 * PM_RCV_DATA, PM_XMIT_PKTS and PM_RCV_PKTS (in their units);
-	 * -1 until two readings were made */
+	/* per second over the last round, of PM_XMIT_DATA and PM_RCV_DATA
+	 * (4-byte words); negative while unknown (first reading, a round
+	 * missed) */
 	double rate[PM_NRATE];
 };
 
