@@ -27,6 +27,7 @@
 #   - when a second ibsmd of higher priority takes over, it polls and
 #     ours, now standby, sends no more PMA queries.
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/sm_lib.sh"
 skip_unless_tools perfquery promtool prometheus
 
 IBSMD=$top_builddir/daemon/ibsmd
@@ -40,8 +41,8 @@ sed -e 's/^\[1\]	"L0001"\[1\]$/[1]	"L0001"[1] w=1/' \
 [ "$(grep -c 'w=1' "$SIM_DIR/net")" = 2 ] || hard_error "the 1x link is not in the net file"
 sim_start "$SIM_DIR/net"
 
-# start_sm NAME HOST PRIORITY [OPTIONS]: ibsmd polling every second.
-start_sm() {
+# start_ibsmd NAME HOST PRIORITY [OPTIONS]: ibsmd polling every second.
+start_ibsmd() {
 	_n=$1 _h=$2 _p=$3
 	shift 3
 	mkdir -p "$SIM_DIR/$_n"
@@ -52,14 +53,6 @@ start_sm() {
 	eval "PID_$_n=\$SIM_BG_PID"
 }
 ctl() { timeout 10 "$CTL" -s "$SIM_DIR/sm/sock" "$@"; }
-until_log() {
-	_i=0
-	until grep -q "$2" "$SIM_DIR/$1.log" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ "$_i" -gt $(($3 * 10)) ] && { tail -n 20 "$SIM_DIR/$1.log" >&2; fail "$1: no \"$2\" in $3 s"; }
-		sleep 0.1
-	done
-}
 rounds() { grep -c 'PM: round .* done' "$SIM_DIR/$1.log"; }
 # wait_rounds N: N more complete polling rounds of the master.
 wait_rounds() {
@@ -86,7 +79,7 @@ pq() {
 }
 
 : >"$SIM_DIR/sm.conf"
-start_sm sm H00032 5 -c "$SIM_DIR/sm.conf" -o metrics_listen=localhost:0
+start_ibsmd sm H00032 5 -c "$SIM_DIR/sm.conf" -o metrics_listen=localhost:0
 until_log sm 'PM: round 2 done' 30
 
 # --- the 1x link ---
@@ -278,7 +271,7 @@ msg "the link is routed over again after its quiet period"
 
 # --- polling follows mastership ---
 # A second ibsmd of higher priority: ours hands over to it and stands by.
-start_sm sb H00031 10
+start_ibsmd sb H00031 10
 until_log sm 'SM state .* standby' 60
 until_log sm 'PM: stops polling' 5
 until_log sb 'PM: round 2 done' 30
