@@ -55,6 +55,7 @@ static json_object *health_port(const struct sm *sm, const struct pm_port_view *
 	ADD(o, "peer_node", q ? JSTR(q->node->desc) : NULL);
 	ADD(o, "problems", problem_names(v->problems));
 	ADD(o, "missed_rounds", JINT(v->missed));
+	ADD(o, "link_down", json_object_new_boolean(v->idle));
 	return o;
 }
 

@@ -31,6 +31,13 @@
 #include "sm/sm.h"
 
 #define PUMP_BATCH 32
+#define UPS_MAX 64
+
+/* A port the SM saw come back up since the targets were last set. */
+struct pm_host_up {
+	uint64_t guid;
+	uint8_t port;
+};
 
 static struct pm_host {
 	struct sm *sm;
@@ -44,6 +51,8 @@ static struct pm_host {
 	uint64_t rounds, queries, failed;   /* at the last round's log line */
 	struct httpd *httpd;
 	char *listen;               /* where httpd listens */
+	struct pm_host_up ups[UPS_MAX];
+	unsigned nups;              /* may pass UPS_MAX: the rest not noted */
 } H;
 
 /* One query on the wire. */
@@ -163,13 +172,30 @@ static void on_pm_timer(evutil_socket_t fd, short what, void *arg)
 
 /* --- targets --- */
 
+/* A port watched before whose link is gone now stays, idle, so that its
+ * totals and verdicts (flapping) survive the link's absence. */
+static bool idle_target(const struct sm_port *p, struct pm_target *t)
+{
+	struct pm_port_view v;
+
+	if (!pm_port_find(H.sm->pm, p->node->guid, p->num, &v))
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->guid = v.guid;
+	t->port = v.port;
+	t->is_switch = v.is_switch;
+	t->lid = v.lid;
+	t->idle = 1;
+	return true;
+}
+
 static bool target_of(const struct sm_port *p, struct pm_target *t)
 {
 	const struct sm_port *q = p->peer;
 	struct pm_link_caps a, b;
 
 	if (!q || !p->have_pi || !q->have_pi)
-		return false;
+		return idle_target(p, t);
 	memset(t, 0, sizeof(*t));
 	t->guid = p->node->guid;
 	t->port = p->num;
@@ -181,6 +207,34 @@ static bool target_of(const struct sm_port *p, struct pm_target *t)
 	t->speed_act = a.speed_act;
 	t->link_problems = pm_link_problems(&a, &b);
 	return true;
+}
+
+static bool up_noted(uint64_t guid, uint8_t port)
+{
+	for (unsigned i = 0; i < H.nups && i < UPS_MAX; i++)
+		if (H.ups[i].guid == guid && H.ups[i].port == port)
+			return true;
+	return false;
+}
+
+static void note_up(uint64_t guid, uint8_t port)
+{
+	if (H.nups < UPS_MAX)
+		H.ups[H.nups] = (struct pm_host_up){ guid, port };
+	H.nups++;
+}
+
+/* Ports a sweep found linked again after it had lost their link: a
+ * bounce each, unless a light sweep reported it already (its link_up). */
+static bool *came_back(const struct pm_target *t, size_t n)
+{
+	bool *back = xcalloc(n ? n : 1, sizeof(*back));
+	struct pm_port_view v;
+
+	for (size_t i = 0; i < n; i++)
+		back[i] = !t[i].idle && pm_port_find(H.sm->pm, t[i].guid, t[i].port, &v) &&
+			  v.idle && !up_noted(t[i].guid, t[i].port);
+	return back;
 }
 
 static void set_targets(const struct sm_fabric *f)
@@ -199,9 +253,16 @@ static void set_targets(const struct sm_fabric *f)
 			n += target_of(&nd->ports[p], &t[n]);
 		}
 	}
+	bool *back = came_back(t, n);
+
 	if (pm_set_targets(H.sm->pm, t, n) < 0)
 		log_warnx("PM: out of memory for %zu ports: watching the old set", n);
+	for (size_t i = 0; i < n; i++)
+		if (back[i])
+			pm_bounce(H.sm->pm, t[i].guid, t[i].port, clock_ms());
+	free(back);
 	free(t);
+	H.nups = 0;
 }
 
 /* After a sweep: the new fabric's ports; with perfmgr off: none. */
@@ -270,17 +331,21 @@ static void on_changed(void *arg, struct sm *sm)
 	pump();   /* a sweep that ended lets the round go on */
 }
 
-/* Bounces the SM saw feed the flapping verdict, for both ends. */
+/* Bounces the SM saw feed the flapping verdict, for both ends when it
+ * knows the far one: a link counts once each time it comes back (a link
+ * that went down for good is not flapping). */
 static void on_port_event(void *arg, struct sm *sm, const char *type, const struct sm_port *p)
 {
 	uint64_t now = clock_ms();
 
-	if (strcmp(type, "link_down") != 0 && strcmp(type, "link_up") != 0 &&
-	    strcmp(type, "link_bounced") != 0)
+	if (strcmp(type, "link_up") != 0 && strcmp(type, "link_bounced") != 0)
 		return;
 	pm_bounce(sm->pm, p->node->guid, p->num, now);
-	if (p->peer)
-		pm_bounce(sm->pm, p->peer->node->guid, p->peer->num, now);
+	note_up(p->node->guid, p->num);
+	if (!p->peer)
+		return;
+	pm_bounce(sm->pm, p->peer->node->guid, p->peer->num, now);
+	note_up(p->peer->node->guid, p->peer->num);
 }
 
 /* --- problems: the log and ibsmctl watch --- */

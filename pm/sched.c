@@ -39,6 +39,7 @@ struct pm_port {
 #define F_FAILED 0x01       /* a read failed for good this round */
 #define F_WIDTH 0x02        /* link_width_degraded, from the SM */
 #define F_SPEED 0x04        /* link_speed_degraded, from the SM */
+#define F_IDLE 0x08         /* not polled: its link is down */
 
 struct pm_node {
 	uint64_t guid;
@@ -207,7 +208,9 @@ static void port_from_target(struct pm_port *p, const struct pm_target *t,
 	p->lid = t->lid;
 	p->width_act = t->width_act;
 	p->speed_act = t->speed_act;
-	p->flags &= (uint8_t)~(F_WIDTH | F_SPEED);
+	p->flags &= (uint8_t)~(F_WIDTH | F_SPEED | F_IDLE);
+	if (t->idle)
+		p->flags |= F_IDLE;
 	if (t->link_problems & PM_P_BIT(PM_P_LINK_WIDTH_DEGRADED))
 		p->flags |= F_WIDTH;
 	if (t->link_problems & PM_P_BIT(PM_P_LINK_SPEED_DEGRADED))
@@ -299,6 +302,16 @@ int pm_set_targets(struct pm *pm, const struct pm_target *t, size_t n)
 
 /* --- rounds --- */
 
+/* The ports of n that are polled (not idle). */
+static uint8_t polled_ports(const struct pm *pm, const struct pm_node *n)
+{
+	uint8_t k = 0;
+
+	for (unsigned i = 0; i < n->nports; i++)
+		k += !(pm->ports[n->first + i].flags & F_IDLE);
+	return k;
+}
+
 static void start_round(struct pm *pm, uint64_t now_ms)
 {
 	for (size_t i = 0; i < pm->nnodes; i++) {
@@ -308,11 +321,12 @@ static void start_round(struct pm *pm, uint64_t now_ms)
 		node_plan(n, &plan);
 		n->want = n->cpi == CPI_OK ? 0 : W_CPI;
 		n->retries = 0;
-		n->pc_left = plan.from_pc ? n->nports : 0;
+		n->pc_left = plan.from_pc ? polled_ports(pm, n) : 0;
 		for (unsigned k = 0; k < n->nports; k++) {
 			struct pm_port *p = &pm->ports[n->first + k];
 
-			p->want = (uint8_t)((plan.from_pc ? W_PC : 0) | (plan.from_pce ? W_PCE : 0));
+			p->want = p->flags & F_IDLE ? 0 :
+				  (uint8_t)((plan.from_pc ? W_PC : 0) | (plan.from_pce ? W_PCE : 0));
 			p->retries = 0;
 			p->flags &= (uint8_t)~F_FAILED;
 		}
@@ -612,7 +626,7 @@ static void cpi_done(struct pm *pm, struct pm_node *n, const struct pma_reply *r
 	}
 	/* the ports' wants of the round follow the plan now known */
 	node_plan(n, &plan);
-	n->pc_left = n->cpi == CPI_OK && plan.from_pc ? n->nports : 0;
+	n->pc_left = n->cpi == CPI_OK && plan.from_pc ? polled_ports(pm, n) : 0;
 	for (unsigned k = 0; k < n->nports; k++) {
 		struct pm_port *p = &pm->ports[n->first + k];
 
@@ -716,6 +730,7 @@ static void view(const struct pm *pm, const struct pm_node *n, const struct pm_p
 	v->width_act = p->width_act;
 	v->speed_act = p->speed_act;
 	v->missed = p->missed;
+	v->idle = (p->flags & F_IDLE) != 0;
 	v->problems = p->problems;
 	v->valid = plan.from_pc | plan.from_pce;
 	v->seen = p->c.seen[0] | (uint32_t)p->c.seen[1] << 8 | (uint32_t)p->c.seen[2] << 16;

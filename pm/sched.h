@@ -55,6 +55,8 @@ struct pm_target {
 	uint8_t port;
 	uint8_t is_switch;
 	uint8_t width_act, speed_act;   /* pm_link_caps: for rates */
+	uint8_t idle;           /* its link is down: keep its totals and
+				 * verdicts, do not poll it */
 	uint32_t link_problems; /* pm_link_problems() of its link */
 };
 
@@ -113,6 +115,7 @@ struct pm_port_view {
 	uint8_t is_switch;
 	uint8_t width_act, speed_act;
 	uint8_t missed;         /* rounds in a row without a full answer */
+	uint8_t idle;           /* not polled: its link is down */
 	uint32_t problems;      /* PM_P_BIT()s */
 	uint32_t valid;         /* PM_BIT()s the PMA gives (its plan) */
 	uint32_t seen;          /* PM_BIT()s read at least once */

@@ -184,10 +184,12 @@ static void port_seen(struct sm *sm, struct sm_port *p, const struct smp_port_in
 		uint64_t ms = held_for(sm, p);
 
 		if (ms) {
-			/* up again within the hold-down: held, and said so */
+			/* up again within the hold-down: held, and said so;
+			 * a bounce for whoever counts them (the link health) */
 			p->pi = *pi;
 			p->held = true;
 			arm_holddown(sm, ms);
+			sm_event(sm, "link_bounced", p);
 		} else {
 			log_notice("link up: %016llx \"%s\" port %u", (unsigned long long)p->node->guid,
 				   p->node->desc, p->num);

@@ -19,6 +19,9 @@
 #   - the metrics page passes `promtool check metrics`, and a Prometheus
 #     server scraping it every second answers a counter's value and a
 #     rate() of a data counter above zero;
+#   - a link unplugged and plugged back twice (console) is flapping at
+#     the end(s) the SM saw come back (the far end when it still knew it),
+#     and nowhere else;
 #   - with health_action = isolate (set by a reload), a switch link over
 #     its threshold is routed around (ibroute: no LFT entry of either end
 #     uses it; status degraded), a CA link and a second link (over
@@ -49,7 +52,7 @@ start_ibsmd() {
 	SIM_HOST=$_h sim_bg sh -c 'f=$1; shift; exec "$@" 2>"$f"' sh "$SIM_DIR/$_n.log" \
 		"$IBSMD" -o state_dir="$SIM_DIR/$_n" -o socket_path="$SIM_DIR/$_n/sock" \
 		-o log_level=info -o sm_priority="$_p" -o light_sweep_interval=1 \
-		-o perfmgr_interval=1 -o health_window=3 "$@"
+		-o perfmgr_interval=1 "$@"
 	eval "PID_$_n=\$SIM_BG_PID"
 }
 ctl() { timeout 10 "$CTL" -s "$SIM_DIR/sm/sock" "$@"; }
@@ -78,7 +81,8 @@ pq() {
 	sim_run_at "$_h" perfquery "$@" "$_l" 1 | sed -n "s/^$_f:\.*\([0-9]*\)$/\1/p"
 }
 
-: >"$SIM_DIR/sm.conf"
+# health_window comes from the file, so that reloads may change it
+echo 'health_window 3' >"$SIM_DIR/sm.conf"
 start_ibsmd sm H00032 5 -c "$SIM_DIR/sm.conf" -o metrics_listen=localhost:0
 until_log sm 'PM: round 2 done' 30
 
@@ -231,8 +235,32 @@ sys.exit(0 if v == 65552 and r and r > 0 else 1)
 EOF
 msg "Prometheus scraped the page: value and rate() as expected"
 
+# --- flapping: bounces the SM saw ---
+# windows are aligned on multiples of their length: a long one keeps the
+# two bounces, 4 s apart, in one window (but once in 150 runs)
+printf 'health_window 600\nhealth_flap_bounces 2\n' >"$SIM_DIR/sm.conf"
+ctl reload >/dev/null || fail "reload failed"
+sleep 1.5   # the PM takes reloaded options at its next one-second tick
+for i in 1 2; do
+	sim_cmd 'Unlink "L0003"[5]'
+	sleep 2
+	sim_cmd 'Link "L0003"[5] "S0001"[3]'
+	sleep 2
+done
+i=0
+until ctl health --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+f = set((p["node"], p["port"]) for p in r["ports"] if "flapping" in p["problems"])
+sys.exit(not f or not f <= {("L0003", 5), ("S0001", 3)})'; do
+	i=$((i + 1))
+	[ "$i" -gt 50 ] && fail "no flapping on the bounced link (or elsewhere): $(ctl health)"
+	sleep 0.2
+done
+msg "two bounces of L0003 - S0001: flapping on the end(s) the SM saw bounce"
+
 # --- health_action = isolate, set by a reload ---
-printf 'health_action isolate\nhealth_isolate_quiet 4\n' >"$SIM_DIR/sm.conf"
+printf 'health_window 3\nhealth_action isolate\nhealth_isolate_quiet 4\n' >"$SIM_DIR/sm.conf"
 ctl reload >/dev/null || fail "reload failed"
 sim_cmd 'PerformanceSet "L0001"[5] PortCounters.SymbolErrorCounter=50'
 sim_cmd 'PerformanceSet "L0002"[6] PortCounters.SymbolErrorCounter=50'
@@ -271,7 +299,7 @@ msg "the link is routed over again after its quiet period"
 
 # --- polling follows mastership ---
 # A second ibsmd of higher priority: ours hands over to it and stands by.
-start_ibsmd sb H00031 10
+start_ibsmd sb H00031 10 -o health_window=3
 until_log sm 'SM state .* standby' 60
 until_log sm 'PM: stops polling' 5
 until_log sb 'PM: round 2 done' 30
