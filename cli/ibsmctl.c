@@ -555,6 +555,21 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* --json (or -j) after the command means the same as before it: no
+ * command takes an argument of that name. */
+static int take_json_flag(int argc, char **argv, struct opts *o)
+{
+	int n = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
+			o->json = true;
+		else
+			argv[n++] = argv[i];
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .socket = CTL_DEFAULT_SOCKET, .timeout_s = 30 };
@@ -568,6 +583,7 @@ int main(int argc, char **argv)
 	cmd = argv[optind++];
 	argc -= optind;
 	argv += optind;
+	argc = take_json_flag(argc, argv, &o);
 	if (strcmp(cmd, "help") == 0)
 		return cmd_help(&o, argc, argv);
 	if (strcmp(cmd, "completion") == 0)

@@ -58,6 +58,74 @@ static void r_problems(json_object *a)
 	}
 }
 
+/* "a, b, c" of an array of strings. */
+static void print_list(json_object *a)
+{
+	for (size_t i = 0; i < alen(a); i++)
+		printf("%s%s", i ? ", " : "", json_object_get_string(json_object_array_get_idx(a, i)));
+}
+
+static void r_health_summary(json_object *h)
+{
+	if (!h)
+		return;
+	printf("health:       %s ports watched, %s, round %s took %s ms", str(h, "ports_watched"),
+	       json_object_get_boolean(get(h, "polling")) ? "polling" : "not polling",
+	       str(h, "rounds"), str(h, "last_round_ms"));
+	json_object_object_foreach(get(h, "problems"), k, v)
+		printf(", %s %s", json_object_get_string(v), k);
+	printf("\n");
+}
+
+static void r_health(json_object *r)
+{
+	json_object *a = get(r, "ports");
+
+	r_health_summary(r);
+	if (!alen(a)) {
+		printf("no port has a problem\n");
+		return;
+	}
+	printf("%-18s %4s %-16s %-18s %4s  %s\n", "GUID", "PORT", "NODE", "PEER", "PORT",
+	       "PROBLEMS");
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+
+		printf("%-18s %4s %-16s %-18s %4s  ", str(p, "guid"), str(p, "port"), str(p, "node"),
+		       str(p, "peer_guid"), str(p, "peer_port"));
+		print_list(get(p, "problems"));
+		printf("\n");
+	}
+}
+
+static void r_counters(json_object *r)
+{
+	json_object *a = get(r, "ports");
+
+	printf("%s %s\n", str(r, "guid"), str(r, "node"));
+	for (size_t i = 0; i < alen(a); i++) {
+		json_object *p = json_object_array_get_idx(a, i), *rate = get(p, "per_second");
+
+		printf("port %s (LID %s)\n", str(p, "port"), str(p, "lid"));
+		json_object_object_foreach(get(p, "totals"), k, v) {
+			printf("  %-32s %20s", k, json_object_get_string(v));
+			if (get(rate, k))
+				printf("  %s/s", str(rate, k));
+			printf("\n");
+		}
+		if (alen(get(p, "saturated"))) {
+			printf("  saturated (totals are lower bounds): ");
+			print_list(get(p, "saturated"));
+			printf("\n");
+		}
+		if (alen(get(p, "problems"))) {
+			printf("  problems: ");
+			print_list(get(p, "problems"));
+			printf("\n");
+		}
+	}
+}
+
 static void r_sm_others(json_object *sm)
 {
 	json_object *a = get(sm, "others");
@@ -112,6 +180,7 @@ static void r_status(json_object *r)
 	printf("SM port:      %s port %s, GUID %s, LID %s\n", str(r, "ca"), str(r, "port"),
 	       str(r, "port_guid"), str(r, "sm_lid"));
 	printf("routing:      %s, %s LIDs assigned\n", str(r, "routing_engine"), str(r, "lids"));
+	r_health_summary(get(r, "health"));
 	r_problems(get(r, "problems"));
 }
 
@@ -515,7 +584,7 @@ static const struct {
 	{ "ports", r_ports }, { "links", r_links }, { "lft", r_lft }, { "path", r_path },
 	{ "routing", r_routing }, { "ar", r_ar }, { "reload", r_reload }, { "loglevel", r_loglevel },
 	{ "sweep", r_sweep }, { "reroute", r_sweep }, { "commands", r_commands },
-	{ "sa", r_sa },
+	{ "sa", r_sa }, { "health", r_health }, { "counters", r_counters },
 };
 
 void render_result(const char *cmd, json_object *result)

@@ -31,7 +31,7 @@
 #endif
 
 /* Orders must match enum conf_log_level, conf_routing_engine, conf_ar_mode,
- * conf_part_enforce, conf_client_rereg. */
+ * conf_part_enforce, conf_client_rereg, conf_health_action. */
 static const char *const log_levels[] = {
 	"err", "warning", "notice", "info", "debug", NULL
 };
@@ -42,6 +42,7 @@ static const char *const route_engines[] = {
 static const char *const ar_modes[] = { "free", "bounded", NULL };
 static const char *const part_enforce[] = { "both", "in", "out", "off", NULL };
 static const char *const client_rereg[] = { "auto", "always", "never", NULL };
+static const char *const health_actions[] = { "report", "isolate", NULL };
 
 #define BOOL(n, d, rl, h) \
 	{ .name = #n, .type = CONF_BOOL, .off = OFF(n), .def = d, \
@@ -313,6 +314,73 @@ static const struct conf_opt opts[] = {
 	     "at the latest; it recomputes "
 	     "the trees once and writes each MulticastForwardingTable block "
 	     "at most once. 0: program after every change."),
+	BOOL(perfmgr, "yes", true,
+	     "The performance manager: the master SM reads every linked port's "
+	     "PMA counters (PortCounters and PortCountersExtended, as GMPs "
+	     "queued below the SM's own SMPs), keeps 64-bit totals, judges link "
+	     "health (ibsmctl health) and feeds the metrics page. A standby "
+	     "does not poll."),
+	UINT(perfmgr_interval, 1, 3600, "10", "s", true,
+	     "Time from the start of one polling round to the next. A round "
+	     "reads each linked port once with up to 2 queries (plus one "
+	     "ClassPortInfo per node, once): ports x 2 / perfmgr_interval PMA "
+	     "MADs a second, e.g. about 4 150/s on a 3456-host 3-level tree "
+	     "(20 736 linked ports) at 10 s, some 5/s to each switch."),
+	UINT(perfmgr_window, 1, 256, "128", NULL, true,
+	     "PMA queries outstanding at once; they go out only while no SMP "
+	     "waits for smp_window, and none starts while a sweep runs. Under "
+	     "ibsim keep smp_window + this below about 256 (umad2sim stalls "
+	     "with more MADs unread)."),
+	UINT(health_window, 1, 86400, "300", "s", true,
+	     "Error counters are judged per window of this length: a counter "
+	     "that grew by more than its threshold within one window is a "
+	     "problem, reported until a whole window passes quietly."),
+	UINT(health_symbol_errors, 0, UINT32_MAX, "10", NULL, true,
+	     "SymbolErrorCounter growth per window above which a port has "
+	     "symbol_errors (also when the errors exceed a bit error rate of "
+	     "1e-14 of the bits the link carried)."),
+	UINT(health_link_error_recovery, 0, UINT32_MAX, "10", NULL, true,
+	     "LinkErrorRecoveryCounter growth per window: link_error_recovery."),
+	UINT(health_link_downed, 0, UINT32_MAX, "10", NULL, true,
+	     "LinkDownedCounter growth per window: link_downed."),
+	UINT(health_rcv_errors, 0, UINT32_MAX, "10", NULL, true,
+	     "PortRcvErrors growth per window: receive_errors."),
+	UINT(health_rcv_remote_phys_errors, 0, UINT32_MAX, "100", NULL, true,
+	     "PortRcvRemotePhysicalErrors growth per window."),
+	UINT(health_xmit_discards, 0, UINT32_MAX, "100", NULL, true,
+	     "PortXmitDiscards growth per window: transmit_discards."),
+	UINT(health_local_link_integrity, 0, UINT32_MAX, "10", NULL, true,
+	     "LocalLinkIntegrityErrors growth per window."),
+	UINT(health_excessive_buffer_overrun, 0, UINT32_MAX, "10", NULL, true,
+	     "ExcessiveBufferOverrunErrors growth per window."),
+	UINT(health_vl15_dropped, 0, UINT32_MAX, "100", NULL, true,
+	     "VL15Dropped growth per window."),
+	UINT(health_xmit_wait_pct, 0, 100, "10", NULL, true,
+	     "Per cent of a window a port may spend unable to send "
+	     "(PortXmitWait) before it has xmit_wait. 0: not judged."),
+	UINT(health_flap_bounces, 0, 1000, "3", NULL, true,
+	     "Link bounces (seen by the SM, or LinkDownedCounter growth) per "
+	     "window from which a port is flapping. 0: not judged."),
+	UINT(health_not_answering_rounds, 0, 1000, "2", NULL, true,
+	     "Polling rounds in a row without an answer after which a port is "
+	     "not_answering (its totals are kept). 0: not judged."),
+	ENUM(health_action, health_actions, "report", true,
+	     "What a problem leads to. report: logged, shown by ibsmctl "
+	     "health and the metrics. isolate: also route around a link with "
+	     "error-counter problems, as if it had failed, while every CA "
+	     "still reaches every CA and every switch every LID without it "
+	     "and at most health_isolate_max links are isolated (the status "
+	     "says degraded meanwhile)."),
+	UINT(health_isolate_max, 0, 1024, "1", NULL, true,
+	     "Links isolated at once at most."),
+	UINT(health_isolate_quiet, 1, 86400, "600", "s", true,
+	     "An isolated link is routed over again once its counters have "
+	     "stayed quiet this long."),
+	STR(metrics_listen, 128, false, "\"\"", true,
+	    "Where to serve the Prometheus metrics page (GET /metrics): "
+	    "\"localhost:PORT\", \"ADDR:PORT\" (numeric IPv4) or "
+	    "\"[ADDR]:PORT\" (IPv6). Empty: off. Nothing listens beyond "
+	    "localhost unless configured."),
 };
 
 /* Parsed but not yet stored value of one option. */

@@ -53,6 +53,11 @@ enum conf_part_enforce {
 };
 
 /* When a new master sets PortInfo:ClientReregister on every CA port. */
+enum conf_health_action {
+	CONF_HEALTH_REPORT,
+	CONF_HEALTH_ISOLATE,
+};
+
 enum conf_client_rereg {
 	CONF_REREG_AUTO,      /* when it cannot be sure it holds the clients' state */
 	CONF_REREG_ALWAYS,
@@ -143,6 +148,18 @@ struct sm_conf {
 	char *qos_ca, *qos_rtr, *qos_sw0, *qos_swe;
 	/* multicast (sm/mcast.c) */
 	unsigned mcast_batch_ms;
+	/* performance manager and link health (daemon/pmhost.c) */
+	bool perfmgr;
+	unsigned perfmgr_interval, perfmgr_window;
+	unsigned health_window;
+	unsigned health_symbol_errors, health_link_error_recovery, health_link_downed;
+	unsigned health_rcv_errors, health_rcv_remote_phys_errors, health_xmit_discards;
+	unsigned health_local_link_integrity, health_excessive_buffer_overrun;
+	unsigned health_vl15_dropped;
+	unsigned health_xmit_wait_pct, health_flap_bounces, health_not_answering_rounds;
+	int health_action;             /* enum conf_health_action */
+	unsigned health_isolate_max, health_isolate_quiet;
+	char *metrics_listen;
 };
 
 enum conf_type {

@@ -605,6 +605,31 @@ static void port_event(void *arg, struct sm *sm, const char *type, const struct 
 	ctl_broadcast(ctl, CTL_EV_PORT, d);
 }
 
+void ctl_health_event(struct sm *sm, const char *what, uint64_t guid, uint8_t port,
+		      const char *problem)
+{
+	const struct sm_node *n = sm->fabric ? fabric_find(sm->fabric, guid) : NULL;
+	json_object *d;
+	char g[24];
+
+	if (!the_ctl || the_ctl->sm != sm)
+		return;
+	snprintf(g, sizeof(g), "0x%016llx", (unsigned long long)guid);
+	d = json_object_new_object();
+	json_object_object_add(d, "what", json_object_new_string(what));
+	json_object_object_add(d, "guid", json_object_new_string(g));
+	json_object_object_add(d, "port", json_object_new_int(port));
+	json_object_object_add(d, "node", json_object_new_string(n ? n->desc : ""));
+	if (problem)
+		json_object_object_add(d, "problem", json_object_new_string(problem));
+	ctl_broadcast(the_ctl, CTL_EV_HEALTH, d);
+}
+
+unsigned ctl_client_count(void)
+{
+	return the_ctl ? the_ctl->nclients : 0;
+}
+
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
 	sd_notifyf_("WATCHDOG=1");

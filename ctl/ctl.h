@@ -9,6 +9,8 @@
 #ifndef IBSM_CTL_H
 #define IBSM_CTL_H
 
+#include <stdint.h>
+
 struct sm;
 
 /* Remember the configuration file for reloads; call before ctl_init(). */
@@ -21,5 +23,13 @@ void ctl_fini(struct sm *sm);
 
 /* SIGHUP: reload the configuration (the same as the "reload" command). */
 void ctl_reload_signal(struct sm *sm);
+
+/* A link-health change for subscribers (event "health"): what is
+ * "problem", "cleared", "isolated" or "deisolated", about port `port` of
+ * node `guid` and problem `problem` (a short name, or NULL). */
+void ctl_health_event(struct sm *sm, const char *what, uint64_t guid, uint8_t port,
+		      const char *problem);
+/* Control-socket connections served now. */
+unsigned ctl_client_count(void);
 
 #endif

@@ -143,6 +143,15 @@ static struct sm_node *find_node(struct ctl_call *c, const char *s)
 	return n;
 }
 
+struct sm_node *ctl_node_arg(struct ctl_call *c, const char *s)
+{
+	if (!c->sm->fabric) {
+		ctl_fail(c, CTL_E_not_ready, "no fabric yet: the first sweep is not done");
+		return NULL;
+	}
+	return find_node(c, s);
+}
+
 static enum ctl_ret need_fabric(struct ctl_call *c)
 {
 	if (!c->sm->fabric)
@@ -206,6 +215,7 @@ static enum ctl_ret cmd_status(struct ctl_call *c, json_object **res)
 	ADD(o, "subnet", JSTR(sm_subnet_state(sm)));
 	ADD(o, "subnet_up", json_object_new_boolean(sm->subnet_up));
 	ADD(o, "problems", ctl_problems_json(sm));
+	ADD(o, "health", ctl_health_status(sm));
 	ADD(o, "sweeping", json_object_new_boolean(sm->sweeping));
 	ADD(o, "sweeps", JINT(sm->sweeps));
 	ADD(o, "last_sweep", last_sweep_json(c));
@@ -577,7 +587,7 @@ static enum ctl_ret cmd_subscribe(struct ctl_call *c, json_object **res)
 	static const char *const evs[] = {
 		CTL_EV_SWEEP_STARTED, CTL_EV_SWEEP_DONE, CTL_EV_STATE, CTL_EV_SUBNET,
 		CTL_EV_NODE_ADDED, CTL_EV_NODE_REMOVED, CTL_EV_LINK_UP, CTL_EV_LINK_DOWN,
-		CTL_EV_RELOAD, CTL_EV_PORT,
+		CTL_EV_RELOAD, CTL_EV_PORT, CTL_EV_HEALTH,
 	};
 	json_object *a = json_object_new_array();
 

@@ -238,6 +238,15 @@ bool ctl_client_idle(const struct ctl_client *cl, uint64_t now_ms, uint64_t time
 void ctl_queued(struct ctl *ctl, size_t bytes);
 void ctl_budget_check(struct ctl *ctl);
 
+/* Link health and counters (ctl_health.c); the health part of
+ * "status", NULL when the performance manager does not run. */
+enum ctl_ret cmd_health(struct ctl_call *c, json_object **result);
+enum ctl_ret cmd_counters(struct ctl_call *c, json_object **result);
+json_object *ctl_health_status(const struct sm *sm);
+/* The node an argument names (GUID, LID or description), or NULL with
+ * the call failed (ctl_cmds.c). */
+struct sm_node *ctl_node_arg(struct ctl_call *c, const char *s);
+
 /* The SA's command (ctl_sa.c). */
 enum ctl_ret cmd_sa(struct ctl_call *c, json_object **result);
 

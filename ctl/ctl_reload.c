@@ -177,7 +177,8 @@ static bool apply_live(struct sm *sm, const struct conf_opt *o)
 		rearm(sm, sm->ev_sweep, &rs.ev_sweep, on_sweep, sm->conf.sweep_interval);
 	else if (strcmp(o->name, "light_sweep_interval") == 0)
 		rearm(sm, sm->ev_light, &rs.ev_light, on_light, sm->conf.light_sweep_interval);
-	else if (strncmp(o->name, "smp_", 4) == 0 && sm->eng)
+	else if ((strncmp(o->name, "smp_", 4) == 0 || strcmp(o->name, "perfmgr_window") == 0) &&
+		 sm->eng)
 		sm_smp_limits_apply(sm);
 	return true;
 }

@@ -36,8 +36,10 @@
 #include "sm/ar.h"
 #include "lib/atomicfile.h"
 #include "ctl/ctl.h"
+#include "daemon/pmhost.h"
 #include "lib/log.h"
 #include "sm/bringup.h"
+#include "sm/isolate.h"
 #include "sm/lidmgr.h"
 #include "sm/phase.h"
 #include "sm/rereg.h"
@@ -390,8 +392,10 @@ static void teardown(struct sm *sm)
 	ctl_fini(sm);   /* control socket */
 	if (sm->disc)
 		discover_abort(sm->disc);
+	pm_host_stop(sm);
 	if (sm->eng)
 		mad_engine_free(sm->eng);
+	pm_host_detach(sm);   /* after the engine: it answers the PM's queries */
 	sa_host_detach(sm);   /* after the engine: it completes the SA's SMPs */
 	sm_tables_free(sm);   /* after the engine: its cancellations use it */
 	sm_act_free(sm);      /* the same */
@@ -415,6 +419,7 @@ static void teardown(struct sm *sm)
 	if (sm->ev_retry)
 		event_free(sm->ev_retry);
 	sm_light_free(sm);
+	sm_isolate_free(sm);
 	sm_rereg_free(sm);
 	if (sm->base)
 		event_base_free(sm->base);
@@ -490,6 +495,9 @@ static int run(struct sm *sm)
 	sm->state = SM_STATE_DISCOVERING;
 	if (!sm->run.once)
 		sa_host_attach(sm);
+	/* the performance manager and the metrics page */
+	if (!sm->run.once && pm_host_attach(sm) < 0)
+		return 1;
 	/* A daemon nobody can ask or stop cleanly is not run. */
 	if (!sm->run.once && ctl_init(sm) < 0) {
 		fprintf(stderr, "ibsmd: cannot serve the control socket %s: %s\n",

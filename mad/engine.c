@@ -37,6 +37,8 @@
 
 #include "lib/clock.h"
 #include "mad/engine.h"
+#include "mad/gmp.h"
+#include "mad/pma.h"
 #include "mad/rmpp.h"
 #include "mad/sa.h"
 #include "mad/smp.h"
@@ -119,6 +121,7 @@ struct mad_engine {
 	 * thousands at once, more than the allocator keeps at hand */
 	struct req *spare;
 	unsigned nspare;
+	struct gmp_queue *gmp;          /* GMP requests (mad/gmp.h) */
 };
 
 static void *xcalloc(size_t n, size_t sz)
@@ -176,6 +179,7 @@ void mad_engine_opts_default(struct mad_engine_opts *o)
 	o->rmpp_max_bytes = 16u << 20;
 	o->rmpp_timeout_ms = RMPP_DEF_TIMEOUT_MS;
 	o->rmpp_retries = RMPP_DEF_RETRIES;
+	o->gmp_window = 16;
 }
 
 /* --- destinations --- */
@@ -485,6 +489,12 @@ static void pump(struct mad_engine *e)
 		if (rc < 0)
 			finish(e, r, rc == -2 ? MAD_ERR_REFUSED : MAD_ERR_SEND, NULL);
 	}
+	/* GMPs only while no SMP waits for the window (engine.h) */
+	if (e->st.queued == 0) {
+		e->depth++;
+		gmp_pump(e->gmp, now);
+		e->depth--;
+	}
 	e->pumping = 0;
 }
 
@@ -570,6 +580,12 @@ static void attempt_failed(struct mad_engine *e, struct req *r, int err, const s
 }
 
 /* --- GSI: addresses, sends, RMPP sessions --- */
+
+/* The classes of GMP requests we send (mad/gmp.h). */
+static bool is_gmp_class(uint8_t mgmt_class)
+{
+	return mgmt_class == MAD_CLASS_PERF;
+}
 
 /* The GSI classes the transport registers and we hand to the gsi hook. */
 static int is_gsi_class(uint8_t mgmt_class)
@@ -849,6 +865,9 @@ struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct m
 	e->nbuckets = 64;
 	e->buckets = xcalloc(e->nbuckets, sizeof(*e->buckets));
 	e->rxbuf = xcalloc(MAD_RECV_MAX, 1);
+	e->gmp = gmp_new(tp, &e->st);
+	gmp_set_limits(e->gmp, e->o.gmp_window, e->o.gmp_timeout_ms ? e->o.gmp_timeout_ms :
+			e->o.timeout_ms, e->o.gmp_retries);
 	return e;
 }
 
@@ -864,6 +883,8 @@ void mad_engine_set_limits(struct mad_engine *e, const struct mad_engine_opts *o
 	e->o.retries_max = n.retries_max;
 	e->o.backoff_ms = n.backoff_ms;
 	e->o.backoff_max_ms = n.backoff_max_ms;
+	gmp_set_limits(e->gmp, n.gmp_window, n.gmp_timeout_ms ? n.gmp_timeout_ms : n.timeout_ms,
+		       n.gmp_retries);
 	/* a destination held back by the old cap may send now */
 	for (size_t b = 0; b < e->nbuckets; b++)
 		for (struct dest *d = e->buckets[b], *next; d; d = next) {
@@ -916,6 +937,7 @@ void mad_engine_free(struct mad_engine *e)
 			free(d);
 		}
 	}
+	gmp_free(e->gmp);
 	free(e->buckets);
 	free(e->slots);
 	free(e->gen);
@@ -956,6 +978,20 @@ int mad_engine_submit(struct mad_engine *e, const struct mad_req *req, mad_done_
 	d->qtail = r;
 	e->st.queued++;
 	dest_update(e, d);
+	pump(e);
+	return 0;
+}
+
+int mad_engine_submit_gmp(struct mad_engine *e, const struct mad_gmp_req *req,
+			  mad_gmp_done_fn done, void *arg)
+{
+	if (e->closing)
+		return -ESHUTDOWN;
+	if (!req || !done || !is_gmp_class(req->mgmt_class))
+		return -EINVAL;
+	if (e->st.gmp_queued >= e->o.queue_max)
+		return -ENOBUFS;
+	gmp_submit(e->gmp, req, done, arg);
 	pump(e);
 	return 0;
 }
@@ -1070,6 +1106,12 @@ static void handle_mad(struct mad_engine *e, const uint8_t *buf, size_t len, int
 		handle_gsi(e, buf, len, status, from);
 		return;
 	}
+	if (len >= MAD_HDR_LEN && is_gmp_class(buf[1])) {
+		e->depth++;
+		gmp_on_mad(e->gmp, buf, len, status, engine_now(e));
+		e->depth--;
+		return;
+	}
 	/* SMPs are never longer; this keeps their path as it always was */
 	if (len > MAD_SIZE)
 		len = MAD_SIZE;
@@ -1128,6 +1170,9 @@ void mad_engine_on_timer(struct mad_engine *e)
 	}
 	undelay_due(e, now);
 	sess_timers(e, now);
+	e->depth++;
+	gmp_on_timer(e->gmp, now);
+	e->depth--;
 	pump(e);
 }
 
@@ -1137,6 +1182,8 @@ uint64_t mad_engine_next_deadline(const struct mad_engine *e)
 
 	if (e->dhead && e->dhead->deadline < dl)
 		dl = e->dhead->deadline;
+	if (gmp_next_deadline(e->gmp) < dl)
+		dl = gmp_next_deadline(e->gmp);
 	for (const struct rmpp_sess *s = e->sessions; s; s = s->next) {
 		uint64_t d = rmpp_sender_deadline(&s->tx);
 
@@ -1148,7 +1195,8 @@ uint64_t mad_engine_next_deadline(const struct mad_engine *e)
 
 int mad_engine_idle(const struct mad_engine *e)
 {
-	return e->st.outstanding == 0 && e->st.queued == 0 && e->st.delayed == 0;
+	return e->st.outstanding == 0 && e->st.queued == 0 && e->st.delayed == 0 &&
+	       gmp_idle(e->gmp);
 }
 
 void mad_engine_get_stats(const struct mad_engine *e, struct mad_stats *st)

@@ -26,6 +26,13 @@
  * received MAD of such a class goes to the `gsi` hook, and
  * mad_engine_send_gsi() sends whole GSI messages, segmenting long ones with
  * RMPP either in the kernel or, when the transport says so, in rmpp.c.
+ *
+ * GMPs (today PerfMgt, class 0x04): LID-routed Get/Set requests to QP1 with
+ * the GSI Q_Key, TID-matched like SMPs but with a window, timeout and
+ * retries of their own (gmp_*). They rank below everything else the SM
+ * sends: a GMP goes on the wire only while no SMP waits for a window slot
+ * and fewer than gmp_window GMPs are outstanding; GMPs never hold an SMP's
+ * slot, and SA answers and traps are sent at once, queued behind nothing.
  */
 #ifndef IBSM_MAD_ENGINE_H
 #define IBSM_MAD_ENGINE_H
@@ -139,6 +146,23 @@ typedef void (*mad_unsolicited_fn)(void *arg, const uint8_t *mad, size_t len,
 typedef void (*mad_gsi_fn)(void *arg, const uint8_t *msg, size_t len, int status,
 			   const struct mad_addr *from);
 
+/* A GMP request: the MAD header's fields and what follows the header. */
+#define MAD_GMP_DATA_SIZE (MAD_SIZE - 24)
+struct mad_gmp_req {
+	uint16_t dlid;
+	uint8_t mgmt_class;     /* a GMP class the transport registered */
+	uint8_t class_version;
+	uint8_t method;         /* Get or Set */
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	uint8_t data[MAD_GMP_DATA_SIZE];   /* MAD bytes 24..255 */
+};
+
+/* Called exactly once per submitted GMP: on MAD_OK and MAD_ERR_STATUS the
+ * whole response MAD (MAD_SIZE bytes, class, attribute and TID checked,
+ * the rest for the caller to parse); on the other errors mad is NULL. */
+typedef void (*mad_gmp_done_fn)(void *arg, int err, const uint8_t *mad, size_t len);
+
 struct mad_engine_opts {
 	unsigned window;       /* max SMPs on the wire, default 64 */
 	unsigned per_dest;     /* max SMPs to one destination, default 4 */
@@ -163,6 +187,12 @@ struct mad_engine_opts {
 	 * path queued the Set. NULL: every Set goes. */
 	bool (*set_gate)(void *arg, uint8_t mgmt_class, uint16_t attr_id);
 	void *set_gate_arg;
+	/* GMPs: the most outstanding at once (default 16, at most 1024), the
+	 * per-attempt timeout (default: timeout_ms) and immediate retries
+	 * (default 0: the performance manager re-asks itself) */
+	unsigned gmp_window;
+	unsigned gmp_timeout_ms;
+	unsigned gmp_retries;
 	/* RMPP sends done here (transports with MAD_TP_USER_RMPP) */
 	unsigned rmpp_max_sessions; /* at once, default 64 */
 	size_t rmpp_max_bytes;      /* their messages together, default 16 MiB */
@@ -194,6 +224,15 @@ struct mad_stats {
 	uint64_t rmpp_failed;   /* ... stopped, aborted or timed out */
 	unsigned rmpp_sessions; /* RMPP sends of ours in progress */
 	size_t rmpp_bytes;      /* their messages together */
+	/* GMPs */
+	uint64_t gmp_sent;      /* GMPs handed to the transport, retries included */
+	uint64_t gmp_retries;   /* re-sends after a timeout */
+	uint64_t gmp_completed; /* completed MAD_OK */
+	uint64_t gmp_failed;    /* completed with an error */
+	uint64_t gmp_timeouts;  /* attempts that timed out */
+	uint64_t gmp_dropped;   /* received GMPs dropped: stray, late, malformed */
+	unsigned gmp_outstanding;
+	unsigned gmp_queued;
 };
 
 struct mad_engine;
@@ -205,14 +244,19 @@ struct mad_engine *mad_engine_new(const struct mad_transport *tp, const struct m
 void mad_engine_free(struct mad_engine *e);
 
 /* Takes window (up to 1024, or the window at creation if larger),
- * per_dest, timeout_ms, retries, retries_max, backoff_ms and backoff_max_ms
- * from o (zero: the default), the rest stays. Requests on the wire keep their deadline and count; the new caps
+ * per_dest, timeout_ms, retries, retries_max, backoff_ms, backoff_max_ms
+ * and the gmp_* limits from o (zero: the default), the rest stays. Requests on the wire keep their deadline and count; the new caps
  * hold for what is sent from now on. */
 void mad_engine_set_limits(struct mad_engine *e, const struct mad_engine_opts *o);
 
 /* Queue a request; it is sent as soon as the window and the destination cap
  * allow. 0, or -ENOBUFS when the queue is full (no completion then). */
 int mad_engine_submit(struct mad_engine *e, const struct mad_req *req, mad_done_fn done, void *arg);
+
+/* Queue a GMP; it is sent when no SMP waits and the GMP window allows.
+ * 0; -EINVAL (no done, not a GMP class); -ENOBUFS (queue_max reached). */
+int mad_engine_submit_gmp(struct mad_engine *e, const struct mad_gmp_req *req,
+			  mad_gmp_done_fn done, void *arg);
 
 /* Send a MAD that expects no response (GetResp to a query, TrapRepress);
  * not windowed, not retried. 0 or -errno. */
@@ -241,8 +285,9 @@ void mad_engine_on_timer(struct mad_engine *e);
 /* Milliseconds (on the engine's clock) of the earliest deadline, or
  * UINT64_MAX when nothing is outstanding. */
 uint64_t mad_engine_next_deadline(const struct mad_engine *e);
-/* True when no SMP is outstanding, queued or pausing before a retry (RMPP
- * sends are not counted; their deadlines are in mad_engine_next_deadline()). */
+/* True when no SMP or GMP is outstanding, queued or pausing before a retry
+ * (RMPP sends are not counted; their deadlines are in
+ * mad_engine_next_deadline()). */
 int mad_engine_idle(const struct mad_engine *e);
 void mad_engine_get_stats(const struct mad_engine *e, struct mad_stats *st);
 

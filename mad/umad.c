@@ -6,7 +6,8 @@
  * (Get/Set SMInfo from other SMs and diag tools, Traps), registers the SA
  * agent (class 0x03 version 2) at once - under umad2sim a MAD of a class
  * without an agent crashes the receiver, and SA requests come as soon as
- * the fabric routes to us -, optionally opens the issm device (which sets
+ * the fabric routes to us -, a PerfMgt (class 0x04) client agent for the
+ * performance manager's queries, optionally opens the issm device (which sets
  * IsSM in our PortInfo capability mask for as long as the fd stays open),
  * and fills the mad_transport vtable.
  *
@@ -39,6 +40,7 @@
 #include <infiniband/umad.h>
 
 #include "mad/engine.h"
+#include "mad/pma.h"
 #include "mad/rmpp.h"
 #include "mad/sa.h"
 #include "mad/smp.h"
@@ -59,6 +61,7 @@ struct umad_tp {
 	int agent_lid;          /* class 0x01 */
 	int agent_dr;           /* class 0x81 */
 	int agent_sa;           /* class 0x03 */
+	int agent_perf;         /* class 0x04: our PerfMgt requests' answers */
 	int user_rmpp;          /* the SA agent leaves RMPP to us */
 	int issm_fd;
 	int send_timeout;       /* ms, umad_send's: the engine's per-attempt one */
@@ -75,6 +78,8 @@ static int agent_for(const struct umad_tp *u, uint8_t mgmt_class)
 		return u->agent_dr;
 	case MAD_CLASS_SA:
 		return u->agent_sa;
+	case MAD_CLASS_PERF:
+		return u->agent_perf;
 	default:
 		return -1;
 	}
@@ -411,6 +416,14 @@ static int open_agents(struct umad_tp *u, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot register SMI agents (is another SM running?)");
 		return -1;
 	}
+	/* PerfMgt: a client only (no method bits): the answers to our
+	 * queries reach it by TID; the port's own PMA stays the kernel's */
+	memset(mask, 0, sizeof(mask));
+	u->agent_perf = umad_register(u->portid, MAD_CLASS_PERF, PMA_CLASS_VERSION, 0, mask);
+	if (u->agent_perf < 0) {
+		snprintf(err, errlen, "cannot register the PerfMgt agent (class 0x04)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -521,7 +534,7 @@ int mad_umad_open_opts(const char *ca, int port, uint64_t port_guid,
 		return -1;
 	}
 	u->umad_cap = MAD_SIZE;
-	u->agent_lid = u->agent_dr = u->agent_sa = u->issm_fd = -1;
+	u->agent_lid = u->agent_dr = u->agent_sa = u->agent_perf = u->issm_fd = -1;
 	u->send_timeout = UMAD_SEND_TIMEOUT_MS;
 	if (open_port(u, &pc, o, info, err, errlen) < 0) {
 		tp_close(u);

@@ -165,7 +165,7 @@ static void set_last(struct pm_counters *c, unsigned i, uint64_t v)
 		c->last8[4] = (uint8_t)((c->last8[4] & 0xF0) | (v & 0xF));
 }
 
-static bool seen(const struct pm_counters *c, unsigned i)
+bool pm_counters_seen(const struct pm_counters *c, enum pm_ctr i)
 {
 	return c->seen[i / 8] & (1u << (i % 8));
 }
@@ -188,7 +188,7 @@ static bool apply_one(struct pm_counters *c, unsigned i, uint64_t raw, uint64_t 
 	*delta = 0;
 	if (i < PM_NERR && raw > pm_ctr_legacy_max(i))
 		raw = pm_ctr_legacy_max(i); /* only legacy fields feed the error counters */
-	if (!seen(c, i)) {
+	if (!pm_counters_seen(c, i)) {
 		c->seen[i / 8] |= (uint8_t)(1u << (i % 8));
 		c->total[i] = raw;
 	} else if (raw >= last_of(c, i)) {
@@ -227,7 +227,7 @@ static bool near_max(unsigned i, uint64_t v)
 bool pm_counters_need_clear(const struct pm_counters *c, const struct pm_plan *plan)
 {
 	for (unsigned i = 0; i < PM_NCTR; i++)
-		if ((plan->from_pc & PM_BIT(i)) && seen(c, i) && near_max(i, last_of(c, i)))
+		if ((plan->from_pc & PM_BIT(i)) && pm_counters_seen(c, i) && near_max(i, last_of(c, i)))
 			return true;
 	return false;
 }
@@ -244,7 +244,7 @@ uint32_t pm_counters_saturated(const struct pm_counters *c, uint32_t from_pc)
 	uint32_t s = 0;
 
 	for (unsigned i = 0; i < PM_NCTR; i++)
-		if ((from_pc & PM_BIT(i)) && seen(c, i) && last_of(c, i) >= pm_ctr_legacy_max(i))
+		if ((from_pc & PM_BIT(i)) && pm_counters_seen(c, i) && last_of(c, i) >= pm_ctr_legacy_max(i))
 			s |= PM_BIT(i);
 	return s;
 }

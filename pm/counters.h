@@ -113,6 +113,8 @@ void pm_counters_cleared(struct pm_counters *c, uint16_t select, uint8_t select2
 uint32_t pm_counters_saturated(const struct pm_counters *c, uint32_t from_pc);
 /* The last raw reading of a counter (0 before the first). */
 uint64_t pm_counters_last(const struct pm_counters *c, enum pm_ctr i);
+/* Whether counter i has a baseline (was read since its port came). */
+bool pm_counters_seen(const struct pm_counters *c, enum pm_ctr i);
 
 /* The largest value of a counter's legacy field (all ones), and the
  * exporter-style name of a counter (e.g. "symbol_error"). */

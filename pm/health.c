@@ -120,12 +120,21 @@ void pm_link_caps_from_port_info(const struct smp_port_info *pi, struct pm_link_
 						   : speeds(pi->link_speed_active, 0);
 }
 
+/* 4x: the width every IB port is built for (8x and 12x are the options). */
+#define WIDTH_4X 0x02
+
 uint32_t pm_link_problems(const struct pm_link_caps *a, const struct pm_link_caps *b)
 {
 	uint8_t w = a->width_sup & a->width_en & b->width_sup & b->width_en;
 	uint8_t s = a->speed_sup & a->speed_en & b->speed_sup & b->speed_en;
 	uint32_t p = 0;
 
+	/* Narrower than 4x on ports that both support 4x is degraded whatever
+	 * the enabled masks say: the SM never narrows them, and a link that
+	 * lost lanes may show the narrow width as enabled too (ibsim's w=1
+	 * sets LinkWidthEnabled to 1x on both ends). */
+	if (a->width_sup & b->width_sup & WIDTH_4X)
+		w |= WIDTH_4X;
 	if (w && width_lanes(a->width_act) < width_lanes(w))
 		p |= PM_P_BIT(PM_P_LINK_WIDTH_DEGRADED);
 	if (s && lane_gbps(a->speed_act) < lane_gbps(s))

@@ -31,11 +31,15 @@ struct pm_port {
 	uint8_t retries;        /* re-asks this round */
 	uint8_t missed;
 	uint8_t flags;          /* F_* */
+	/* the data counters' growth per second between the readings of two
+	 * consecutive rounds; negative: unknown */
+	float rate[PM_NRATE];
 };
 
 #define F_FAILED 0x01       /* a read failed for good this round */
 #define F_WIDTH 0x02        /* link_width_degraded, from the SM */
 #define F_SPEED 0x04        /* link_speed_degraded, from the SM */
+#define F_IDLE 0x08         /* not polled: its link is down */
 
 struct pm_node {
 	uint64_t guid;
@@ -51,7 +55,7 @@ struct pm_node {
 	uint8_t pc_left;        /* PortCounters reads of the round not done */
 };
 
-_Static_assert(sizeof(struct pm_port) <= 240, "a watched port takes at most 240 bytes");
+_Static_assert(sizeof(struct pm_port) <= 248, "a watched port takes at most 248 bytes");
 
 struct pm {
 	struct pm_opts o;
@@ -65,6 +69,7 @@ struct pm {
 	unsigned outstanding;   /* queries handed out, not yet done */
 	bool in_round;
 	uint64_t round_start, next_round;
+	uint64_t prev_round_start;      /* of the round before, 0 none */
 	struct pm_stats st;
 };
 
@@ -203,7 +208,9 @@ static void port_from_target(struct pm_port *p, const struct pm_target *t,
 	p->lid = t->lid;
 	p->width_act = t->width_act;
 	p->speed_act = t->speed_act;
-	p->flags &= (uint8_t)~(F_WIDTH | F_SPEED);
+	p->flags &= (uint8_t)~(F_WIDTH | F_SPEED | F_IDLE);
+	if (t->idle)
+		p->flags |= F_IDLE;
 	if (t->link_problems & PM_P_BIT(PM_P_LINK_WIDTH_DEGRADED))
 		p->flags |= F_WIDTH;
 	if (t->link_problems & PM_P_BIT(PM_P_LINK_SPEED_DEGRADED))
@@ -295,6 +302,16 @@ int pm_set_targets(struct pm *pm, const struct pm_target *t, size_t n)
 
 /* --- rounds --- */
 
+/* The ports of n that are polled (not idle). */
+static uint8_t polled_ports(const struct pm *pm, const struct pm_node *n)
+{
+	uint8_t k = 0;
+
+	for (unsigned i = 0; i < n->nports; i++)
+		k += !(pm->ports[n->first + i].flags & F_IDLE);
+	return k;
+}
+
 static void start_round(struct pm *pm, uint64_t now_ms)
 {
 	for (size_t i = 0; i < pm->nnodes; i++) {
@@ -304,17 +321,19 @@ static void start_round(struct pm *pm, uint64_t now_ms)
 		node_plan(n, &plan);
 		n->want = n->cpi == CPI_OK ? 0 : W_CPI;
 		n->retries = 0;
-		n->pc_left = plan.from_pc ? n->nports : 0;
+		n->pc_left = plan.from_pc ? polled_ports(pm, n) : 0;
 		for (unsigned k = 0; k < n->nports; k++) {
 			struct pm_port *p = &pm->ports[n->first + k];
 
-			p->want = (uint8_t)((plan.from_pc ? W_PC : 0) | (plan.from_pce ? W_PCE : 0));
+			p->want = p->flags & F_IDLE ? 0 :
+				  (uint8_t)((plan.from_pc ? W_PC : 0) | (plan.from_pce ? W_PCE : 0));
 			p->retries = 0;
 			p->flags &= (uint8_t)~F_FAILED;
 		}
 	}
 	recount(pm);
 	pm->in_round = true;
+	pm->prev_round_start = pm->round_start;
 	pm->round_start = now_ms;
 	pm->next_round = now_ms + pm->o.period_ms;
 	pm->cursor = 0;
@@ -520,6 +539,23 @@ static void pc_done(struct pm *pm, struct pm_node *n)
 		n->pc_left--;
 }
 
+/* Rates over one round: the growth since the last round's reading, over
+ * the time between the two rounds' starts (a port is read at much the
+ * same place in every round). Unknown after a round the port missed, or
+ * at its first reading (had: the data counter had a baseline). */
+static void note_rates(struct pm *pm, struct pm_port *p, const struct pm_reading *rd,
+		       const uint64_t delta[PM_NCTR], bool had)
+{
+	double s = (double)(pm->round_start - pm->prev_round_start) / 1000;
+	bool known = had && !p->missed && pm->prev_round_start && s > 0;
+
+	if (!(rd->valid & PM_BIT(PM_XMIT_DATA)))
+		return;
+	for (unsigned i = 0; i < PM_NRATE; i++)
+		p->rate[i] = known ? (float)(delta[PM_XMIT_DATA + i] / s) : -1;
+}
+
+
 static void reading(struct pm *pm, struct pm_node *n, struct pm_port *p,
 		    const struct pma_reply *r, uint64_t now_ms)
 {
@@ -527,13 +563,16 @@ static void reading(struct pm *pm, struct pm_node *n, struct pm_port *p,
 	struct pm_reading rd;
 	uint64_t delta[PM_NCTR];
 	uint32_t win;
+	bool had;
 
 	node_plan(n, &plan);
 	if (r->attr_id == PMA_ATTR_PORT_COUNTERS)
 		pm_reading_from_pc(&r->u.pc, plan.from_pc, &rd);
 	else
 		pm_reading_from_pce(&r->u.pce, plan.from_pce, &rd);
+	had = pm_counters_seen(&p->c, PM_XMIT_DATA);
 	pm_counters_apply(&p->c, &rd, delta);
+	note_rates(pm, p, &rd, delta, had);
 	win = pm_health_add(&p->h, &pm->o.th, window_seq(pm, now_ms), delta, port_rate(p));
 	set_problems(pm, n, p, win);
 	if (r->attr_id != PMA_ATTR_PORT_COUNTERS || !pm_counters_need_clear(&p->c, &plan))
@@ -587,7 +626,7 @@ static void cpi_done(struct pm *pm, struct pm_node *n, const struct pma_reply *r
 	}
 	/* the ports' wants of the round follow the plan now known */
 	node_plan(n, &plan);
-	n->pc_left = n->cpi == CPI_OK && plan.from_pc ? n->nports : 0;
+	n->pc_left = n->cpi == CPI_OK && plan.from_pc ? polled_ports(pm, n) : 0;
 	for (unsigned k = 0; k < n->nports; k++) {
 		struct pm_port *p = &pm->ports[n->first + k];
 
@@ -691,11 +730,14 @@ static void view(const struct pm *pm, const struct pm_node *n, const struct pm_p
 	v->width_act = p->width_act;
 	v->speed_act = p->speed_act;
 	v->missed = p->missed;
+	v->idle = (p->flags & F_IDLE) != 0;
 	v->problems = p->problems;
 	v->valid = plan.from_pc | plan.from_pce;
 	v->seen = p->c.seen[0] | (uint32_t)p->c.seen[1] << 8 | (uint32_t)p->c.seen[2] << 16;
 	v->saturated = pm_counters_saturated(&p->c, plan.from_pc);
 	v->total = p->c.total;
+	for (unsigned i = 0; i < PM_NRATE; i++)
+		v->rate[i] = p->rate[i];
 }
 
 size_t pm_port_count(const struct pm *pm)
@@ -738,6 +780,11 @@ bool pm_port_next(const struct pm *pm, uint64_t guid, uint8_t port, struct pm_po
 		}
 	}
 	return false;
+}
+
+uint64_t pm_rounds(const struct pm *pm)
+{
+	return pm->st.rounds;
 }
 
 void pm_get_stats(const struct pm *pm, struct pm_stats *st)

@@ -6,7 +6,7 @@
  * node GUID, port, the LID its PMA answers at, the link's width and speed
  * and the link verdicts it can judge with both ends known); the table keeps
  * each port's counters and health across sweeps, found by (GUID, port) in
- * arrays sorted by GUID (no hash table, 240 bytes per port).
+ * arrays sorted by GUID (no hash table, at most 248 bytes per port).
  *
  * Polling runs in rounds, one every period_ms. A node's PMA ClassPortInfo
  * is read once, before its ports (and again while it fails); it says which
@@ -36,6 +36,9 @@
 #include "pm/counters.h"
 #include "pm/health.h"
 
+/* The counters with rates: PM_XMIT_DATA and PM_RCV_DATA. */
+#define PM_NRATE 2
+
 struct pm_opts {
 	unsigned window;        /* queries outstanding; <= 256 on ibsim (umad2sim) */
 	unsigned retries;       /* re-asks per port and round of failed queries */
@@ -52,6 +55,8 @@ struct pm_target {
 	uint8_t port;
 	uint8_t is_switch;
 	uint8_t width_act, speed_act;   /* pm_link_caps: for rates */
+	uint8_t idle;           /* its link is down: keep its totals and
+				 * verdicts, do not poll it */
 	uint32_t link_problems; /* pm_link_problems() of its link */
 };
 
@@ -110,11 +115,16 @@ struct pm_port_view {
 	uint8_t is_switch;
 	uint8_t width_act, speed_act;
 	uint8_t missed;         /* rounds in a row without a full answer */
+	uint8_t idle;           /* not polled: its link is down */
 	uint32_t problems;      /* PM_P_BIT()s */
 	uint32_t valid;         /* PM_BIT()s the PMA gives (its plan) */
 	uint32_t seen;          /* PM_BIT()s read at least once */
 	uint32_t saturated;     /* PM_BIT()s whose totals are lower bounds */
 	const uint64_t *total;  /* [PM_NCTR] */
+	/* per second over the last round, of PM_XMIT_DATA and PM_RCV_DATA
+	 * (4-byte words); negative while unknown (first reading, a round
+	 * missed) */
+	double rate[PM_NRATE];
 };
 
 size_t pm_port_count(const struct pm *pm);
@@ -135,7 +145,10 @@ struct pm_stats {
 	unsigned problems[PM_NPROBLEM];   /* ports with each problem */
 };
 
+/* Walks every port (for the problem counts): not for every answer. */
 void pm_get_stats(const struct pm *pm, struct pm_stats *st);
+/* Rounds finished: cheap, to notice the end of one. */
+uint64_t pm_rounds(const struct pm *pm);
 /* Bytes the table holds (nodes and ports), for the memory benchmark. */
 size_t pm_table_bytes(const struct pm *pm);
 

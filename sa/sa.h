@@ -247,5 +247,10 @@ void sa_get_stats(const struct sa *sa, struct sa_stats *st);
  * max) and the total in *total. */
 size_t sa_get_attr_stats(const struct sa *sa, struct sa_attr_stats *out, size_t max,
 			 size_t *total);
+/* For a Prometheus histogram: requests answered within each bound (us,
+ * ascending; a histogram bucket counts when its whole range is within),
+ * all requests, and their latencies summed (us). */
+void sa_get_latency(const struct sa *sa, const uint32_t *bounds_us, size_t n, uint64_t *le,
+		    uint64_t *count, uint64_t *sum_us);
 
 #endif

@@ -318,6 +318,7 @@ const struct sm_snap *sa_snap(struct sa *sa, const struct sa_index **ix);
 #define SA_HIST_BUCKETS 256
 struct sa_counters {
 	uint64_t requests, errors, records;
+	uint64_t lat_sum_us;    /* latencies summed */
 	uint32_t hist[SA_HIST_BUCKETS];
 };
 

@@ -9,6 +9,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "sa/sa_int.h"
 
 static unsigned bucket(uint64_t us)
@@ -45,5 +47,23 @@ void sa_stats_note(struct sa *sa, const struct sa_attr *a, uint16_t status, uint
 	if (status)
 		k->errors++;
 	k->records += records;
+	k->lat_sum_us += us;
 	k->hist[bucket(us)]++;
+}
+
+void sa_get_latency(const struct sa *sa, const uint32_t *bounds_us, size_t n, uint64_t *le,
+		    uint64_t *count, uint64_t *sum_us)
+{
+	memset(le, 0, n * sizeof(*le));
+	*count = *sum_us = 0;
+	for (size_t a = 0; a < sa_attr_count(); a++) {
+		const struct sa_counters *k = &sa->cnt[a];
+
+		*count += k->requests;
+		*sum_us += k->lat_sum_us;
+		for (unsigned i = 0; i < SA_HIST_BUCKETS; i++)
+			for (size_t b = 0; b < n && k->hist[i]; b++)
+				if (sa_hist_upper(i) <= bounds_us[b])
+					le[b] += k->hist[i];
+	}
 }

@@ -695,6 +695,7 @@ static void send_fallback_lft(struct ar_sw *w)
 	for (uint32_t b = 0; b < blocks && !w->failed; b++) {
 		lft_block(w->sm, w->n, b, buf);
 		w->sm->st.lft_blocks_written++;
+		w->sm->lft_blocks_total++;
 		submit(w, ST_FB_LFT, MAD_METHOD_SET, SMP_ATTR_LFT, b, buf);
 	}
 }

@@ -207,6 +207,7 @@ static void lft_set(struct sm *sm, struct sm_node *n, uint16_t block, const uint
 	sm_dr_req(sm, n, MAD_METHOD_SET, SMP_ATTR_LFT, block, &r);
 	memcpy(r.data, data, 64);
 	sm->st.lft_blocks_written++;
+	sm->lft_blocks_total++;
 	switch_submit(sm, &r, lft_set_done, c);
 }
 

@@ -26,6 +26,7 @@
 
 #include "lib/clock.h"
 #include "lib/guidtab.h"
+#include "sm/isolate.h"
 #include "sm/light.h"
 #include "lib/log.h"
 #include "sm/sm.h"
@@ -109,7 +110,8 @@ void sm_apply_holddown(struct sm *sm)
 		for (unsigned k = 1; k <= n->ni.num_ports; k++) {
 			uint64_t ms = held_for(sm, &n->ports[k]);
 
-			n->ports[k].held = ms > 0;
+			/* links isolated for their health stay out too */
+			n->ports[k].held = ms > 0 || sm_port_isolated(sm, &n->ports[k]);
 			if (ms > longest)
 				longest = ms;
 		}
@@ -182,10 +184,12 @@ static void port_seen(struct sm *sm, struct sm_port *p, const struct smp_port_in
 		uint64_t ms = held_for(sm, p);
 
 		if (ms) {
-			/* up again within the hold-down: held, and said so */
+			/* up again within the hold-down: held, and said so;
+			 * a bounce for whoever counts them (the link health) */
 			p->pi = *pi;
 			p->held = true;
 			arm_holddown(sm, ms);
+			sm_event(sm, "link_bounced", p);
 		} else {
 			log_notice("link up: %016llx \"%s\" port %u", (unsigned long long)p->node->guid,
 				   p->node->desc, p->num);

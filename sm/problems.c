@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sm/isolate.h"
 #include "sm/problems.h"
 #include "sm/sm.h"
 
@@ -93,11 +94,11 @@ static void conflicts(const struct sm_fabric *f, struct sink *s)
 	}
 }
 
-static void port_problems(const struct sm_port *p, struct sink *s)
+static void port_problems(const struct sm *sm, const struct sm_port *p, struct sink *s)
 {
 	const struct sm_node *n = p->node;
 
-	if (!p->have_pi || p->pi.port_state <= TOPO_PORT_DOWN)
+	if (!p->have_pi || p->pi.port_state <= TOPO_PORT_DOWN || sm_port_isolated(sm, p))
 		return;
 	if (p->held) {
 		add(s, "held", n->guid, p->num, "\"%s\" port %u: held down after flapping",
@@ -111,14 +112,14 @@ static void port_problems(const struct sm_port *p, struct sink *s)
 	}
 }
 
-static void node_problems(const struct sm_node *n, struct sink *s)
+static void node_problems(const struct sm *sm, const struct sm_node *n, struct sink *s)
 {
 	if (n->stale)
 		add(s, "not_answering", n->guid, 0,
 		    "\"%s\" did not answer in the last %u sweep(s): kept as last seen", n->desc,
 		    n->stale_sweeps);
 	for (unsigned k = 1; k <= n->ni.num_ports; k++)
-		port_problems(&n->ports[k], s);
+		port_problems(sm, &n->ports[k], s);
 }
 
 static void walk(const struct sm *sm, struct sink *s)
@@ -131,7 +132,15 @@ static void walk(const struct sm *sm, struct sink *s)
 		return;
 	conflicts(f, s);
 	for (uint32_t i = 0; i < f->nnodes; i++)
-		node_problems(f->nodes[i], s);
+		node_problems(sm, f->nodes[i], s);
+	for (size_t i = 0; i < sm->nisolated; i++) {
+		const struct sm_isolated *x = &sm->isolated[i];
+
+		add(s, "isolated", x->guid, x->port,
+		    "link %016llx port %u <-> %016llx port %u routed around: %s",
+		    (unsigned long long)x->guid, x->port, (unsigned long long)x->peer_guid,
+		    x->peer_port, x->reason);
+	}
 	if (!sm->have_routes && !sm->sweeping && sm->sweeps)
 		add(s, "no_routes", 0, 0, "routing failed: %s", sm->routes.why);
 	if (sm->st.errors && !sm->sweeping)

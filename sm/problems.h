@@ -7,6 +7,7 @@
  *   duplicate_guid  a GUID two nodes or ports claim (dupguid.h)
  *   not_answering   a node kept as last seen because it did not answer
  *   held            a link held down after flapping, until the hold-down ends
+ *   isolated        a link routed around for its health (isolate.h)
  *   not_active      a linked port that is not Active
  *   unknown_peer    a switch port that is up with nothing known behind it
  *   set_failed      Sets or table reads that failed in the last sweep

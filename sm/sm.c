@@ -24,6 +24,10 @@ static void smp_limits(const struct sm *sm, struct mad_engine_opts *o)
 	o->timeout_ms = sm->conf.smp_timeout_ms;
 	o->retries = sm->conf.smp_retries;
 	o->retries_max = sm->conf.smp_retries_max;
+	/* the performance manager's PMA queries; it re-asks failed ones */
+	o->gmp_window = sm->conf.perfmgr_window;
+	o->gmp_timeout_ms = sm->conf.smp_timeout_ms;
+	o->gmp_retries = 0;
 }
 
 void sm_smp_limits_apply(struct sm *sm)

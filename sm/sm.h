@@ -42,6 +42,8 @@ struct portcfg_batch;
 struct sm_rereg; /* ClientReregister to send, sm/rereg.c */
 struct sm_snap; /* the last complete sweep, fabric/snap.h */
 struct sa;      /* Subnet Administration, sa/sa.h */
+struct pm;      /* performance manager, pm/sched.h */
+struct sm_isolated;
 struct rt_hold;
 struct sm;
 
@@ -148,6 +150,7 @@ struct sm {
 	unsigned retry_s;               /* pause before retrying an unclean sweep */
 	uint64_t sweeps;
 	struct sweep_stats st;
+	uint64_t lft_blocks_total;      /* LFT blocks written since start */
 	int exit_code;
 	bool stopping;      /* shutting down: start nothing new */
 	bool ignore_traps;  /* IBSMD_TEST_IGNORE_TRAPS: act as if traps were lost */
@@ -155,6 +158,12 @@ struct sm {
 	struct sm_listener listeners[SM_MAX_LISTENERS];
 	unsigned nlisteners;
 	struct sa *sa;                  /* NULL with --once */
+	/* the performance manager (pm/), run by the daemon; NULL when not
+	 * started. The SM never calls it: listeners feed it. */
+	struct pm *pm;
+	/* links routed around for their health (sm/isolate.c) */
+	struct sm_isolated *isolated;
+	size_t nisolated;
 };
 
 /* Registers l (copied); at most SM_MAX_LISTENERS. */

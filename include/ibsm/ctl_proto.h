@@ -125,7 +125,13 @@ enum ctl_access {
 	X(mcast_leave, CTL_ADMIN, "group ports ?state", \
 	  "remove ports from a group as the SM") \
 	X(tables, CTL_RO, "", \
-	  "P_Key, QoS and multicast programming counters of the last sweep and batch")
+	  "P_Key, QoS and multicast programming counters of the last sweep and batch") \
+	X(health, CTL_RO, "", \
+	  "link health: the ports with problems (error counters over their threshold, " \
+	  "degraded width or speed, flapping, not answering), each with its far end") \
+	X(counters, CTL_RO, "node ?port", \
+	  "a node's PMA counters (GUID, LID or description; one port or all): 64-bit " \
+	  "totals, data rates per second, saturated counters, problems")
 
 /*
  * X(code, meaning). Stable: only append.
@@ -163,5 +169,6 @@ enum ctl_error { CTL_ERRORS(CTL_ERR_ENUM) CTL_E_COUNT };
 #define CTL_EV_RELOAD "config_reloaded"
 #define CTL_EV_PORT "port_event"
 #define CTL_EV_PROBLEMS "problems_changed"
+#define CTL_EV_HEALTH "health"
 
 #endif

@@ -8,12 +8,17 @@
  * of our outstanding requests when its first byte says so (a fuzzer would
  * seldom guess a live TID), and delivered as responses, requests or returned
  * sends while the fake clock runs. Every request must complete exactly once.
+ * GMP requests (PerfMgt class 0x04) ride along: a record may also take the
+ * whole header of a sent MAD, turned into a GetResp, so that answers of
+ * the right class and attribute come often; each GMP completes once, with
+ * the whole MAD exactly when it succeeded or carried a status.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mad/engine.h"
+#include "mad/pma.h"
 #include "mad/smp.h"
 #include "tests/unit/fake_transport.h"
 
@@ -54,7 +59,9 @@ static void fuzz_codecs(const uint8_t *data, size_t len)
 	ROUND_TRIP(struct smp_mft_block, smp_mft_block_decode, smp_mft_block_encode, 64);
 }
 
-static unsigned calls[8];
+#define NSMP 8
+#define NGMP 4
+static unsigned calls[NSMP + NGMP];
 
 static void done(void *arg, int err, const struct smp *resp)
 {
@@ -66,6 +73,18 @@ static void done(void *arg, int err, const struct smp *resp)
 		abort();
 }
 
+static void gmp_done(void *arg, int err, const uint8_t *mad, size_t len)
+{
+	unsigned *c = arg;
+
+	if (++*c > 1)
+		abort();
+	if ((err == MAD_OK || err == MAD_ERR_STATUS) != (mad != NULL))
+		abort();
+	if (mad && (len != MAD_SIZE || mad[1] != MAD_CLASS_PERF || mad[3] != MAD_METHOD_GET_RESP))
+		abort();
+}
+
 static void unsolicited(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
 {
 	if (len == 0 || len > MAD_SIZE)
@@ -74,7 +93,19 @@ static void unsolicited(void *arg, const uint8_t *mad, size_t len, const struct 
 
 static void submit_some(struct mad_engine *e)
 {
-	for (unsigned i = 0; i < 8; i++) {
+	for (unsigned i = 0; i < NGMP; i++) {
+		struct mad_gmp_req g;
+
+		memset(&g, 0, sizeof(g));
+		g.dlid = (uint16_t)(i + 1);
+		g.mgmt_class = MAD_CLASS_PERF;
+		g.class_version = PMA_CLASS_VERSION;
+		g.method = MAD_METHOD_GET;
+		g.attr_id = i & 1 ? PMA_ATTR_PORT_COUNTERS_EXT : PMA_ATTR_PORT_COUNTERS;
+		calls[NSMP + i] = 0;
+		mad_engine_submit_gmp(e, &g, gmp_done, &calls[NSMP + i]);
+	}
+	for (unsigned i = 0; i < NSMP; i++) {
 		struct mad_req q;
 
 		memset(&q, 0, sizeof(q));
@@ -91,7 +122,8 @@ static void submit_some(struct mad_engine *e)
 }
 
 /* One record: [ctl][MAD bytes...]; ctl bit 0: take the TID of sent MAD
- * ctl>>4; bit 1: deliver as a returned send; bit 2: advance the clock. */
+ * ctl>>4; bit 1: deliver as a returned send; bit 2: advance the clock;
+ * bit 3: take that MAD's whole header, as a GetResp. */
 static void feed_record(struct fake_tp *ft, struct mad_engine *e, const uint8_t *rec, size_t len)
 {
 	uint8_t mad[MAD_SIZE];
@@ -102,6 +134,10 @@ static void feed_record(struct fake_tp *ft, struct mad_engine *e, const uint8_t 
 	memcpy(mad, rec + 1, n);
 	if ((ctl & 1) && ft->nsent && n >= 16)
 		memcpy(mad + 12, ft->sent[(ctl >> 4) % ft->nsent].buf + 12, 4);
+	if ((ctl & 8) && ft->nsent && n >= 24) {
+		memcpy(mad, ft->sent[(ctl >> 4) % ft->nsent].buf, 24);
+		mad[3] = MAD_METHOD_GET_RESP;
+	}
 	fake_tp_inject(ft, mad, n, ctl & 2 ? 110 : 0, NULL);
 	mad_engine_on_readable(e);
 	if (ctl & 4) {
@@ -133,7 +169,7 @@ static void fuzz_engine(const uint8_t *data, size_t len)
 		if (len - off >= 2)
 			feed_record(&ft, e, data + off, len - off < rec ? len - off : rec);
 	mad_engine_free(e);
-	for (unsigned i = 0; i < 8; i++)
+	for (unsigned i = 0; i < NSMP + NGMP; i++)
 		if (calls[i] != 1)
 			abort();
 	fake_tp_fini(&ft);

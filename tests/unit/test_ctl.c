@@ -487,7 +487,7 @@ static void test_table_complete(void **state)
 {
 	static const char *const ro[] = { "status", "nodes", "switches", "ports", "links", "lft",
 					  "path", "routing", "ar", "subscribe", "commands", "sa",
-					  "mcast", "tables", "sms" };
+					  "mcast", "tables", "sms", "health", "counters" };
 	static const char *const admin[] = { "sweep", "reroute", "reload", "loglevel",
 					     "mcast_join", "mcast_leave", "handover" };
 

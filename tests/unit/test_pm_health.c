@@ -128,12 +128,25 @@ static void test_link(void **state)
 	struct pm_link_caps b = caps(3, 3, 2, 7, 7, PM_SPEED_QDR);
 
 	assert_int_equal(pm_link_problems(&a, &b), 0);
-	/* a net-file link with w=1 on ibsim: 1x while both support 4x */
+	/* 1x while both support and enable 4x */
 	a.width_act = b.width_act = 1;
 	assert_int_equal(pm_link_problems(&a, &b), PM_P_BIT(PM_P_LINK_WIDTH_DEGRADED));
-	/* 1x is the best both enable: nothing wrong */
-	b.width_en = 1;
+	/* a net-file link with w=1 on ibsim: 1x enabled and active on both
+	 * ends, 4x supported: below 4x is degraded all the same */
+	a.width_en = b.width_en = 1;
+	assert_int_equal(pm_link_problems(&a, &b), PM_P_BIT(PM_P_LINK_WIDTH_DEGRADED));
+	/* 1x is all one end supports: nothing wrong */
+	b.width_sup = 1;
 	assert_int_equal(pm_link_problems(&a, &b), 0);
+	/* 4x where both could do 12x but enable 4x (ibsim's ports) */
+	a = caps(0x1F, 2, 2, 7, 1, PM_SPEED_SDR);
+	b = caps(0x1F, 2, 2, 7, 1, PM_SPEED_SDR);
+	assert_int_equal(pm_link_problems(&a, &b), 0);
+	b.width_en = 1;
+	a.width_act = b.width_act = 1;
+	assert_int_equal(pm_link_problems(&a, &b), PM_P_BIT(PM_P_LINK_WIDTH_DEGRADED));
+	a = caps(3, 3, 1, 7, 7, PM_SPEED_QDR);
+	b = caps(1, 1, 1, 7, 7, PM_SPEED_QDR);
 	a.speed_act = PM_SPEED_SDR;
 	assert_int_equal(pm_link_problems(&a, &b), PM_P_BIT(PM_P_LINK_SPEED_DEGRADED));
 	b.speed_sup = PM_SPEED_SDR;
