@@ -25,12 +25,19 @@
 #include "mad/pma.h"
 #include "pm/prom.h"
 #include "pm/sched.h"
+#include "sa/host.h"
 #include "sa/sa.h"
 #include "sm/isolate.h"
 #include "sm/mcast.h"
 #include "sm/sm.h"
 
 #define PUMP_BATCH 32
+/* Queries kept outstanding while hosts are asking the SA (a request in
+ * the last few ms): an SA request and its answer queue behind the PMA
+ * MADs in flight at the switches, the simulator and our receive queue,
+ * so the full window would add its length to every SA answer. With 8 a
+ * round still finishes well inside its period. */
+#define PM_SA_YIELD 8
 #define UPS_MAX 64
 
 /* A port the SM saw come back up since the targets were last set. */
@@ -148,15 +155,25 @@ static void round_check(void)
  * the engine already sends GMPs only when no SMP waits, but a sweep has
  * pauses (routing on the worker) after which its SMPs would find our
  * queries ahead of them at the switches; the round waits instead. */
+/* How many queries may go out now: the SA has priority (see PM_SA_YIELD). */
+static size_t room(void)
+{
+	unsigned out = pm_outstanding(H.sm->pm);
+
+	if (!sa_host_busy(H.sm))
+		return PUMP_BATCH;
+	return out < PM_SA_YIELD ? PM_SA_YIELD - out : 0;
+}
+
 static void pump(void)
 {
 	struct pm_query q[PUMP_BATCH];
-	size_t n;
+	size_t n, max;
 
 	if (!H.polling || H.pumping || H.sm->sweeping)
 		return;
 	H.pumping = true;
-	while ((n = pm_next(H.sm->pm, clock_ms(), q, PUMP_BATCH)) > 0)
+	while ((max = room()) > 0 && (n = pm_next(H.sm->pm, clock_ms(), q, max)) > 0)
 		for (size_t i = 0; i < n; i++)
 			submit(&q[i]);
 	H.pumping = false;

@@ -787,6 +787,11 @@ uint64_t pm_rounds(const struct pm *pm)
 	return pm->st.rounds;
 }
 
+unsigned pm_outstanding(const struct pm *pm)
+{
+	return pm->outstanding;
+}
+
 void pm_get_stats(const struct pm *pm, struct pm_stats *st)
 {
 	*st = pm->st;

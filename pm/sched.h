@@ -149,6 +149,8 @@ struct pm_stats {
 void pm_get_stats(const struct pm *pm, struct pm_stats *st);
 /* Rounds finished: cheap, to notice the end of one. */
 uint64_t pm_rounds(const struct pm *pm);
+/* Queries handed out and not yet done: cheap. */
+unsigned pm_outstanding(const struct pm *pm);
 /* Bytes the table holds (nodes and ports), for the memory benchmark. */
 size_t pm_table_bytes(const struct pm *pm);
 
