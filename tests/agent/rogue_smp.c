@@ -12,16 +12,22 @@
  *                                     at LID, its payload forged: GUID,
  *                                     SM_Key KEY (default 1), SMState
  *                                     STATE (default 3, master), priority
+ *   rogue_smp pkey-here BLOCK PKEY...  P_KeyTable block BLOCK of the port
+ *                                     the tool is attached at becomes the
+ *                                     P_Keys given, the rest of it 0
  *
- * Both are LID-routed SMPs (class 0x01) through ibsmd's own engine and
- * transport, sent from wherever the tool is attached (SIM_HOST under the
- * umad2sim preload). Exit status 0 when the Set was answered without error,
+ * All but pkey-here are LID-routed SMPs (class 0x01); pkey-here is a
+ * directed-route SMP with no hops, so it works on a fabric no SM has
+ * given LIDs yet. They go through ibsmd's own engine and transport, sent
+ * from wherever the tool is attached (SIM_HOST under the umad2sim
+ * preload). Exit status 0 when the Set was answered without error,
  * 3 when it got no answer (a block that drops the way back to us loses the
  * answer, not the Set), 1 otherwise.
  */
 #include "config.h"
 
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +132,34 @@ static int set_sminfo(struct mad_engine *e, const struct mad_transport *tp, int 
 	return run(e, tp, &r, NULL);
 }
 
+static int set_pkeys_here(struct mad_engine *e, const struct mad_transport *tp, int ac,
+			  char **av)
+{
+	struct smp_pkey_block blk = { 0 };
+	struct mad_req r;
+
+	if (ac < 2 || ac - 1 > (int)(sizeof(blk.pkey) / sizeof(blk.pkey[0])))
+		return -1;
+	for (int i = 1; i < ac; i++)
+		blk.pkey[i - 1] = (uint16_t)strtoul(av[i], NULL, 0);
+	memset(&r, 0, sizeof(r));
+	r.mgmt_class = MAD_CLASS_SMI_DR;
+	r.method = MAD_METHOD_SET;
+	r.attr_id = SMP_ATTR_PKEY_TABLE;
+	r.attr_mod = smp_pkey_mod(0, (uint16_t)strtoul(av[0], NULL, 0));
+	r.dlid = LID_PERMISSIVE;
+	smp_pkey_block_encode(&blk, r.data, sizeof(r.data));
+	return run(e, tp, &r, NULL);
+}
+
+static bool usage_ok(int argc, char **argv)
+{
+	if (argc >= 4 && !strcmp(argv[1], "pkey-here"))
+		return true;
+	return argc >= 5 && (!strcmp(argv[1], "lft") || !strcmp(argv[1], "lid") ||
+			     !strcmp(argv[1], "sminfo"));
+}
+
 int main(int argc, char **argv)
 {
 	struct mad_transport tp;
@@ -134,10 +168,9 @@ int main(int argc, char **argv)
 	char err[256];
 	int rc;
 
-	if (argc < 5 || (strcmp(argv[1], "lft") && strcmp(argv[1], "lid") &&
-			 strcmp(argv[1], "sminfo"))) {
+	if (!usage_ok(argc, argv)) {
 		fprintf(stderr, "usage: rogue_smp lft LID BLOCK PORT | lid LID PORT NEWLID | "
-			"sminfo LID MOD GUID [KEY [STATE [PRIO]]]\n");
+			"sminfo LID MOD GUID [KEY [STATE [PRIO]]] | pkey-here BLOCK PKEY...\n");
 		return 2;
 	}
 	if (mad_umad_open(NULL, 0, 0, 0, &tp, &info, err, sizeof(err)) < 0) {
@@ -147,6 +180,8 @@ int main(int argc, char **argv)
 	e = mad_engine_new(&tp, NULL);
 	if (!strcmp(argv[1], "sminfo"))
 		rc = set_sminfo(e, &tp, argc - 2, argv + 2);
+	else if (!strcmp(argv[1], "pkey-here"))
+		rc = set_pkeys_here(e, &tp, argc - 2, argv + 2);
 	else
 		rc = !strcmp(argv[1], "lft") ? set_lft(e, &tp, argv + 2) : set_lid(e, &tp, argv + 2);
 	mad_engine_free(e);
