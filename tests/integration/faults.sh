@@ -660,6 +660,11 @@ part_drift() {
 	n=$(sed -n 's/.* lft_blocks_written=\([0-9]*\).*/\1/p' "$SIM_DIR/nolinks.out")
 	[ "$n" = 0 ] || fail "drift: ${n:-no count of} LFT blocks written over OpenSM's working routes"
 	msg "drift: no link history, fabric programmed by OpenSM: its routes repaired, 0 LFT blocks written"
+	# OpenSM gave every port its LID and SM LID: every P_KeyTable is read
+	grep -q 'P_Keys: [0-9]* ports (0 untouched since reset: not read), [1-9][0-9]* blocks read' \
+		"$SIM_DIR/nolinks.log" ||
+		fail "drift: after OpenSM, P_KeyTables not read: $(grep 'P_Keys:' "$SIM_DIR/nolinks.log")"
+	msg "drift: after OpenSM, $(sed -n 's/.*P_Keys: \([0-9]* ports\).*, \([0-9]* blocks read\).*/\1, \2/p' "$SIM_DIR/nolinks.log" | head -n 1)"
 	sim_stop
 }
 part drift && part_drift

@@ -35,7 +35,10 @@
 #   - on a fresh simulator, a host whose P_KeyTable someone changed before
 #     any SM ran (LID 0 still) is taken to hold the reset content by the
 #     bring-up, and the audit (audit_period 4 s) finds both blocks that
-#     differ from what we laid out, writes them back and logs them.
+#     differ from what we laid out, writes them back and logs them; a host
+#     given a changed table, a LID and an SM LID (as by an SM that stopped
+#     before arming it) is read by the bring-up and right without the
+#     audit.
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibswitches
 
@@ -279,6 +282,8 @@ sim_start "$top_srcdir/tests/topo/small.net"
 sim_run_at H00003 "$ROGUE" pkey-here 0 0xffff 0x8044 || hard_error "rogue_smp pkey-here 0 failed"
 sim_run_at H00003 "$ROGUE" pkey-here 1 0x8055 || hard_error "rogue_smp pkey-here 1 failed"
 WANT='0:0xffff 1:0x8044 32:0x8055'; expect_pkeys H00003
+sim_run_at H00004 "$ROGUE" pkey-here 1 0x8066 || hard_error "rogue_smp pkey-here 1 failed"
+sim_run_at H00004 "$ROGUE" lid-here 200 1 || hard_error "rogue_smp lid-here failed"
 mv "$SIM_DIR/ibsmd.log" "$SIM_DIR/ibsmd-2.log"
 cat >"$CONF" <<END
 socket_path "$SOCK"
@@ -292,8 +297,9 @@ sim_bg sh -c 'exec "$0" -c "$1" 2>"$2"' "$IBSMD" "$CONF" "$SIM_DIR/ibsmd.log"
 DAEMON=$SIM_BG_PID
 wait_sweeps 1
 ctl --json tables >"$SIM_DIR/t6.json" || die "tables failed"
-[ "$(jget 'r["partitions"]["ports_untouched"] > 0' <"$SIM_DIR/t6.json")" = True ] ||
-	die "fresh fabric, no port taken to hold the reset table"
+u3=$(jget 'r["partitions"]["ports_untouched"], r["partitions"]["ports"]' <"$SIM_DIR/t6.json")
+set -- $u3
+[ "$1" = $(($2 - 1)) ] || die "fresh fabric with H00004 configured: $1 of $2 ports taken as reset"
 up=$(date +%s)
 i=0
 until [ "$(pkeys H00003)" = 0:0xffff ] &&
@@ -303,11 +309,13 @@ until [ "$(pkeys H00003)" = 0:0xffff ] &&
 	kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died"
 	sleep 0.25
 done
+WANT='0:0xffff'; expect_pkeys H00004
+grep -q 'audit:.*"H00004"' "$SIM_DIR/ibsmd.log" && die "H00004 was taken as reset: $(grep 'audit:.*"H00004"' "$SIM_DIR/ibsmd.log")"
 ctl --json tables >"$SIM_DIR/t7.json" || die "tables failed"
 rep=$(jget 'r["partitions"]["audit_blocks_repaired"], r["partitions"]["audit_blocks_read"]' <"$SIM_DIR/t7.json")
 set -- $rep
 [ "$1" = 2 ] || die "audit repaired $1 P_KeyTable blocks, not 2 (read $2)"
-msg "table changed before the SM: written back by the audit $(($(date +%s) - up)) s after subnet up ($1 blocks repaired of $2 read, logged)"
+msg "table changed before the SM: written back by the audit $(($(date +%s) - up)) s after subnet up ($1 blocks repaired of $2 read, logged); with a LID and SM LID: read and right at bring-up"
 
 kill "$DAEMON"
 wait "$DAEMON" 2>/dev/null
