@@ -276,7 +276,8 @@ grep -q "ERROR: AddressSanitizer\|runtime error" "$SIM_DIR/ibsmd.log" && die "sa
 
 # A fresh simulator where H00003's table was changed before any SM ran:
 # its LID is 0, so the bring-up takes it to hold the reset content; the
-# audit reads it back and writes back both blocks.
+# audit reads it back and writes back both blocks. H00004's table too, but
+# it got a LID and an SM LID as well: the bring-up reads and fixes it.
 sim_stop
 sim_start "$top_srcdir/tests/topo/small.net"
 sim_run_at H00003 "$ROGUE" pkey-here 0 0xffff 0x8044 || hard_error "rogue_smp pkey-here 0 failed"
