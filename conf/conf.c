@@ -108,13 +108,15 @@ static const struct conf_opt opts[] = {
 	     "routing until it has been stable this long. 0: no hold-down."),
 	UINT(audit_period, 0, 86400, "300", "s", true,
 	     "The background audit re-reads, a share at each light sweep, every "
-	     "LID-holding port's PortInfo and every switch's LFT blocks, so that "
-	     "the whole fabric is checked once per this period, and writes back "
-	     "what differs from what the SM programmed (a table block or a LID "
-	     "someone else changed). The share is fabric size x "
-	     "light_sweep_interval / audit_period SMPs per light sweep: on a "
-	     "3456-host, 720-switch tree about 1 750 every 10 s with the "
-	     "default. The SM's own port is read at every light sweep. 0: no "
+	     "LID-holding port's PortInfo, every switch's LFT blocks and every "
+	     "P_KeyTable block the SM laid out, so that the whole fabric is "
+	     "checked once per this period, and writes back what differs from "
+	     "what the SM programmed (a table block or a LID someone else "
+	     "changed, or a P_KeyTable that was not the reset one on a port no "
+	     "SM had configured: the bring-up does not read those). The share "
+	     "is fabric size x light_sweep_interval / audit_period SMPs per "
+	     "light sweep: on a 3456-host, 720-switch tree about 2 200 every "
+	     "10 s with the default. The SM's own port is read at every light sweep. 0: no "
 	     "audit but of the SM's port."),
 	ENUM(routing_engine, route_engines, "auto", true,
 	     "Unicast routing engine. auto lets the routing library choose "

@@ -4,6 +4,8 @@
  * Items, in fabric order: a switch is its port 0 PortInfo then its LFT
  * blocks (none where adaptive routing owns the tables: sm/ar.c audits
  * those itself when it re-enables them); a CA is its LID-holding ports.
+ * Then each node's P_KeyTable blocks, port by port, of the ports whose
+ * table the SM laid out (pkey.h).
  * Each light sweep takes the next share of items from a cursor that wraps
  * around the fabric. Every read and every repair is one SMP counted in the
  * light sweep, so the light sweep ends when the audit's share has.
@@ -19,6 +21,7 @@
 #include "sm/bringup.h"
 #include "sm/drift.h"
 #include "lib/log.h"
+#include "sm/pkey.h"
 #include "sm/portcfg.h"
 #include "sm/sm.h"
 
@@ -52,18 +55,36 @@ static bool port_item(const struct sm_port *p)
 	return p->guid && p->lid && !p->dup_guid && p->have_pi && !p->stale;
 }
 
-/* Items of node n; a switch's item 0 is port 0, the rest LFT blocks. */
-static unsigned node_items(const struct sm *sm, const struct sm_node *n)
+/* Items of node n before its P_KeyTable blocks; a switch's item 0 is
+ * port 0, the rest LFT blocks. */
+static unsigned own_items(const struct sm *sm, const struct sm_node *n)
 {
 	unsigned k = 0;
 
-	if (!node_usable(n))
-		return 0;
 	if (node_is_switch(n))
 		return 1 + (audits_lft(sm, n) ? lft_blocks(sm) : 0);
 	for (unsigned p = 1; p <= n->ni.num_ports; p++)
 		k += port_item(&n->ports[p]);
 	return k;
+}
+
+static unsigned first_port(const struct sm_node *n)
+{
+	return node_is_switch(n) ? 0 : 1;
+}
+
+static unsigned pkey_items(const struct sm *sm, const struct sm_node *n)
+{
+	unsigned k = 0;
+
+	for (unsigned p = first_port(n); p <= n->ni.num_ports; p++)
+		k += sm_pkey_audit_blocks(sm, &n->ports[p]);
+	return k;
+}
+
+static unsigned node_items(const struct sm *sm, const struct sm_node *n)
+{
+	return node_usable(n) ? own_items(sm, n) + pkey_items(sm, n) : 0;
 }
 
 static struct sm_port *ca_port_item(struct sm_node *n, unsigned item)
@@ -222,12 +243,29 @@ static void audit_port(struct sm *sm, struct sm_port *p)
 
 /* --- the share --- */
 
+/* Item-th P_KeyTable block of n's ports, in port order. */
+static void audit_pkey(struct sm *sm, struct sm_node *n, unsigned item)
+{
+	for (unsigned p = first_port(n); p <= n->ni.num_ports; p++) {
+		unsigned k = sm_pkey_audit_blocks(sm, &n->ports[p]);
+
+		if (item < k) {
+			sm_pkey_audit(sm, &n->ports[p], (uint16_t)item);
+			return;
+		}
+		item -= k;
+	}
+}
+
 static void audit_item(struct sm *sm, struct sm_node *n, unsigned item)
 {
+	unsigned own = own_items(sm, n);
 	struct sm_port *p;
 
 	sm->audit.checked++;
-	if (node_is_switch(n)) {
+	if (item >= own)
+		audit_pkey(sm, n, item - own);
+	else if (node_is_switch(n)) {
 		if (item == 0)
 			audit_port(sm, &n->ports[0]);
 		else

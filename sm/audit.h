@@ -5,9 +5,10 @@
  * so a table block overwritten by someone else, a port given another LID,
  * or our own port moved would stay broken. Each light sweep therefore
  * re-reads a rotating share of the fabric, sized so that the whole fabric
- * (every LID-holding port's PortInfo and every switch's LFT blocks) is
- * covered once every audit_period seconds, and repairs and logs what
- * drifted: a block that differs from the routes is written back, a port
+ * (every LID-holding port's PortInfo, every switch's LFT blocks and every
+ * P_KeyTable block the SM laid out) is covered once every audit_period
+ * seconds, and repairs and logs what drifted: a block that differs from
+ * the routes or from the P_Keys we laid out is written back, a port
  * whose LID, LMC or SM LID differs is Set back, a linked port that fell to
  * Init or Armed is handled as a bounce (light.h). The SM's own port is read
  * at every light sweep. The audit sends nothing while a heavy sweep runs

@@ -9,6 +9,11 @@
  *   read back the blocks not known -> write the blocks that differ ->
  *   enforcement bits (switch ports)
  *
+ * A port that no SM has configured since its reset is not read: it holds
+ * the reset content (reset_content()). The background audit reads every
+ * programmed table over its period (sm_pkey_audit), so a port that held
+ * something else after all is found and written back.
+ *
  * The bits ride on the port's state Set when its link is walked this
  * sweep (its walk waits for the table: activate.h), else go in a
  * PortInfo Set of their own once the table is written; either way a
@@ -20,6 +25,7 @@
 #include <string.h>
 
 #include "sm/activate.h"
+#include "sm/light.h"
 #include "lib/log.h"
 #include "sm/phase.h"
 #include "sm/pkey.h"
@@ -47,10 +53,12 @@ struct pk_port {
 	bool faces_ca;       /* a switch port with a copy of its CA's table */
 	uint16_t left;       /* this sweep's reads, then writes, in flight */
 	bool failed;         /* one of them failed: its link waits for the end walk */
+	bool programmed;     /* this SM laid a table out for it once */
+	bool assumed;        /* held is the reset content, taken, not read */
 };
 
 struct pk_stats {
-	uint64_t ports, blocks_read, blocks_written, pi_sets, cut, read_failed;
+	uint64_t ports, blocks_read, blocks_written, pi_sets, cut, read_failed, assumed;
 };
 
 struct sm_pkey {
@@ -60,11 +68,21 @@ struct sm_pkey {
 	struct guidtab ports;   /* of struct pk_port */
 	void (*then)(struct sm *);   /* once every port's reads are out */
 	struct pk_stats st;
+	uint64_t audit_read, audit_repaired;   /* blocks, since start */
 };
 
 struct pk_ctx {
 	struct sm *sm;
 	struct pk_port *pp;
+	uint16_t block;
+};
+
+/* An audit's read or repair: the port is found again by its key, since
+ * the table may have moved its record meanwhile. */
+struct pk_audit_ctx {
+	struct sm *sm;
+	struct guidtab_key key;
+	uint64_t gen;
 	uint16_t block;
 };
 
@@ -205,6 +223,52 @@ static bool enforcing(const struct sm *sm, const struct sm_node *sw)
 	       sw->si.partition_enf_cap > 0;
 }
 
+/* Whether no SM has configured p since its reset. After a reset a port
+ * holds LID 0 and MasterSMLID 0 and, once its link is up, stays in Init
+ * until an SM arms it (IBA 14.2.5.6, 7.2); a switch's LID and SM LID are
+ * its port 0's, and its port 0 counts as not Armed or Active while no
+ * linked external port is Active (tables_port_fresh). An SM gives a port
+ * its LID and SM LID in one Set, so a port that lost its LID in a LID
+ * conflict, or whose LID another SM cleared, still shows that SM's LID.
+ * Not proof: OpenSM writes P_KeyTables before LIDs, so an OpenSM stopped
+ * in between leaves tables behind on ports that look untouched. Such a
+ * port carries no data traffic (Init passes SMPs only), and the audit
+ * finds its table. */
+static bool untouched(const struct sm_port *p)
+{
+	const struct sm_port *p0 = node_is_switch(p->node) ? &p->node->ports[0] : p;
+
+	if (!p->have_pi || p->stale || !p0->have_pi || p0->stale || p0->pi.lid ||
+	    p0->pi.master_sm_lid)
+		return false;
+	return p->num ? p->pi.port_state <= TOPO_PORT_INIT : tables_port_fresh(p);
+}
+
+/* A P_KeyTable after reset: the default P_Key, full member, at index 0,
+ * every other entry 0 (invalid). So ibsim starts every port's table. */
+static void reset_content(struct pk_port *pp)
+{
+	memset(pp->held, 0, pp->cap * sizeof(*pp->held));
+	pp->held[0] = PART_DEFAULT_PKEY | PKEY_FULL;
+	memset(pp->known, PK_KNOWN, nblocks(pp->cap));
+	pp->assumed = true;
+}
+
+/* A port whose tables may have been reset since we last looked: one no
+ * SM touched holds the reset content; of any other we know nothing. A
+ * port this SM programmed is read even when it looks untouched: a link
+ * reset in ibsim clears the LID and keeps the table. */
+static void forget(struct sm *sm, struct pk_port *pp, const struct sm_port *p)
+{
+	if (!pp->programmed && untouched(p)) {
+		reset_content(pp);
+		sm->pkey->st.assumed++;
+		return;
+	}
+	memset(pp->known, PK_UNKNOWN, nblocks(pp->cap));
+	pp->assumed = false;
+}
+
 static struct pk_port *manage(struct sm *sm, struct sm_port *p, unsigned cap)
 {
 	struct pk_port *pp = port_get(sm->pkey, p, cap);
@@ -213,7 +277,7 @@ static struct pk_port *manage(struct sm *sm, struct sm_port *p, unsigned cap)
 	pp->p = p;
 	pp->faces_ca = false;
 	if (tables_port_fresh(p))
-		memset(pp->known, PK_UNKNOWN, nblocks(pp->cap));
+		forget(sm, pp, p);
 	sm->pkey->st.ports++;
 	return pp;
 }
@@ -305,6 +369,7 @@ static void read_done(void *arg, int err, const struct smp *resp)
 	if (err == MAD_OK && smp_pkey_block_decode(resp->data, sizeof(resp->data), &blk) == 0) {
 		block_store(pp->held, pp->cap, c->block, &blk);
 		pp->known[c->block] = PK_KNOWN;
+		pp->assumed = false;
 	} else {
 		pp->known[c->block] = PK_FAILED;
 		sm->pkey->st.read_failed++;
@@ -375,6 +440,7 @@ static void lay_out(struct pk_port *pp)
 	memcpy(pp->want, t, pp->cap * sizeof(*t));
 	pp->nwant = pp->cap;
 	pp->laid_out = true;
+	pp->programmed = true;
 	free(t);
 }
 
@@ -471,8 +537,9 @@ void sm_pkey_log(const struct sm *sm)
 {
 	const struct pk_stats *s = &sm->pkey->st;
 
-	log_info("P_Keys: %llu ports, %llu blocks read, %llu written, %llu enforcement "
-		 "changes, %llu tables cut", (unsigned long long)s->ports,
+	log_info("P_Keys: %llu ports (%llu untouched since reset: not read), %llu blocks read, "
+		 "%llu written, %llu enforcement changes, %llu tables cut",
+		 (unsigned long long)s->ports, (unsigned long long)s->assumed,
 		 (unsigned long long)s->blocks_read, (unsigned long long)s->blocks_written,
 		 (unsigned long long)s->pi_sets, (unsigned long long)s->cut);
 }
@@ -729,6 +796,123 @@ bool sm_pkey_held(const struct sm *sm, uint64_t node_guid, uint8_t num, uint16_t
 	return true;
 }
 
+/* --- the audit (audit.h) ------------------------------------------------------ */
+
+/* p's record when the SM laid out a table for p this sweep and nothing of
+ * it is in flight; else NULL. */
+static struct pk_port *audited(const struct sm *sm, const struct sm_port *p)
+{
+	struct pk_port *pp = p->guid ? port_find(sm->pkey, p->node->guid, p->num) : NULL;
+
+	return pp && pp->used && pp->p == p && pp->laid_out && !pp->left ? pp : NULL;
+}
+
+unsigned sm_pkey_audit_blocks(const struct sm *sm, const struct sm_port *p)
+{
+	const struct pk_port *pp = sm->pkey ? audited(sm, p) : NULL;
+
+	return pp ? nblocks(pp->cap) : 0;
+}
+
+static struct pk_audit_ctx *audit_ctx(struct sm *sm, const struct pk_port *pp, uint16_t b)
+{
+	struct pk_audit_ctx *c = xcalloc(1, sizeof(*c));
+
+	c->sm = sm;
+	c->key = pp->key;
+	c->gen = sm->fabric_gen;
+	c->block = b;
+	return c;
+}
+
+/* The port of an answer, if the sweep it was asked in still stands. */
+static struct pk_port *audit_port(const struct pk_audit_ctx *c, int err)
+{
+	struct pk_port *pp;
+
+	if (err != MAD_OK || c->gen != c->sm->fabric_gen || c->sm->sweeping)
+		return NULL;
+	pp = port_find(c->sm->pkey, c->key.guid, c->key.num);
+	return pp && pp->used && pp->laid_out && c->block < nblocks(pp->cap) ? pp : NULL;
+}
+
+static void audit_written(void *arg, int err, const struct smp *resp)
+{
+	struct pk_audit_ctx *c = arg;
+	struct pk_port *pp = audit_port(c, err);
+	struct smp_pkey_block blk;
+
+	(void)resp;
+	if (pp) {
+		block_of(pp->want, pp->cap, c->block, &blk);
+		block_store(pp->held, pp->cap, c->block, &blk);
+		pp->known[c->block] = PK_KNOWN;
+	}
+	sm_light_put(c->sm);
+	free(c);
+}
+
+static unsigned differing(const struct smp_pkey_block *a, const struct smp_pkey_block *b)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < PK_BLOCK; i++)
+		n += a->pkey[i] != b->pkey[i];
+	return n;
+}
+
+/* What we laid out is the reference: the block goes back to it. */
+static void audit_repair(struct sm *sm, struct pk_port *pp, uint16_t b,
+			 const struct smp_pkey_block *want, unsigned bad)
+{
+	struct pk_audit_ctx *c;
+	struct mad_req r;
+
+	log_fabric(LOG_LVL_WARNING, "audit: %016llx \"%s\" port %u P_KeyTable block %u had %u "
+		   "entries that are not ours%s: written back", (unsigned long long)pp->key.guid,
+		   pp->p->node->desc, pp->key.num, b, bad,
+		   pp->assumed ? " (its table was taken for the reset one, not read)" : "");
+	sm->pkey->audit_repaired++;
+	block_req(sm, pp, MAD_METHOD_SET, b, &r);
+	smp_pkey_block_encode(want, r.data, sizeof(r.data));
+	sm_event(sm, "audit_repair", pp->p);
+	c = audit_ctx(sm, pp, b);
+	if (sm_light_submit(sm, &r, audit_written, c) < 0)
+		free(c);
+}
+
+static void audit_read(void *arg, int err, const struct smp *resp)
+{
+	struct pk_audit_ctx *c = arg;
+	struct pk_port *pp = audit_port(c, err);
+	struct smp_pkey_block got, want;
+
+	if (pp && smp_pkey_block_decode(resp->data, sizeof(resp->data), &got) == 0) {
+		block_of(pp->want, pp->cap, c->block, &want);
+		block_store(pp->held, pp->cap, c->block, &got);
+		pp->known[c->block] = PK_KNOWN;
+		if (differing(&got, &want))
+			audit_repair(c->sm, pp, c->block, &want, differing(&got, &want));
+	}
+	sm_light_put(c->sm);
+	free(c);
+}
+
+void sm_pkey_audit(struct sm *sm, struct sm_port *p, uint16_t block)
+{
+	struct pk_port *pp = audited(sm, p);
+	struct pk_audit_ctx *c;
+	struct mad_req r;
+
+	if (!pp || block >= nblocks(pp->cap))
+		return;
+	c = audit_ctx(sm, pp, block);
+	block_req(sm, pp, MAD_METHOD_GET, block, &r);
+	sm->pkey->audit_read++;
+	if (sm_light_submit(sm, &r, audit_read, c) < 0)
+		free(c);
+}
+
 /* --- control socket ---------------------------------------------------------------- */
 
 json_object *sm_pkey_json(const struct sm *sm)
@@ -742,5 +926,10 @@ json_object *sm_pkey_json(const struct sm *sm)
 	json_object_object_add(o, "blocks_written", json_object_new_int64((int64_t)s->blocks_written));
 	json_object_object_add(o, "enforcement_changes", json_object_new_int64((int64_t)s->pi_sets));
 	json_object_object_add(o, "tables_cut", json_object_new_int64((int64_t)s->cut));
+	json_object_object_add(o, "ports_untouched", json_object_new_int64((int64_t)s->assumed));
+	json_object_object_add(o, "audit_blocks_read",
+			       json_object_new_int64((int64_t)sm->pkey->audit_read));
+	json_object_object_add(o, "audit_blocks_repaired",
+			       json_object_new_int64((int64_t)sm->pkey->audit_repaired));
 	return o;
 }

@@ -17,7 +17,10 @@
  * Programming is a diff: blocks a port was not seen to hold (first sight,
  * or the port came up since: tables_port_fresh) are read back first,
  * then only differing 32-entry blocks are written; a block whose read
- * failed is left alone. A table too long for the port is cut to its
+ * failed is left alone. A port that no SM has configured since its reset
+ * (LID 0, SM LID 0, not Armed or Active; a switch's LID and SM LID are
+ * its port 0's) is not read: it holds the reset content, the default
+ * P_Key at index 0 and nothing else, unless this SM programmed it before. A table too long for the port is cut to its
  * size (PartitionCap, or the switch's enforcement cap) and logged; a
  * switch port whose copy does not fit is not enforced. The enforcement
  * bits ride on the port's state Set (ARMED or ACTIVE) when its link is
@@ -76,6 +79,14 @@ void sm_pkey_log(const struct sm *sm);
  * enforcement bits and returns true when they are to change. Asked only
  * once p's table is in place. */
 bool sm_pkey_enforcement(struct sm *sm, const struct sm_port *p, struct smp_port_info *w);
+
+/* The background audit (audit.h): how many blocks of port p's P_KeyTable
+ * it reads (0 where the SM laid out no table for p this sweep), and the
+ * read of one of them in the light sweep. A block that differs from the
+ * table the SM laid out is written back and logged; ports whose table was
+ * taken for the reset content, not read, are found out this way. */
+unsigned sm_pkey_audit_blocks(const struct sm *sm, const struct sm_port *p);
+void sm_pkey_audit(struct sm *sm, struct sm_port *p, uint16_t block);
 
 /* Fills the snapshot's P_Key tables (snap.h): each CA port's and switch
  * port 0's table as the SM gives it. */

@@ -12,16 +12,25 @@
  *                                     at LID, its payload forged: GUID,
  *                                     SM_Key KEY (default 1), SMState
  *                                     STATE (default 3, master), priority
+ *   rogue_smp pkey-here BLOCK PKEY...  P_KeyTable block BLOCK of the port
+ *                                     the tool is attached at becomes the
+ *                                     P_Keys given, the rest of it 0
+ *   rogue_smp lid-here LID SMLID      the port the tool is attached at gets
+ *                                     LID and MasterSMLID (PortInfo Get,
+ *                                     then Set; its state is left alone)
  *
- * Both are LID-routed SMPs (class 0x01) through ibsmd's own engine and
- * transport, sent from wherever the tool is attached (SIM_HOST under the
- * umad2sim preload). Exit status 0 when the Set was answered without error,
+ * All but the -here ones are LID-routed SMPs (class 0x01); those are
+ * directed-route SMPs with no hops, so it works on a fabric no SM has
+ * given LIDs yet. They go through ibsmd's own engine and transport, sent
+ * from wherever the tool is attached (SIM_HOST under the umad2sim
+ * preload). Exit status 0 when the Set was answered without error,
  * 3 when it got no answer (a block that drops the way back to us loses the
  * answer, not the Set), 1 otherwise.
  */
 #include "config.h"
 
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +96,18 @@ static int set_lft(struct mad_engine *e, const struct mad_transport *tp, char **
 	return run(e, tp, &r, NULL);
 }
 
+/* A PortInfo Set that changes only what the caller put in: 0 is "no
+ * change" in these fields (IBA 14.2.5.6). */
+static void no_change(struct smp_port_info *pi)
+{
+	pi->port_state = 0;
+	pi->phys_state = 0;
+	pi->link_down_def_state = 0;
+	pi->link_speed_enabled = 0;
+	pi->link_width_enabled = 0;
+	pi->link_speed_ext_enabled = 0;
+}
+
 static int set_lid(struct mad_engine *e, const struct mad_transport *tp, char **av)
 {
 	uint16_t lid = (uint16_t)strtoul(av[0], NULL, 0);
@@ -99,12 +120,7 @@ static int set_lid(struct mad_engine *e, const struct mad_transport *tp, char **
 	if (run(e, tp, &r, &s) != 0 || smp_port_info_decode(s.data, sizeof(s.data), &pi) < 0)
 		return -1;
 	pi.lid = (uint16_t)strtoul(av[2], NULL, 0);
-	pi.port_state = 0;              /* no change */
-	pi.phys_state = 0;
-	pi.link_down_def_state = 0;
-	pi.link_speed_enabled = 0;
-	pi.link_width_enabled = 0;
-	pi.link_speed_ext_enabled = 0;
+	no_change(&pi);
 	lid_req(&r, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, port, lid);
 	smp_port_info_encode(&pi, r.data, sizeof(r.data));
 	return run(e, tp, &r, NULL);
@@ -126,6 +142,54 @@ static int set_sminfo(struct mad_engine *e, const struct mad_transport *tp, int 
 	return run(e, tp, &r, NULL);
 }
 
+/* A directed-route SMP with no hops: to the port the tool is attached at. */
+static void here_req(struct mad_req *r, uint8_t method, uint16_t attr, uint32_t mod)
+{
+	lid_req(r, method, attr, mod, LID_PERMISSIVE);
+	r->mgmt_class = MAD_CLASS_SMI_DR;
+}
+
+static int set_pkeys_here(struct mad_engine *e, const struct mad_transport *tp, int ac,
+			  char **av)
+{
+	struct smp_pkey_block blk = { 0 };
+	struct mad_req r;
+
+	if (ac < 2 || ac - 1 > (int)(sizeof(blk.pkey) / sizeof(blk.pkey[0])))
+		return -1;
+	for (int i = 1; i < ac; i++)
+		blk.pkey[i - 1] = (uint16_t)strtoul(av[i], NULL, 0);
+	here_req(&r, MAD_METHOD_SET, SMP_ATTR_PKEY_TABLE,
+		 smp_pkey_mod(0, (uint16_t)strtoul(av[0], NULL, 0)));
+	smp_pkey_block_encode(&blk, r.data, sizeof(r.data));
+	return run(e, tp, &r, NULL);
+}
+
+static int set_lid_here(struct mad_engine *e, const struct mad_transport *tp, char **av)
+{
+	struct smp_port_info pi;
+	struct mad_req r;
+	struct smp s;
+
+	here_req(&r, MAD_METHOD_GET, SMP_ATTR_PORT_INFO, 0);
+	if (run(e, tp, &r, &s) != 0 || smp_port_info_decode(s.data, sizeof(s.data), &pi) < 0)
+		return -1;
+	pi.lid = (uint16_t)strtoul(av[0], NULL, 0);
+	pi.master_sm_lid = (uint16_t)strtoul(av[1], NULL, 0);
+	no_change(&pi);
+	here_req(&r, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, 0);
+	smp_port_info_encode(&pi, r.data, sizeof(r.data));
+	return run(e, tp, &r, NULL);
+}
+
+static bool usage_ok(int argc, char **argv)
+{
+	if (argc >= 4 && (!strcmp(argv[1], "pkey-here") || !strcmp(argv[1], "lid-here")))
+		return true;
+	return argc >= 5 && (!strcmp(argv[1], "lft") || !strcmp(argv[1], "lid") ||
+			     !strcmp(argv[1], "sminfo"));
+}
+
 int main(int argc, char **argv)
 {
 	struct mad_transport tp;
@@ -134,10 +198,10 @@ int main(int argc, char **argv)
 	char err[256];
 	int rc;
 
-	if (argc < 5 || (strcmp(argv[1], "lft") && strcmp(argv[1], "lid") &&
-			 strcmp(argv[1], "sminfo"))) {
+	if (!usage_ok(argc, argv)) {
 		fprintf(stderr, "usage: rogue_smp lft LID BLOCK PORT | lid LID PORT NEWLID | "
-			"sminfo LID MOD GUID [KEY [STATE [PRIO]]]\n");
+			"sminfo LID MOD GUID [KEY [STATE [PRIO]]] | pkey-here BLOCK PKEY... | "
+			"lid-here LID SMLID\n");
 		return 2;
 	}
 	if (mad_umad_open(NULL, 0, 0, 0, &tp, &info, err, sizeof(err)) < 0) {
@@ -147,6 +211,10 @@ int main(int argc, char **argv)
 	e = mad_engine_new(&tp, NULL);
 	if (!strcmp(argv[1], "sminfo"))
 		rc = set_sminfo(e, &tp, argc - 2, argv + 2);
+	else if (!strcmp(argv[1], "pkey-here"))
+		rc = set_pkeys_here(e, &tp, argc - 2, argv + 2);
+	else if (!strcmp(argv[1], "lid-here"))
+		rc = set_lid_here(e, &tp, argv + 2);
 	else
 		rc = !strcmp(argv[1], "lft") ? set_lft(e, &tp, argv + 2) : set_lid(e, &tp, argv + 2);
 	mad_engine_free(e);

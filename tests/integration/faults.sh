@@ -333,20 +333,24 @@ part_live() {
 	# takes about a millisecond, so the switches drop 80 % of the LFT
 	# Sets (attribute 0x19) meanwhile: retries stretch it, and the kill,
 	# 3 ms after routing, lands while some blocks are written, others not.
+	# Routing may finish before the LID file is on disk and the LIDs are
+	# Set (a fresh fabric's P_KeyTables are not read, so nothing else
+	# keeps the loop busy): the kill waits for the last CA's LID Set too.
 	rm -rf "$SIM_DIR/state"
 	SWITCHES=$(echo "$NODES" | grep -v '^H')
 	for n in $SWITCHES; do printf 'Error "%s" 80 25\n' "$n" >&9; done
 	# a LID no allocator would pick by itself, kept because the port holds it
 	sim_cmd 'Baselid "H00010"[1] 300'
 	start_sm fresh
-	ms=$(kill_at "$SIM_DIR/fresh.log" 0 'routing: engine' 3) || fail "kill -9, fresh fabric: never routed"
+	ms=$(kill_at "$SIM_DIR/fresh.log" 0 '(?s)(?=.*routing: engine)(?=.*CA ports told, 0 left)' 3) ||
+		fail "kill -9, fresh fabric: never routed and gave every CA its LID"
 	stop_sm
 	for n in $SWITCHES; do printf 'Error "%s" 0\n' "$n" >&9; done
 	sim_cmd 'Attached'
 	PAIRS=0 state fresh-kill
 	[ "$DUPS" = 0 ] || fail "kill -9, fresh fabric: $DUPS LIDs held twice after the kill"
 	[ "$(simstate --lid-of H00010 "$SIM_DIR/fresh-kill.dump")" = 300 ] || fail "kill -9, fresh fabric: H00010's LID 300 not kept"
-	[ "$UNREACH" -gt 0 ] || fail "kill -9, fresh fabric: the kill ($ms ms after routing) came after programming"
+	[ "$UNREACH" -gt 0 ] || fail "kill -9, fresh fabric: the kill ($ms ms after routing and the LIDs) came after programming"
 	fresh_unreach=$UNREACH
 	start_sm flap
 	until_healthy "bring-up" 30
@@ -355,7 +359,7 @@ part_live() {
 	w=$(first_sweep_blocks "$SIM_DIR/flap.log") || exit 99
 	[ "$w" -gt 0 ] || fail "kill -9, fresh fabric: the restart wrote no LFT block"
 	[ "$(blocks_after "$SIM_DIR/flap.log" 0)" -gt 0 ] || fail "blocks_after counts nothing"
-	msg "kill -9: during the first programming ($ms ms after routing, $fresh_unreach pairs unrouted): LIDs kept, none twice, restart wrote $w blocks and works"
+	msg "kill -9: during the first programming ($ms ms after routing and the LIDs, $fresh_unreach pairs unrouted): LIDs kept, none twice, restart wrote $w blocks and works"
 	LINKS=$(python3 - "$SIM_DIR/live.net" <<'EOF'
 import random, re, sys
 cur, out = None, []
@@ -660,6 +664,11 @@ part_drift() {
 	n=$(sed -n 's/.* lft_blocks_written=\([0-9]*\).*/\1/p' "$SIM_DIR/nolinks.out")
 	[ "$n" = 0 ] || fail "drift: ${n:-no count of} LFT blocks written over OpenSM's working routes"
 	msg "drift: no link history, fabric programmed by OpenSM: its routes repaired, 0 LFT blocks written"
+	# OpenSM gave every port its LID and SM LID: every P_KeyTable is read
+	grep -q 'P_Keys: [0-9]* ports (0 untouched since reset: not read), [1-9][0-9]* blocks read' \
+		"$SIM_DIR/nolinks.log" ||
+		fail "drift: after OpenSM, P_KeyTables not read: $(grep 'P_Keys:' "$SIM_DIR/nolinks.log")"
+	msg "drift: after OpenSM, $(sed -n 's/.*P_Keys: \([0-9]* ports\).*, \([0-9]* blocks read\).*/\1, \2/p' "$SIM_DIR/nolinks.log" | head -n 1)"
 	sim_stop
 }
 part drift && part_drift

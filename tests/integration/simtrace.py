@@ -15,6 +15,11 @@ Usage: simtrace.py FILE [--from-line N]
   with ClientReregister, and to how many different ports they went, told
   apart by their directed route or destination LID).
 
+Usage: simtrace.py FILE --pkey [--from-line N]
+  Prints "pkey_get=G pkey_set=S get_ports=P": P_KeyTable (0x16) Gets and
+  Sets in the trace, whoever sent them, and how many different ports the
+  Gets read (node and port number, a switch's from the modifier).
+
 Usage: simtrace.py FILE --order NETFILE [--from-line N]
   Checks the order of a bring-up: no port is Set ACTIVE before every LFT
   block Set and SwitchInfo Set that the trace shows for the switch it is
@@ -104,6 +109,20 @@ def count(lines):
     return 0
 
 
+def pkey(lines):
+    gets = sets = 0
+    ports = set()
+    for mclass, method, attr, mod, _mad, node, port in packets(lines):
+        if mclass not in (0x01, 0x81) or attr != 0x16:
+            continue
+        if method == 0x01:
+            gets += 1
+            ports.add((node, (mod >> 16) & 0xFF or port))
+        sets += method == 0x02
+    print('pkey_get=%d pkey_set=%d get_ports=%d' % (gets, sets, len(ports)))
+    return 0
+
+
 def read_net(path):
     """Switch names and links (node, port) -> (node, port) of a net file."""
     switches, peer, cur = set(), {}, None
@@ -166,8 +185,11 @@ def main():
     ap.add_argument('file')
     ap.add_argument('--from-line', type=int, default=0)
     ap.add_argument('--order', metavar='NETFILE')
+    ap.add_argument('--pkey', action='store_true')
     a = ap.parse_args()
     lines = open(a.file, errors='replace').read().splitlines()[a.from_line:]
+    if a.pkey:
+        return pkey(lines)
     if a.order:
         return order(lines, a.order)
     return count(lines)

@@ -6,7 +6,10 @@
 # members and a storage partition of all CAs (limited) and the SM (full):
 #   - every host's P_KeyTable (smpquery pkeys) holds exactly its partitions,
 #     the default one at index 0; the switch port facing a limited tenant
-#     member holds that host's table;
+#     member holds that host's table; on this fabric fresh from the
+#     simulator no port was configured since its reset, so no P_KeyTable
+#     is read (ibsim's packet trace shows no Get of one): each is taken to
+#     hold the reset content, and only what differs is written;
 #   - with part_enforce both (the default), every switch port facing a CA
 #     was sent PartitionEnforcementInbound/Outbound, no inter-switch port
 #     either bit (judged from ibsim's packet trace by enfcheck.py: ibsim
@@ -26,13 +29,24 @@
 #     packet_life_time is every switch's LifeTimeValue (smpquery
 #     switchinfo), and the second sweep sends no SwitchInfo Set;
 #   - a new daemon with part_enforce off sends no PortInfo Set with an
-#     enforcement bit.
+#     enforcement bit; on this configured fabric it reads the P_KeyTables
+#     (none taken for the reset content) and adds a partition new in the
+#     file beside the P_Keys the hosts hold, each kept at its index;
+#   - on a fresh simulator, a host whose P_KeyTable someone changed before
+#     any SM ran (LID 0 still) is taken to hold the reset content by the
+#     bring-up, and the audit (audit_period 4 s) finds both blocks that
+#     differ from what we laid out, writes them back and logs them; a host
+#     given a changed table, a LID and an SM LID (as by an SM that stopped
+#     before arming it) is read by the bring-up and right without the
+#     audit.
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibswitches
 
 IBSMD=$top_builddir/daemon/ibsmd
 CTL=$top_builddir/cli/ibsmctl
-[ -x "$IBSMD" ] && [ -x "$CTL" ] || hard_error "ibsmd or ibsmctl not built"
+ROGUE=$top_builddir/tests/agent/rogue_smp
+[ -x "$IBSMD" ] && [ -x "$CTL" ] && [ -x "$ROGUE" ] || hard_error "build ibsmd, ibsmctl, rogue_smp"
+SIMTRACE="python3 $top_srcdir/tests/integration/simtrace.py"
 export SIM_HOST=H00001
 
 sim_start "$top_srcdir/tests/topo/small.net"
@@ -116,6 +130,13 @@ msg "part_enforce both: $(cat "$SIM_DIR/enf1.out") (smpquery reads back ${pe% }:
 ctl --json tables >"$SIM_DIR/t1.json" || die "tables failed"
 w1=$(jget 'r["partitions"]["blocks_written"]' <"$SIM_DIR/t1.json")
 [ "$w1" -gt 0 ] || die "the first sweep wrote no P_Key block"
+pk1=$($SIMTRACE "$SIM_DIR/trace1.txt" --pkey)
+case "$pk1" in pkey_get=0\ *) ;; *) die "the first sweep on a fresh fabric read P_KeyTables: $pk1" ;; esac
+u1=$(jget 'r["partitions"]["ports_untouched"], r["partitions"]["ports"], r["partitions"]["blocks_read"]' \
+	<"$SIM_DIR/t1.json") || die "no ports_untouched in: $(cat "$SIM_DIR/t1.json")"
+set -- $u1
+[ "$1" = "$2" ] && [ "$3" = 0 ] || die "fresh fabric: $1 of $2 ports taken as reset, $3 blocks read"
+msg "fresh fabric: all $2 ports taken to hold the reset table, no P_KeyTable read ($pk1)"
 ctl sweep --wait >/dev/null || die "sweep failed"
 ctl --json tables >"$SIM_DIR/t2.json"
 r2=$(jget 'r["partitions"]["blocks_read"], r["partitions"]["blocks_written"]' <"$SIM_DIR/t2.json")
@@ -214,7 +235,12 @@ wait "$DAEMON" 2>/dev/null
 grep -q "ERROR: AddressSanitizer\|runtime error" "$SIM_DIR/ibsmd.log" && die "sanitizer report"
 
 # A new daemon with enforcement off: its first sweep sets no bit anywhere.
+# The fabric is configured (LIDs, SM LID, Active): it reads the tables,
+# and gives H00005 a partition the old daemon did not know.
 echo "part_enforce off" >>"$CONF"
+echo "restart=0x0033 : $H5=limited ;" >>"$PARTS"
+before5=$(pkeys H00005)
+before2=$(pkeys H00002)
 mv "$SIM_DIR/ibsmd.log" "$SIM_DIR/ibsmd-1.log"
 n=$(wc -l <"$SIM_LOG")
 sim_cmd "Verbose 3"
@@ -229,6 +255,68 @@ $ENFCHECK --topo "$SIM_DIR/disc.txt" --trace "$SIM_DIR/trace2.txt" --expect off 
 msg "part_enforce off: $(cat "$SIM_DIR/enf2.out")"
 sets=$(python3 "$top_srcdir/tests/integration/simtrace.py" "$SIM_DIR/trace2.txt")
 case "$sets" in *" switchinfo=0 "*) ;; *) die "the restarted daemon sent SwitchInfo Sets: $sets" ;; esac
+pk2=$($SIMTRACE "$SIM_DIR/trace2.txt" --pkey)
+case "$pk2" in pkey_get=0\ *) die "the restarted daemon read no P_KeyTable: $pk2" ;; esac
+ctl --json tables >"$SIM_DIR/t5.json" || die "tables failed"
+u2=$(jget 'r["partitions"]["ports_untouched"]' <"$SIM_DIR/t5.json")
+[ "$u2" = 0 ] || die "configured fabric: $u2 ports taken to hold the reset table"
+after5=$(pkeys H00005)
+for e in $before5; do
+	case " $after5 " in *" $e "*) ;; *) die "H00005 lost $e: before '$before5', after '$after5'" ;; esac
+done
+[ "$(echo "$after5" | wc -w)" = $(($(echo "$before5" | wc -w) + 1)) ] &&
+	case "$after5" in *:0x0033*) true ;; *) false ;; esac ||
+	die "H00005: before '$before5', after '$after5', want 0x0033 added"
+WANT=$before2; expect_pkeys H00002
+msg "configured fabric: tables read ($pk2), H00005 '$before5' -> '$after5'"
+
+kill "$DAEMON"
+wait "$DAEMON" 2>/dev/null
+grep -q "ERROR: AddressSanitizer\|runtime error" "$SIM_DIR/ibsmd.log" && die "sanitizer report"
+
+# A fresh simulator where H00003's table was changed before any SM ran:
+# its LID is 0, so the bring-up takes it to hold the reset content; the
+# audit reads it back and writes back both blocks. H00004's table too, but
+# it got a LID and an SM LID as well: the bring-up reads and fixes it.
+sim_stop
+sim_start "$top_srcdir/tests/topo/small.net"
+sim_run_at H00003 "$ROGUE" pkey-here 0 0xffff 0x8044 || hard_error "rogue_smp pkey-here 0 failed"
+sim_run_at H00003 "$ROGUE" pkey-here 1 0x8055 || hard_error "rogue_smp pkey-here 1 failed"
+WANT='0:0xffff 1:0x8044 32:0x8055'; expect_pkeys H00003
+sim_run_at H00004 "$ROGUE" pkey-here 1 0x8066 || hard_error "rogue_smp pkey-here 1 failed"
+sim_run_at H00004 "$ROGUE" lid-here 200 1 || hard_error "rogue_smp lid-here failed"
+mv "$SIM_DIR/ibsmd.log" "$SIM_DIR/ibsmd-2.log"
+cat >"$CONF" <<END
+socket_path "$SOCK"
+state_dir "$SIM_DIR/state3"
+partitions_file "$PARTS"
+log_level info
+light_sweep_interval 1
+audit_period 4
+END
+sim_bg sh -c 'exec "$0" -c "$1" 2>"$2"' "$IBSMD" "$CONF" "$SIM_DIR/ibsmd.log"
+DAEMON=$SIM_BG_PID
+wait_sweeps 1
+ctl --json tables >"$SIM_DIR/t6.json" || die "tables failed"
+u3=$(jget 'r["partitions"]["ports_untouched"], r["partitions"]["ports"]' <"$SIM_DIR/t6.json")
+set -- $u3
+[ "$1" = $(($2 - 1)) ] || die "fresh fabric with H00004 configured: $1 of $2 ports taken as reset"
+up=$(date +%s)
+i=0
+until [ "$(pkeys H00003)" = 0:0xffff ] &&
+	[ "$(grep -c "audit: [0-9a-f]* \"H00003\" port 1 P_KeyTable block [01] had 1 entries that are not ours (its table was taken for the reset one, not read): written back" "$SIM_DIR/ibsmd.log")" = 2 ]; do
+	i=$((i + 1))
+	[ $i -gt 40 ] && die "H00003 not repaired by the audit within 10 s: '$(pkeys H00003)'"
+	kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died"
+	sleep 0.25
+done
+WANT='0:0xffff'; expect_pkeys H00004
+grep -q 'audit:.*"H00004"' "$SIM_DIR/ibsmd.log" && die "H00004 was taken as reset: $(grep 'audit:.*"H00004"' "$SIM_DIR/ibsmd.log")"
+ctl --json tables >"$SIM_DIR/t7.json" || die "tables failed"
+rep=$(jget 'r["partitions"]["audit_blocks_repaired"], r["partitions"]["audit_blocks_read"]' <"$SIM_DIR/t7.json")
+set -- $rep
+[ "$1" = 2 ] || die "audit repaired $1 P_KeyTable blocks, not 2 (read $2)"
+msg "table changed before the SM: written back by the audit $(($(date +%s) - up)) s after subnet up ($1 blocks repaired of $2 read, logged); with a LID and SM LID: read and right at bring-up"
 
 kill "$DAEMON"
 wait "$DAEMON" 2>/dev/null
