@@ -230,7 +230,7 @@ else
 	p99_on=$(p99 "$line")
 	pm_rounds | awk -v a="$alone" '{
 		printf "ibsmd     PM round %s%s: %s ports, %s queries, %s failed in %s ms\n",
-			$1, NR > a ? " (SA load)" : "", $2, $3, $4, $5 }'
+			$1, (NR > a ? " (SA load)" : ""), $2, $3, $4, $5 }'
 	python3 - "$port" <<'PY'
 import sys, urllib.request
 try:

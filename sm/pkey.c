@@ -238,6 +238,8 @@ static bool untouched(const struct sm_port *p)
 {
 	const struct sm_port *p0 = node_is_switch(p->node) ? &p->node->ports[0] : p;
 
+	if (node_is_switch(p->node) && p->num)
+		return false;   /* an enforcing switch port: see reset_content() */
 	if (!p->have_pi || p->stale || !p0->have_pi || p0->stale || p0->pi.lid ||
 	    p0->pi.master_sm_lid)
 		return false;
@@ -245,7 +247,12 @@ static bool untouched(const struct sm_port *p)
 }
 
 /* A P_KeyTable after reset: the default P_Key, full member, at index 0,
- * every other entry 0 (invalid). So ibsim starts every port's table. */
+ * every other entry 0 (invalid). So ibsim starts every port's table. The
+ * default P_Key at index 0 is what lets a CA port, or a switch's port 0,
+ * take part in management before any SM ran; a switch's external port
+ * has no such need, and with enforcement on, a table there that differs
+ * from the one assumed would drop its CA's packets until the audit came
+ * by: those tables are read, never assumed (untouched()). */
 static void reset_content(struct pk_port *pp)
 {
 	memset(pp->held, 0, pp->cap * sizeof(*pp->held));

@@ -131,12 +131,22 @@ ctl --json tables >"$SIM_DIR/t1.json" || die "tables failed"
 w1=$(jget 'r["partitions"]["blocks_written"]' <"$SIM_DIR/t1.json")
 [ "$w1" -gt 0 ] || die "the first sweep wrote no P_Key block"
 pk1=$($SIMTRACE "$SIM_DIR/trace1.txt" --pkey)
-case "$pk1" in pkey_get=0\ *) ;; *) die "the first sweep on a fresh fabric read P_KeyTables: $pk1" ;; esac
+# Read: only the enforcing switch ports facing CAs (their reset content is
+# not assumed); every CA port and switch port 0 is taken to hold the
+# reset table.
+nca=$(awk '/^(Ca|Hca)[ \t]/ { ca = 1; next } /^Switch[ \t]/ { ca = 0; next }
+	ca && /^\[[0-9]+\].*"S-/ { n++ } END { print n + 0 }' "$SIM_DIR/disc.txt")
+[ "$nca" -gt 0 ] || die "no CA port linked to a switch in ibnetdiscover's output"
+case "$pk1" in *" get_ports=$nca") ;;
+	*) die "fresh fabric: P_KeyTable Gets to ports other than the $nca switch ports facing a CA: $pk1" ;; esac
+gets=${pk1%% *}
+gets=${gets#pkey_get=}
 u1=$(jget 'r["partitions"]["ports_untouched"], r["partitions"]["ports"], r["partitions"]["blocks_read"]' \
 	<"$SIM_DIR/t1.json") || die "no ports_untouched in: $(cat "$SIM_DIR/t1.json")"
 set -- $u1
-[ "$1" = "$2" ] && [ "$3" = 0 ] || die "fresh fabric: $1 of $2 ports taken as reset, $3 blocks read"
-msg "fresh fabric: all $2 ports taken to hold the reset table, no P_KeyTable read ($pk1)"
+[ "$(($1 + nca))" = "$2" ] && [ "$3" = "$gets" ] ||
+	die "fresh fabric: $1 of $2 ports taken as reset, $3 blocks read ($nca switch ports facing CAs)"
+msg "fresh fabric: $1 of $2 ports taken to hold the reset table; only the $nca enforcing switch ports read ($pk1)"
 ctl sweep --wait >/dev/null || die "sweep failed"
 ctl --json tables >"$SIM_DIR/t2.json"
 r2=$(jget 'r["partitions"]["blocks_read"], r["partitions"]["blocks_written"]' <"$SIM_DIR/t2.json")
@@ -300,7 +310,8 @@ wait_sweeps 1
 ctl --json tables >"$SIM_DIR/t6.json" || die "tables failed"
 u3=$(jget 'r["partitions"]["ports_untouched"], r["partitions"]["ports"]' <"$SIM_DIR/t6.json")
 set -- $u3
-[ "$1" = $(($2 - 1)) ] || die "fresh fabric with H00004 configured: $1 of $2 ports taken as reset"
+[ "$1" = $(($2 - 1 - nca)) ] ||
+	die "fresh fabric with H00004 configured: $1 of $2 ports taken as reset ($nca switch ports facing CAs read)"
 up=$(date +%s)
 i=0
 until [ "$(pkeys H00003)" = 0:0xffff ] &&
