@@ -35,9 +35,11 @@
 /* Queries kept outstanding while hosts are asking the SA (a request in
  * the last few ms): an SA request and its answer queue behind the PMA
  * MADs in flight at the switches, the simulator and our receive queue,
- * so the full window would add its length to every SA answer. With 8 a
- * round still finishes well inside its period. */
-#define PM_SA_YIELD 8
+ * so the full window would add its length to every SA answer. With 2 a
+ * round of the 3456-host tree under SA load took about 3 s (alone 0.2 s),
+ * inside the default period of 10 s; with 8 the SA's p99 rose twice as
+ * much (bench/bench-pm.sh). */
+#define PM_SA_YIELD 2
 #define UPS_MAX 64
 
 /* A port the SM saw come back up since the targets were last set. */
