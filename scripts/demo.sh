@@ -57,6 +57,13 @@ echo "== saquery: the SA's PathRecord from H00001 to H00032, asked at H00020 (in
 set -- $lids
 sim_run_at H00020 saquery -p --slid "$1" --dlid "$2" || true
 echo
+# link health from the performance manager, and the same counters as
+# infiniband-diags' perfquery reads them
+ctl health
+ctl counters H00032 1
+echo "== perfquery of H00032 port 1, asked at H00020 (infiniband-diags)"
+sim_run_at H00020 perfquery "$2" 1 || true
+echo
 ctl mcast
 ctl sa
 # the harness's exit trap stops ibsmd and ibsim; it must not trip set -e

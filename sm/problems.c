@@ -76,10 +76,10 @@ static void keys(const struct sm *sm, struct sink *s)
 	bool sm_pub = sm->conf.sm_key == SM_PUBLIC_KEY, sa_pub = sm->conf.sa_key == SM_PUBLIC_KEY;
 
 	if (sm_pub || sa_pub)
-		warn(s, "public_key", "%s%s%s is 0x1, the well-known default: any host that sends it "
+		warn(s, "public_key", "%s%s%s %s 0x1, the well-known default: any host that sends it "
 		     "is a trusted SA requester; set a shared secret on every SM of the subnet "
 		     "(ibsmd.conf(5))", sm_pub ? "sm_key" : "", sm_pub && sa_pub ? " and " : "",
-		     sa_pub ? "sa_key" : "");
+		     sa_pub ? "sa_key" : "", sm_pub && sa_pub ? "are" : "is");
 }
 
 static void conflicts(const struct sm_fabric *f, struct sink *s)
