@@ -330,7 +330,9 @@ static const struct conf_opt opts[] = {
 	     "(20 736 linked ports) at 10 s, some 5/s to each switch."),
 	UINT(perfmgr_window, 1, 256, "128", NULL, true,
 	     "PMA queries outstanding at once; they go out only while no SMP "
-	     "waits for smp_window, and none starts while a sweep runs. Under "
+	     "waits for smp_window, none starts while a sweep runs, and while "
+	     "hosts are asking the SA (a request in the last 20 ms) only 2 are "
+	     "kept outstanding, so SA answers do not queue behind them. Under "
 	     "ibsim keep smp_window + this below about 256 (umad2sim stalls "
 	     "with more MADs unread)."),
 	UINT(health_window, 1, 86400, "300", "s", true,
