@@ -41,6 +41,7 @@
  * much (bench/bench-pm.sh). */
 #define PM_SA_YIELD 2
 #define UPS_MAX 64
+#define SPARE_MAX 256       /* query records kept for reuse */
 
 /* A port the SM saw come back up since the targets were last set. */
 struct pm_host_up {
@@ -51,6 +52,7 @@ struct pm_host_up {
 static struct pm_host {
 	struct sm *sm;
 	struct event *ev_pm;        /* the next round (pm_next_deadline) */
+	uint64_t pm_armed;          /* ev_pm's deadline, UINT64_MAX: not armed */
 	struct event *ev_tick;      /* options and mastership, every second */
 	struct pm_opts opts;
 	bool polling;
@@ -67,9 +69,65 @@ static struct pm_host {
 /* One query on the wire. */
 struct pm_host_q {
 	struct pm_query q;
+	struct pm_host_q *next;     /* on the spare list */
 };
 
+/* Finished records kept for the next queries (at most a window's worth),
+ * rather than a malloc and a free for each of a round's queries. */
+static struct pm_host_q *spare;
+static unsigned nspare;
+
+static struct pm_host_q *q_new(void)
+{
+	struct pm_host_q *x = spare;
+
+	if (!x)
+		return xmalloc(sizeof(*x));
+	spare = x->next;
+	nspare--;
+	return x;
+}
+
+static void q_free(struct pm_host_q *x)
+{
+	if (nspare >= SPARE_MAX || !H.ev_pm) {
+		free(x);
+		return;
+	}
+	x->next = spare;
+	spare = x;
+	nspare++;
+}
+
+static void q_spares_free(void)
+{
+	while (spare) {
+		struct pm_host_q *x = spare;
+
+		spare = x->next;
+		free(x);
+	}
+	nspare = 0;
+}
+
 static void pump(void);
+
+/* ev_pm may fire early (pump() then finds no round due and arms it
+ * again), never late; moving it only to an earlier deadline spares a timer
+ * update for every answer. */
+static void pm_timer_arm(uint64_t deadline)
+{
+	if (deadline >= H.pm_armed)
+		return;
+	H.pm_armed = deadline;
+	timer_at(H.ev_pm, deadline);
+}
+
+static void pm_timer_stop(void)
+{
+	H.pm_armed = UINT64_MAX;
+	timer_at(H.ev_pm, UINT64_MAX);
+}
 
 /* --- options --- */
 
@@ -108,7 +166,7 @@ static void on_answer(void *arg, int err, const uint8_t *mad, size_t len)
 			  x->q.kind == PM_Q_CPI ? "ClassPortInfo" : "counters",
 			  (unsigned long long)x->q.guid, x->q.port, err);
 	pm_done(H.sm->pm, &x->q, ok ? &r : NULL, clock_ms());
-	free(x);
+	q_free(x);
 	pump();
 }
 
@@ -116,7 +174,7 @@ static void submit(const struct pm_query *q)
 {
 	struct mad_gmp_req g;
 	struct pma_req p;
-	struct pm_host_q *x = xmalloc(sizeof(*x));
+	struct pm_host_q *x = q_new();
 
 	memset(&g, 0, sizeof(g));
 	pm_query_req(q, &p);
@@ -130,7 +188,7 @@ static void submit(const struct pm_query *q)
 	if (pma_req_data(&p, g.data + (PMA_DATA_OFFSET - 24), PMA_DATA_SIZE) < 0 ||
 	    mad_engine_submit_gmp(H.sm->eng, &g, on_answer, x) < 0) {
 		pm_done(H.sm->pm, q, NULL, clock_ms());
-		free(x);
+		q_free(x);
 	}
 }
 
@@ -180,12 +238,13 @@ static void pump(void)
 			submit(&q[i]);
 	H.pumping = false;
 	round_check();
-	timer_at(H.ev_pm, pm_next_deadline(H.sm->pm));
+	pm_timer_arm(pm_next_deadline(H.sm->pm));
 	sm_arm_engine_timer(H.sm);
 }
 
 static void on_pm_timer(evutil_socket_t fd, short what, void *arg)
 {
+	H.pm_armed = UINT64_MAX;
 	pump();
 }
 
@@ -315,7 +374,7 @@ static void poll_follow(struct sm *sm)
 	if (want)
 		pump();
 	else
-		timer_at(H.ev_pm, UINT64_MAX);
+		pm_timer_stop();
 }
 
 static void opts_follow(struct sm *sm)
@@ -540,6 +599,7 @@ int pm_host_attach(struct sm *sm)
 	if (!sm->pm)
 		fatalx("out of memory");
 	H.ev_pm = evtimer_new(sm->base, on_pm_timer, NULL);
+	H.pm_armed = UINT64_MAX;
 	H.ev_tick = event_new(sm->base, -1, EV_PERSIST, on_tick, sm);
 	event_add(H.ev_tick, &sec);
 	sm_listen(sm, &l);
@@ -560,6 +620,7 @@ void pm_host_stop(struct sm *sm)
 	if (H.ev_tick)
 		event_free(H.ev_tick);
 	H.ev_pm = H.ev_tick = NULL;
+	q_spares_free();
 }
 
 void pm_host_detach(struct sm *sm)

@@ -42,6 +42,8 @@ struct gmp_queue {
 	uint16_t gen[GMP_MAX_WINDOW];
 	unsigned free_slots[GMP_MAX_WINDOW];
 	unsigned nfree;
+	struct gmp *spare;              /* finished requests kept for reuse */
+	unsigned nspare;
 };
 
 static void *xcalloc(size_t n, size_t sz)
@@ -53,6 +55,32 @@ static void *xcalloc(size_t n, size_t sz)
 		abort();
 	}
 	return p;
+}
+
+/* A round of counter reads takes and frees a window's worth of requests
+ * over and over: up to GMP_MAX_WINDOW finished ones are kept for reuse
+ * instead of a calloc and a free for each. */
+static struct gmp *req_new(struct gmp_queue *g)
+{
+	struct gmp *r = g->spare;
+
+	if (!r)
+		return xcalloc(1, sizeof(*r));
+	g->spare = r->next;
+	g->nspare--;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+static void req_free(struct gmp_queue *g, struct gmp *r)
+{
+	if (g->nspare >= GMP_MAX_WINDOW) {
+		free(r);
+		return;
+	}
+	r->next = g->spare;
+	g->spare = r;
+	g->nspare++;
 }
 
 struct gmp_queue *gmp_new(const struct mad_transport *tp, struct mad_stats *st)
@@ -181,7 +209,7 @@ static void finish(struct gmp_queue *g, struct gmp *r, int err, const uint8_t *m
 	else
 		g->st->gmp_failed++;
 	r->done(r->arg, err, mad, len);
-	free(r);
+	req_free(g, r);
 }
 
 void gmp_pump(struct gmp_queue *g, uint64_t now)
@@ -203,7 +231,7 @@ void gmp_pump(struct gmp_queue *g, uint64_t now)
 int gmp_submit(struct gmp_queue *g, const struct mad_gmp_req *req, mad_gmp_done_fn done,
 	       void *arg)
 {
-	struct gmp *r = xcalloc(1, sizeof(*r));
+	struct gmp *r = req_new(g);
 
 	r->mr = *req;
 	r->done = done;
@@ -327,6 +355,12 @@ void gmp_free(struct gmp_queue *g)
 		g->st->gmp_queued--;
 		g->st->gmp_failed++;
 		r->done(r->arg, MAD_ERR_CANCELED, NULL, 0);
+		free(r);
+	}
+	while (g->spare) {
+		struct gmp *r = g->spare;
+
+		g->spare = r->next;
 		free(r);
 	}
 	free(g);

@@ -66,6 +66,7 @@ struct pm {
 	size_t nnodes, nports;
 	size_t cursor;          /* node pm_next() looks at first */
 	size_t pending;         /* want and inflight bits in the table */
+	size_t inflight;        /* inflight bits: with pending, the wants */
 	unsigned outstanding;   /* queries handed out, not yet done */
 	bool in_round;
 	uint64_t round_start, next_round;
@@ -185,13 +186,19 @@ static unsigned bits(uint8_t v)
 	return (unsigned)__builtin_popcount(v);
 }
 
+/* A bit both wanted and in flight (a re-ask queued behind its first
+ * attempt) counts twice, as the changes made one at a time count it. */
 static void recount(struct pm *pm)
 {
-	pm->pending = 0;
-	for (size_t i = 0; i < pm->nnodes; i++)
-		pm->pending += bits(pm->nodes[i].want | pm->nodes[i].inflight);
-	for (size_t i = 0; i < pm->nports; i++)
-		pm->pending += bits(pm->ports[i].want | pm->ports[i].inflight);
+	pm->pending = pm->inflight = 0;
+	for (size_t i = 0; i < pm->nnodes; i++) {
+		pm->inflight += bits(pm->nodes[i].inflight);
+		pm->pending += bits(pm->nodes[i].want) + bits(pm->nodes[i].inflight);
+	}
+	for (size_t i = 0; i < pm->nports; i++) {
+		pm->inflight += bits(pm->ports[i].inflight);
+		pm->pending += bits(pm->ports[i].want) + bits(pm->ports[i].inflight);
+	}
 }
 
 static void port_from_target(struct pm_port *p, const struct pm_target *t,
@@ -364,6 +371,7 @@ static void emit(struct pm *pm, const struct pm_node *n, uint8_t kind, uint8_t p
 	q->kind = kind;
 	q->port = port;
 	pm->outstanding++;
+	pm->inflight++;         /* each caller sets one inflight bit */
 	pm->st.queries++;
 }
 
@@ -467,7 +475,9 @@ size_t pm_next(struct pm *pm, uint64_t now_ms, struct pm_query *out, size_t max)
 
 	if (!pm->in_round && now_ms >= pm->next_round && pm->outstanding == 0)
 		start_round(pm, now_ms);
-	if (!pm->in_round)
+	/* every bit pending is in flight: nothing to send, and no walk over
+	 * the table for each of the round's last answers */
+	if (!pm->in_round || pm->pending <= pm->inflight)
 		return 0;
 	while (got < max && pm->outstanding < pm->o.window && idle < pm->nnodes) {
 		if (pm->cursor >= pm->nnodes)
@@ -691,6 +701,7 @@ void pm_done(struct pm *pm, const struct pm_query *q, const struct pma_reply *r,
 			return;
 		n->inflight &= (uint8_t)~bit;
 		pm->pending--;
+		pm->inflight--;
 		if (q->kind == PM_Q_CPI)
 			cpi_done(pm, n, r, now_ms);
 		else if (r && !r->status)
@@ -700,6 +711,7 @@ void pm_done(struct pm *pm, const struct pm_query *q, const struct pma_reply *r,
 	} else if ((p = port_of(pm->ports, n, q->port)) && (p->inflight & bit)) {
 		p->inflight &= (uint8_t)~bit;
 		pm->pending--;
+		pm->inflight--;
 		port_done(pm, n, p, q, r, now_ms);
 	}
 	if (pm->in_round && pm->pending == 0 && pm->outstanding == 0)

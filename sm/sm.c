@@ -57,15 +57,25 @@ void sm_engine_start(struct sm *sm, mad_gsi_fn gsi, void *gsi_arg)
 	sm->eng = mad_engine_new(&sm->tp, &o);
 }
 
+/* Called after every event and every answer: re-arming each time cost a
+ * clock read and a timer heap update per MAD. The timer may fire early (it
+ * then finds nothing due and is armed again), never late: so it is moved
+ * only to an earlier deadline. */
 void sm_arm_engine_timer(struct sm *sm)
 {
-	timer_at(sm->ev_timer, mad_engine_next_deadline(sm->eng));
+	uint64_t dl = mad_engine_next_deadline(sm->eng);
+
+	if (dl >= sm->timer_armed)
+		return;
+	sm->timer_armed = dl;
+	timer_at(sm->ev_timer, dl);
 }
 
 static void on_engine_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
 
+	sm->timer_armed = UINT64_MAX;
 	mad_engine_on_timer(sm->eng);
 	sm_arm_engine_timer(sm);
 }
@@ -73,6 +83,7 @@ static void on_engine_timer(evutil_socket_t fd, short what, void *arg)
 void sm_engine_timer_new(struct sm *sm)
 {
 	sm->ev_timer = evtimer_new(sm->base, on_engine_timer, sm);
+	sm->timer_armed = UINT64_MAX;
 }
 
 /* --- requests -------------------------------------------------------------- */

@@ -91,6 +91,7 @@ struct sm {
 	struct sm_run_opts run;
 	struct event_base *base;
 	struct event *ev_umad, *ev_timer, *ev_sweep;
+	uint64_t timer_armed;               /* ev_timer's deadline, or UINT64_MAX */
 	struct event *ev_light, *ev_hold;   /* light sweep, flap hold-down */
 	struct event *ev_log;               /* counts of log lines left out */
 	struct event *ev_retry;             /* sweep again after an unclean one */
