@@ -228,12 +228,14 @@ static size_t room(void)
 static void pump(void)
 {
 	struct pm_query q[PUMP_BATCH];
+	uint64_t now;
 	size_t n, max;
 
 	if (!H.polling || H.pumping || H.sm->sweeping)
 		return;
 	H.pumping = true;
-	while ((max = room()) > 0 && (n = pm_next(H.sm->pm, clock_ms(), q, max)) > 0)
+	now = clock_ms();
+	while ((max = room()) > 0 && (n = pm_next(H.sm->pm, now, q, max)) > 0)
 		for (size_t i = 0; i < n; i++)
 			submit(&q[i]);
 	H.pumping = false;

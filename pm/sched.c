@@ -67,6 +67,9 @@ struct pm {
 	size_t cursor;          /* node pm_next() looks at first */
 	size_t pending;         /* want and inflight bits in the table */
 	size_t inflight;        /* inflight bits: with pending, the wants */
+	struct pm_plan plan;    /* node_plan()'s last, made from plan_key */
+	uint32_t plan_key;
+	bool plan_made;
 	unsigned outstanding;   /* queries handed out, not yet done */
 	bool in_round;
 	uint64_t round_start, next_round;
@@ -135,7 +138,10 @@ static uint16_t window_seq(const struct pm *pm, uint64_t now_ms)
 	return (uint16_t)(now_ms / 1000 / w);
 }
 
-static void node_plan(const struct pm_node *n, struct pm_plan *p)
+/* A node's plan follows from its PMA's capabilities, asked for each query
+ * and answer; the nodes of a fabric mostly share them, so the last plan
+ * made is kept with what it was made from. */
+static void plan_make(const struct pm_node *n, struct pm_plan *p)
 {
 	struct pma_class_port_info cpi = { .cap_mask = n->cap_mask, .cap_mask2 = n->cap2 };
 
@@ -143,6 +149,18 @@ static void node_plan(const struct pm_node *n, struct pm_plan *p)
 		pm_plan_from_cpi(&cpi, p);
 	else
 		pm_plan_legacy(p);
+}
+
+static void node_plan(struct pm *pm, const struct pm_node *n, struct pm_plan *p)
+{
+	uint32_t key = n->cpi == CPI_OK ? 1u << 24 | (uint32_t)n->cap2 << 16 | n->cap_mask : 0;
+
+	if (pm->plan_key != key || !pm->plan_made) {
+		plan_make(n, &pm->plan);
+		pm->plan_key = key;
+		pm->plan_made = true;
+	}
+	*p = pm->plan;
 }
 
 /* --- the table --- */
@@ -325,7 +343,7 @@ static void start_round(struct pm *pm, uint64_t now_ms)
 		struct pm_node *n = &pm->nodes[i];
 		struct pm_plan plan;
 
-		node_plan(n, &plan);
+		node_plan(pm, n, &plan);
 		n->want = n->cpi == CPI_OK ? 0 : W_CPI;
 		n->retries = 0;
 		n->pc_left = plan.from_pc ? polled_ports(pm, n) : 0;
@@ -395,7 +413,7 @@ static void port_query(struct pm *pm, struct pm_node *n, struct pm_port *p, uint
 {
 	struct pm_plan plan;
 
-	node_plan(n, &plan);
+	node_plan(pm, n, &plan);
 	emit(pm, n, w == W_PC ? PM_Q_PC : w == W_PCE ? PM_Q_PCE : PM_Q_CLEAR, p->num, q);
 	if (n->is_switch == 0)
 		q->lid = p->lid;
@@ -422,7 +440,7 @@ static void clear_each(struct pm *pm, struct pm_node *n)
 {
 	struct pm_plan plan;
 
-	node_plan(n, &plan);
+	node_plan(pm, n, &plan);
 	n->want &= (uint8_t)~W_CLEAR;
 	pm->pending--;
 	for (unsigned k = 0; k < n->nports; k++) {
@@ -449,7 +467,7 @@ static bool node_query(struct pm *pm, struct pm_node *n, struct pm_query *q)
 	if (n->want & W_CLEAR && !n->pc_left) {
 		struct pm_plan plan;
 
-		node_plan(n, &plan);
+		node_plan(pm, n, &plan);
 		emit(pm, n, PM_Q_CLEAR, PMA_PORT_SELECT_ALL, q);
 		q->counter_select = plan.clear_select;
 		q->counter_select2 = plan.clear_select2;
@@ -575,7 +593,7 @@ static void reading(struct pm *pm, struct pm_node *n, struct pm_port *p,
 	uint32_t win;
 	bool had;
 
-	node_plan(n, &plan);
+	node_plan(pm, n, &plan);
 	if (r->attr_id == PMA_ATTR_PORT_COUNTERS)
 		pm_reading_from_pc(&r->u.pc, plan.from_pc, &rd);
 	else
@@ -635,7 +653,7 @@ static void cpi_done(struct pm *pm, struct pm_node *n, const struct pma_reply *r
 		return;
 	}
 	/* the ports' wants of the round follow the plan now known */
-	node_plan(n, &plan);
+	node_plan(pm, n, &plan);
 	n->pc_left = n->cpi == CPI_OK && plan.from_pc ? polled_ports(pm, n) : 0;
 	for (unsigned k = 0; k < n->nports; k++) {
 		struct pm_port *p = &pm->ports[n->first + k];
@@ -734,7 +752,7 @@ static void view(const struct pm *pm, const struct pm_node *n, const struct pm_p
 {
 	struct pm_plan plan;
 
-	node_plan(n, &plan);
+	plan_make(n, &plan);
 	v->guid = n->guid;
 	v->lid = n->is_switch ? n->lid : p->lid;
 	v->port = p->num;
