@@ -493,10 +493,12 @@ size_t pm_next(struct pm *pm, uint64_t now_ms, struct pm_query *out, size_t max)
 
 	if (!pm->in_round && now_ms >= pm->next_round && pm->outstanding == 0)
 		start_round(pm, now_ms);
+	if (!pm->in_round)
+		return 0;
 	/* every bit pending is in flight: nothing to send, and no walk over
 	 * the table for each of the round's last answers */
-	if (!pm->in_round || pm->pending <= pm->inflight)
-		return 0;
+	if (pm->pending <= pm->inflight)
+		idle = pm->nnodes;
 	while (got < max && pm->outstanding < pm->o.window && idle < pm->nnodes) {
 		if (pm->cursor >= pm->nnodes)
 			pm->cursor = 0;

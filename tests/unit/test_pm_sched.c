@@ -201,6 +201,24 @@ static void test_window(void **state)
 	pm_free(pm);
 }
 
+/* A round with nothing to ask (the one link watched is down) ends in
+ * pm_next() itself: no answer will come to end it. */
+static void test_empty_round(void **state)
+{
+	struct pm *pm = setup_pm(256);
+	struct pm_target t = { .guid = SW, .lid = 1, .port = 1, .is_switch = 1, .idle = 1 };
+	struct pm_query q[8];
+	struct pm_stats st;
+
+	run_round(pm, 1000);    /* the switch's ClassPortInfo is known now */
+	assert_int_equal(pm_set_targets(pm, &t, 1), 0);
+	assert_int_equal(pm_next(pm, 2000, q, 8), 0);
+	pm_get_stats(pm, &st);
+	assert_int_equal(st.rounds, 2);
+	assert_int_equal(pm_next_deadline(pm), 3000);
+	pm_free(pm);
+}
+
 static void test_not_answering(void **state)
 {
 	struct pm *pm = setup_pm(256);
@@ -390,6 +408,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_empty_round),
 		cmocka_unit_test(test_not_answering),
 		cmocka_unit_test(test_clear_all_ports),
 		cmocka_unit_test(test_clear_one_port),
