@@ -32,6 +32,7 @@
 #include "sm/phase.h"
 #include "sm/pkey.h"
 #include "fabric/pkeyset.h"
+#include "lib/clock.h"
 #include "lib/guidtab.h"
 #include "sm/sm.h"
 #include "fabric/snap.h"
@@ -74,6 +75,7 @@ struct sm_pkey {
 	struct pk_stats st;
 	uint64_t audit_read, audit_repaired;   /* blocks, since start */
 	uint64_t verifying;                    /* read-back SMPs in flight */
+	uint64_t verify_start_ms;
 	void (*verified)(struct sm *);         /* once none is */
 };
 
@@ -995,9 +997,10 @@ static void verify_put(struct sm *sm)
 	if (--k->verifying)
 		return;
 	log_info("P_Keys: %llu switch ports' tables assumed, %llu blocks verified after the sweep, "
-		 "%llu written back, %llu not read back", (unsigned long long)s->verify_ports,
+		 "%llu written back, %llu not read back, in %llu ms", (unsigned long long)s->verify_ports,
 		 (unsigned long long)s->verify_read, (unsigned long long)s->verify_repaired,
-		 (unsigned long long)s->verify_failed);
+		 (unsigned long long)s->verify_failed,
+		 (unsigned long long)(clock_ms() - k->verify_start_ms));
 	k->verified = NULL;
 	if (then)
 		then(sm);
@@ -1048,6 +1051,8 @@ void sm_pkey_verify(struct sm *sm, void (*then)(struct sm *))
 		k->verified = then;
 	if (!send)
 		return;
+	if (!k->verifying)
+		k->verify_start_ms = clock_ms();
 	k->verifying++;   /* held until every port's reads are out */
 	for (size_t i = 0; i < k->ports.size; i++) {
 		struct pk_port *pp = due(sm, slot(k, i));

@@ -165,7 +165,7 @@ u1=$(jget 'r["partitions"]["ports_untouched"], r["partitions"]["ports"], r["part
 set -- $u1
 [ "$1" = "$2" ] && [ "$3" = 0 ] && [ "$4" = "$nca" ] && [ "$5" = "$gets" ] && [ "$6" = 0 ] ||
 	die "fresh fabric: $1 of $2 ports taken as reset, $3 blocks read; $4 ports, $5 blocks read back after the sweep ($nca switch ports facing CAs, $gets Gets in the trace), $6 written back"
-grep -q "P_Keys: $nca switch ports' tables assumed, $gets blocks verified after the sweep, 0 written back, 0 not read back" \
+grep -q "P_Keys: $nca switch ports' tables assumed, $gets blocks verified after the sweep, 0 written back, 0 not read back, in [0-9]* ms" \
 	"$SIM_DIR/ibsmd.log" || die "no read-back line: $(grep 'P_Keys:' "$SIM_DIR/ibsmd.log")"
 msg "fresh fabric: all $2 ports taken to hold the reset table, none read in the bring-up; the $nca enforcing switch ports read back right after it ($pk1)"
 ctl sweep --wait >/dev/null || die "sweep failed"
@@ -388,7 +388,7 @@ fixed=$(grep -n 'read-back after the sweep: [0-9a-f]* "L0002" port 1 P_KeyTable 
 done_at=$(grep -n 'sweep 1 done in' "$SIM_DIR/once.log" | cut -d: -f1)
 [ -n "$fixed" ] && [ -n "$done_at" ] && [ "$fixed" -gt "$done_at" ] ||
 	{ grep 'P_Keys\|read-back\|audit\|done in' "$SIM_DIR/once.log" >&2; fail "L0002 port 1 not written back by the read-back after the sweep"; }
-grep -q "P_Keys: 32 switch ports' tables assumed, [1-9][0-9]* blocks verified after the sweep, 1 written back, 0 not read back" \
+grep -q "P_Keys: 32 switch ports' tables assumed, [1-9][0-9]* blocks verified after the sweep, 1 written back, 0 not read back, in [0-9]* ms" \
 	"$SIM_DIR/once.log" || fail "read-back line: $(grep 'P_Keys:' "$SIM_DIR/once.log")"
 grep -q 'audit:' "$SIM_DIR/once.log" && fail "the audit ran: $(grep 'audit:' "$SIM_DIR/once.log")"
 # The tables as the partitions say, on switch ports and CA ports alike.
