@@ -274,8 +274,8 @@ static bool untouched(const struct sm_port *p)
  * should not, so such a port is read back right after the sweep that
  * assumed it (unverified, sm_pkey_verify), not left to the audit: its
  * link is not Active before its switch's LFT is written (activate.h), so
- * a wrong table lives from the port's activation to the read-back, a few
- * milliseconds; until then the port carries no data. */
+ * a wrong table lives from the port's activation to the read-back, the
+ * rest of the sweep at most; until then the port carries no data. */
 static void reset_content(struct pk_port *pp)
 {
 	memset(pp->held, 0, pp->cap * sizeof(*pp->held));
@@ -1023,24 +1023,33 @@ static void verify_port(struct sm *sm, struct pk_port *pp)
 	}
 }
 
-/* Its record when p is due for a read-back and nothing of it is in flight. */
-static struct pk_port *due(const struct sm *sm, const struct pk_port *pp)
+/* The switch ports of the fabric due for a read-back (with nothing of
+ * them in flight), each given to fn if not NULL; how many. Walks the
+ * fabric, not the records: a record's port may be of a fabric gone. */
+static unsigned each_due(struct sm *sm, void (*fn)(struct sm *, struct pk_port *))
 {
-	return pp->used && pp->unverified && pp->p ? audited(sm, pp->p) : NULL;
-}
+	unsigned n = 0;
 
-static bool any_due(const struct sm *sm)
-{
-	for (size_t i = 0; i < sm->pkey->ports.size; i++)
-		if (due(sm, slot(sm->pkey, i)))
-			return true;
-	return false;
+	for (uint32_t i = 0; sm->fabric && i < sm->fabric->nnodes; i++) {
+		struct sm_node *nd = sm->fabric->nodes[i];
+
+		for (unsigned k = 1; node_is_switch(nd) && k <= nd->ni.num_ports; k++) {
+			struct pk_port *pp = audited(sm, &nd->ports[k]);
+
+			if (pp && pp->unverified) {
+				n++;
+				if (fn)
+					fn(sm, pp);
+			}
+		}
+	}
+	return n;
 }
 
 void sm_pkey_verify(struct sm *sm, void (*then)(struct sm *))
 {
 	struct sm_pkey *k = sm->pkey;
-	bool send = k && any_due(sm) && sm_light_begin(sm);
+	bool send = k && each_due(sm, NULL) && sm_light_begin(sm);
 
 	if (!k || (!send && !k->verifying)) {
 		if (then)
@@ -1054,12 +1063,7 @@ void sm_pkey_verify(struct sm *sm, void (*then)(struct sm *))
 	if (!k->verifying)
 		k->verify_start_ms = clock_ms();
 	k->verifying++;   /* held until every port's reads are out */
-	for (size_t i = 0; i < k->ports.size; i++) {
-		struct pk_port *pp = due(sm, slot(k, i));
-
-		if (pp)
-			verify_port(sm, pp);
-	}
+	each_due(sm, verify_port);
 	verify_put(sm);
 	sm_light_put(sm);
 }

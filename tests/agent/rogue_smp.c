@@ -155,20 +155,29 @@ static void here_req(struct mad_req *r, uint8_t method, uint16_t attr, uint32_t 
 	r->mgmt_class = MAD_CLASS_SMI_DR;
 }
 
+/* Sends P_KeyTable Set r with the P_Keys av[0..ac-1], the rest of the
+ * block 0. */
+static int set_pkeys(struct mad_engine *e, const struct mad_transport *tp, struct mad_req *r,
+		     int ac, char **av)
+{
+	struct smp_pkey_block blk = { 0 };
+
+	if (ac < 1 || ac > (int)(sizeof(blk.pkey) / sizeof(blk.pkey[0])))
+		return -1;
+	for (int i = 0; i < ac; i++)
+		blk.pkey[i] = (uint16_t)strtoul(av[i], NULL, 0);
+	smp_pkey_block_encode(&blk, r->data, sizeof(r->data));
+	return run(e, tp, r, NULL);
+}
+
 static int set_pkeys_here(struct mad_engine *e, const struct mad_transport *tp, int ac,
 			  char **av)
 {
-	struct smp_pkey_block blk = { 0 };
 	struct mad_req r;
 
-	if (ac < 2 || ac - 1 > (int)(sizeof(blk.pkey) / sizeof(blk.pkey[0])))
-		return -1;
-	for (int i = 1; i < ac; i++)
-		blk.pkey[i - 1] = (uint16_t)strtoul(av[i], NULL, 0);
 	here_req(&r, MAD_METHOD_SET, SMP_ATTR_PKEY_TABLE,
 		 smp_pkey_mod(0, (uint16_t)strtoul(av[0], NULL, 0)));
-	smp_pkey_block_encode(&blk, r.data, sizeof(r.data));
-	return run(e, tp, &r, NULL);
+	return set_pkeys(e, tp, &r, ac - 1, av + 1);
 }
 
 /* "1,3,2": the hops of a directed route; -1 when malformed or too long. */
@@ -191,21 +200,15 @@ static int dr_path(const char *s, struct mad_req *r)
 
 static int set_pkeys_dr(struct mad_engine *e, const struct mad_transport *tp, int ac, char **av)
 {
-	struct smp_pkey_block blk = { 0 };
 	struct mad_req r;
 
-	if (ac < 4 || ac - 3 > (int)(sizeof(blk.pkey) / sizeof(blk.pkey[0])))
-		return -1;
-	for (int i = 3; i < ac; i++)
-		blk.pkey[i - 3] = (uint16_t)strtoul(av[i], NULL, 0);
 	here_req(&r, MAD_METHOD_SET, SMP_ATTR_PKEY_TABLE,
 		 smp_pkey_mod((uint8_t)strtoul(av[1], NULL, 0), (uint16_t)strtoul(av[2], NULL, 0)));
 	if (dr_path(av[0], &r) < 0) {
 		fprintf(stderr, "rogue_smp: bad directed route '%s'\n", av[0]);
 		return -1;
 	}
-	smp_pkey_block_encode(&blk, r.data, sizeof(r.data));
-	return run(e, tp, &r, NULL);
+	return set_pkeys(e, tp, &r, ac - 3, av + 3);
 }
 
 static int set_lid_here(struct mad_engine *e, const struct mad_transport *tp, char **av)

@@ -8,8 +8,11 @@
 #     the default one at index 0; the switch port facing a limited tenant
 #     member holds that host's table; on this fabric fresh from the
 #     simulator no port was configured since its reset, so no P_KeyTable
-#     is read (ibsim's packet trace shows no Get of one): each is taken to
-#     hold the reset content, and only what differs is written;
+#     is read in the bring-up (ibsim's packet trace shows no Get of one
+#     before the last PortInfo Set): each is taken to hold the reset
+#     content, and only what differs is written; right after the sweep
+#     every block of each enforcing switch port facing a CA is read back,
+#     and no other (light sweeps off: no audit);
 #   - with part_enforce both (the default), every switch port facing a CA
 #     was sent PartitionEnforcementInbound/Outbound, no inter-switch port
 #     either bit (judged from ibsim's packet trace by enfcheck.py: ibsim
@@ -38,7 +41,13 @@
 #     differ from what we laid out, writes them back and logs them; a host
 #     given a changed table, a LID and an SM LID (as by an SM that stopped
 #     before arming it) is read by the bring-up and right without the
-#     audit.
+#     audit;
+#   - on a fresh simulator, a switch port facing a limited member whose
+#     table someone changed before any SM ran (rogue_smp pkey-dr) is taken
+#     for the reset table, and the read-back right after the sweep writes
+#     it back and logs it, with ibsmd --once, the audit off (no light
+#     sweeps, audit_period 3600): switch and CA ports then hold the
+#     partitions' tables (limited 0x0010, full 0x8010).
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibswitches
 
