@@ -82,21 +82,26 @@ static uint64_t smps_minimum(const struct sm *sm)
 	       sm->st.state_sets;
 }
 
+/* smps_sent counts the last sweep's SMPs, to its end; smps_after_up
+ * those sent after it (the P_Key read-back) before the summary. */
 static void print_summary(struct sm *sm)
 {
 	struct mad_stats ms;
 	const struct sm_fabric *f = sm->fabric;
+	uint64_t done;
 
 	mad_engine_get_stats(sm->eng, &ms);
+	done = sm->st.smps_done ? sm->st.smps_done : ms.sent;
 	printf("%s: nodes=%u switches=%u cas=%u links=%u ports_active=%u lids=%zu "
-	       "engine=%s smps_sent=%llu smps_min=%llu smps_failed=%llu discovery_smps=%llu "
+	       "engine=%s smps_sent=%llu smps_after_up=%llu smps_min=%llu smps_failed=%llu "
+	       "discovery_smps=%llu "
 	       "lft_blocks_read=%llu lft_blocks_written=%llu portinfo_sets=%llu state_sets=%llu "
 	       "dup_guids=%u discovery_ms=%.1f elapsed_ms=%.1f\n",
 	       sm->run.discover_only ? "discovered" : sm->subnet_up ? "subnet up" : "subnet NOT up",
 	       f ? f->nnodes : 0, f ? f->nswitches : 0,
 	       f ? f->ncas : 0, f ? f->nlinks : 0, sm->st.ports_active, lid_db_count(&sm->lids),
 	       sm->have_routes ? sm->routes.engine : "-",
-	       (unsigned long long)(ms.sent - sm->st.smps_start),
+	       (unsigned long long)(done - sm->st.smps_start), (unsigned long long)(ms.sent - done),
 	       (unsigned long long)(f ? smps_minimum(sm) : 0), (unsigned long long)ms.failed,
 	       (unsigned long long)sm->st.discovery_smps,
 	       (unsigned long long)sm->st.lft_blocks_read,
@@ -149,15 +154,15 @@ static void log_done(struct sm *sm)
 
 static void once_exit(struct sm *sm)
 {
+	print_summary(sm);
 	event_base_loopexit(sm->base, NULL);
 }
 
-/* Whether --once is done: the summary is printed, and the process exits
+/* Whether --once is done: the summary is printed and the process exits
  * once the P_Key read-back is (finished()). */
 static bool once_verdict(struct sm *sm)
 {
 	if ((sm->subnet_up && sm->sweep_clean) || sm->sweeps >= ONCE_ATTEMPTS) {
-		print_summary(sm);
 		if (!sm->subnet_up) {
 			fprintf(stderr, "ibsmd: subnet not up after %llu sweeps (%u errors)\n",
 				(unsigned long long)sm->sweeps, sm->st.errors);
@@ -177,9 +182,12 @@ static bool once_verdict(struct sm *sm)
  * after it, unless another sweep follows at once (which looks again). */
 static void finished(struct sm *sm)
 {
+	struct mad_stats ms;
 	bool exiting;
 
 	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_done);
+	mad_engine_get_stats(sm->eng, &ms);
+	sm->st.smps_done = ms.sent;
 	sm->sweeping = false;
 	sm->subnet_up = sm->st.errors == 0 && sm->have_routes && all_linked_active(sm->fabric);
 	if (sm->sweep_clean)
