@@ -7,7 +7,7 @@
 # first node of the file) with a fresh state directory and prints:
 #
 #   ibsmd wall_ms=W cpu_ms=C up_ms=U discover_ms=D smps_sent=S smps_min=M
-#         smps_xmit=X lids=L rss_kb=R
+#         smps_xmit=X smps_after_up=A lids=L rss_kb=R
 #
 # With --restart it then stops the simulator, starts a new one on the same
 # file (every switch and port as after a power cycle) and runs ibsmd again
@@ -24,7 +24,9 @@
 # cpu_ms       ibsmd's user+sys CPU time, as in opensm-once.sh
 # up_ms        the daemon's own elapsed_ms (start of sweep to subnet up)
 # discover_ms  the daemon's own discovery_ms
-# smps_sent    the daemon's own count of SMPs sent
+# smps_sent    the daemon's own count of SMPs sent, to subnet up
+# smps_after_up  and after it, before it exits (the read-back of the P_Key
+#              tables it took for the reset ones, and any write-back)
 # smps_min     the daemon's count of the SMPs this bring-up could not do
 #              without (sm/sweep.c smps_minimum): one NodeInfo across every
 #              link and the local one, NodeDescription per node, SwitchInfo
@@ -125,6 +127,7 @@ up=$(field elapsed_ms | sed 's/\..*//')
 disc=$(field discovery_ms | sed 's/\..*//')
 line="${IBSMD_LABEL:-ibsmd} wall_ms=$wall cpu_ms=$cpu up_ms=${up:-NA} discover_ms=${disc:-NA}"
 line="$line smps_sent=$(field smps_sent) smps_min=$(field smps_min) smps_xmit=${xmit:-NA}"
+line="$line smps_after_up=$(field smps_after_up)"
 line="$line lids=$lids rss_kb=$rss"
 # shellcheck disable=SC2086
 [ -n "$rates" ] && line="$line flood_rate=$(echo $rates | awk '{ printf "%.0f", ($1 + $2) / 2 }')"

@@ -326,6 +326,17 @@ static void begin(struct sm *sm)
 	sm->light.gen = sm->fabric_gen;
 }
 
+bool sm_light_begin(struct sm *sm)
+{
+	if (!sm->fabric || sm->stopping || !sm_may_write(sm))
+		return false;
+	if (sm->light.running)
+		sm->light.pending++;
+	else
+		begin(sm);
+	return true;
+}
+
 void sm_trap_scan(struct sm *sm, uint16_t issuer_lid)
 {
 	struct sm_node *n = NULL;

@@ -32,6 +32,11 @@ struct smp_port_info;
 int sm_light_submit(struct sm *sm, const struct mad_req *r,
 		    void (*cb)(void *arg, int err, const struct smp *resp), void *arg);
 void sm_light_put(struct sm *sm);
+/* SMPs of another module's between sweeps (the P_Key read-back) as a
+ * light sweep of their own, or joined to the one running: a handover or
+ * the next light sweep waits for them. false when none may be sent now
+ * (not master); else submit with sm_light_submit, then sm_light_put once. */
+bool sm_light_begin(struct sm *sm);
 /* A port's PortInfo read between sweeps: link down, bounce or up. */
 void sm_port_seen(struct sm *sm, struct sm_port *p, const struct smp_port_info *pi);
 void sm_trap_scan(struct sm *sm, uint16_t issuer_lid);

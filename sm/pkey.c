@@ -12,7 +12,9 @@
  * A port that no SM has configured since its reset is not read: it holds
  * the reset content (reset_content()). The background audit reads every
  * programmed table over its period (sm_pkey_audit), so a port that held
- * something else after all is found and written back.
+ * something else after all is found and written back; an enforcing
+ * switch port taken so is read back by the same path right after the
+ * sweep (sm_pkey_verify), not left to the audit.
  *
  * The bits ride on the port's state Set when its link is walked this
  * sweep (its walk waits for the table: activate.h), else go in a
@@ -30,6 +32,7 @@
 #include "sm/phase.h"
 #include "sm/pkey.h"
 #include "fabric/pkeyset.h"
+#include "lib/clock.h"
 #include "lib/guidtab.h"
 #include "sm/sm.h"
 #include "fabric/snap.h"
@@ -55,10 +58,12 @@ struct pk_port {
 	bool failed;         /* one of them failed: its link waits for the end walk */
 	bool programmed;     /* this SM laid a table out for it once */
 	bool assumed;        /* held is the reset content, taken, not read */
+	bool unverified;     /* a switch port assumed so: read back after the sweep */
 };
 
 struct pk_stats {
 	uint64_t ports, blocks_read, blocks_written, pi_sets, cut, read_failed, assumed;
+	uint64_t verify_ports, verify_read, verify_repaired, verify_failed;   /* after the sweep */
 };
 
 struct sm_pkey {
@@ -69,6 +74,9 @@ struct sm_pkey {
 	void (*then)(struct sm *);   /* once every port's reads are out */
 	struct pk_stats st;
 	uint64_t audit_read, audit_repaired;   /* blocks, since start */
+	uint64_t verifying;                    /* read-back SMPs in flight */
+	uint64_t verify_start_ms;
+	void (*verified)(struct sm *);         /* once none is */
 };
 
 struct pk_ctx {
@@ -84,6 +92,7 @@ struct pk_audit_ctx {
 	struct guidtab_key key;
 	uint64_t gen;
 	uint16_t block;
+	bool verify;          /* the read-back after a sweep, not the audit */
 };
 
 static unsigned nblocks(unsigned entries)
@@ -223,42 +232,57 @@ static bool enforcing(const struct sm *sm, const struct sm_node *sw)
 	       sw->si.partition_enf_cap > 0;
 }
 
-/* Whether no SM has configured p since its reset. After a reset a port
- * holds LID 0 and MasterSMLID 0 and, once its link is up, stays in Init
- * until an SM arms it (IBA 14.2.5.6, 7.2); a switch's LID and SM LID are
- * its port 0's, and its port 0 counts as not Armed or Active while no
- * linked external port is Active (tables_port_fresh). An SM gives a port
- * its LID and SM LID in one Set, so a port that lost its LID in a LID
- * conflict, or whose LID another SM cleared, still shows that SM's LID.
- * Not proof: OpenSM writes P_KeyTables before LIDs, so an OpenSM stopped
- * in between leaves tables behind on ports that look untouched. Such a
- * port carries no data traffic (Init passes SMPs only), and the audit
- * finds its table. */
+/* Whether no SM has configured switch n since its reset. After a reset a
+ * port holds LID 0 and MasterSMLID 0 and, once its link is up, stays in
+ * Init until an SM arms it (IBA 14.2.5.6, 7.2); a switch's LID and SM LID
+ * are its port 0's. An SM gives a port its LID and SM LID in one Set, so
+ * a port that lost its LID in a LID conflict, or whose LID another SM
+ * cleared, still shows that SM's LID. */
+static bool switch_untouched(const struct sm_node *n)
+{
+	const struct sm_port *p0 = &n->ports[0];
+
+	if (!p0->have_pi || p0->stale || p0->pi.lid || p0->pi.master_sm_lid)
+		return false;
+	for (unsigned k = 1; k <= n->ni.num_ports; k++)
+		if (n->ports[k].have_pi && n->ports[k].pi.port_state >= TOPO_PORT_ARMED)
+			return false;
+	return true;
+}
+
+/* Whether no SM has configured p since its reset: a CA port with LID 0,
+ * SM LID 0, not Armed or Active; any port of a switch that is untouched
+ * so as a whole (no port Armed or Active). Not proof: OpenSM writes
+ * P_KeyTables before LIDs, so an OpenSM stopped in between leaves tables
+ * behind on ports that look untouched. Such a port carries no data
+ * traffic (Init passes SMPs only) until this SM arms it; a switch port's
+ * table is read back right after the sweep (sm_pkey_verify), a CA port's
+ * and a switch port 0's by the audit. */
 static bool untouched(const struct sm_port *p)
 {
-	const struct sm_port *p0 = node_is_switch(p->node) ? &p->node->ports[0] : p;
-
-	if (node_is_switch(p->node) && p->num)
-		return false;   /* an enforcing switch port: see reset_content() */
-	if (!p->have_pi || p->stale || !p0->have_pi || p0->stale || p0->pi.lid ||
-	    p0->pi.master_sm_lid)
+	if (!p->have_pi || p->stale)
 		return false;
-	return p->num ? p->pi.port_state <= TOPO_PORT_INIT : tables_port_fresh(p);
+	if (node_is_switch(p->node))
+		return switch_untouched(p->node);
+	return !p->pi.lid && !p->pi.master_sm_lid && p->pi.port_state <= TOPO_PORT_INIT;
 }
 
 /* A P_KeyTable after reset: the default P_Key, full member, at index 0,
- * every other entry 0 (invalid). So ibsim starts every port's table. The
- * default P_Key at index 0 is what lets a CA port, or a switch's port 0,
- * take part in management before any SM ran; a switch's external port
- * has no such need, and with enforcement on, a table there that differs
- * from the one assumed would drop its CA's packets until the audit came
- * by: those tables are read, never assumed (untouched()). */
+ * every other entry 0 (invalid). So ibsim starts every port's table. With
+ * enforcement on, a switch external port whose table differs from the one
+ * assumed would drop its CA's packets, or let through partitions it
+ * should not, so such a port is read back right after the sweep that
+ * assumed it (unverified, sm_pkey_verify), not left to the audit: its
+ * link is not Active before its switch's LFT is written (activate.h), so
+ * a wrong table lives from the port's activation to the read-back, the
+ * rest of the sweep at most; until then the port carries no data. */
 static void reset_content(struct pk_port *pp)
 {
 	memset(pp->held, 0, pp->cap * sizeof(*pp->held));
 	pp->held[0] = PART_DEFAULT_PKEY | PKEY_FULL;
 	memset(pp->known, PK_KNOWN, nblocks(pp->cap));
 	pp->assumed = true;
+	pp->unverified = pp->key.num && node_is_switch(pp->p->node);
 }
 
 /* A port whose tables may have been reset since we last looked: one no
@@ -274,6 +298,7 @@ static void forget(struct sm *sm, struct pk_port *pp, const struct sm_port *p)
 	}
 	memset(pp->known, PK_UNKNOWN, nblocks(pp->cap));
 	pp->assumed = false;
+	pp->unverified = false;
 }
 
 static struct pk_port *manage(struct sm *sm, struct sm_port *p, unsigned cap)
@@ -806,10 +831,12 @@ bool sm_pkey_held(const struct sm *sm, uint64_t node_guid, uint8_t num, uint16_t
 /* --- the audit (audit.h) ------------------------------------------------------ */
 
 /* p's record when the SM laid out a table for p this sweep and nothing of
- * it is in flight; else NULL. */
+ * it is in flight; else NULL. A switch's external ports have no GUID of
+ * their own (IBA 14.2.5.3): they are found by the switch's. */
 static struct pk_port *audited(const struct sm *sm, const struct sm_port *p)
 {
-	struct pk_port *pp = p->guid ? port_find(sm->pkey, p->node->guid, p->num) : NULL;
+	bool has_table = p->guid || node_is_switch(p->node);
+	struct pk_port *pp = has_table ? port_find(sm->pkey, p->node->guid, p->num) : NULL;
 
 	return pp && pp->used && pp->p == p && pp->laid_out && !pp->left ? pp : NULL;
 }
@@ -821,7 +848,8 @@ unsigned sm_pkey_audit_blocks(const struct sm *sm, const struct sm_port *p)
 	return pp ? nblocks(pp->cap) : 0;
 }
 
-static struct pk_audit_ctx *audit_ctx(struct sm *sm, const struct pk_port *pp, uint16_t b)
+static struct pk_audit_ctx *audit_ctx(struct sm *sm, const struct pk_port *pp, uint16_t b,
+				      bool verify)
 {
 	struct pk_audit_ctx *c = xcalloc(1, sizeof(*c));
 
@@ -829,7 +857,36 @@ static struct pk_audit_ctx *audit_ctx(struct sm *sm, const struct pk_port *pp, u
 	c->key = pp->key;
 	c->gen = sm->fabric_gen;
 	c->block = b;
+	c->verify = verify;
 	return c;
+}
+
+/* Sends an audit's or a read-back's SMP; -1 when the engine refused it
+ * (c is freed). */
+static int audit_send(struct sm *sm, const struct mad_req *r, mad_done_fn cb,
+		      struct pk_audit_ctx *c)
+{
+	if (sm_light_submit(sm, r, cb, c) < 0) {
+		free(c);
+		return -1;
+	}
+	if (c->verify)
+		sm->pkey->verifying++;
+	return 0;
+}
+
+static void verify_put(struct sm *sm);
+
+/* The end of an audit's or a read-back's SMP. */
+static void audit_finish(struct pk_audit_ctx *c)
+{
+	struct sm *sm = c->sm;
+	bool verify = c->verify;
+
+	free(c);
+	if (verify)
+		verify_put(sm);
+	sm_light_put(sm);
 }
 
 /* The port of an answer, if the sweep it was asked in still stands. */
@@ -855,8 +912,7 @@ static void audit_written(void *arg, int err, const struct smp *resp)
 		block_store(pp->held, pp->cap, c->block, &blk);
 		pp->known[c->block] = PK_KNOWN;
 	}
-	sm_light_put(c->sm);
-	free(c);
+	audit_finish(c);
 }
 
 static unsigned differing(const struct smp_pkey_block *a, const struct smp_pkey_block *b)
@@ -869,23 +925,35 @@ static unsigned differing(const struct smp_pkey_block *a, const struct smp_pkey_
 }
 
 /* What we laid out is the reference: the block goes back to it. */
-static void audit_repair(struct sm *sm, struct pk_port *pp, uint16_t b,
+static void audit_repair(struct sm *sm, struct pk_port *pp, const struct pk_audit_ctx *rc,
 			 const struct smp_pkey_block *want, unsigned bad)
 {
-	struct pk_audit_ctx *c;
 	struct mad_req r;
 
-	log_fabric(LOG_LVL_WARNING, "audit: %016llx \"%s\" port %u P_KeyTable block %u had %u "
-		   "entries that are not ours%s: written back", (unsigned long long)pp->key.guid,
-		   pp->p->node->desc, pp->key.num, b, bad,
+	log_fabric(LOG_LVL_WARNING, "%s: %016llx \"%s\" port %u P_KeyTable block %u had %u "
+		   "entries that are not ours%s: written back",
+		   rc->verify ? "read-back after the sweep" : "audit", (unsigned long long)pp->key.guid,
+		   pp->p->node->desc, pp->key.num, rc->block, bad,
 		   pp->assumed ? " (its table was taken for the reset one, not read)" : "");
-	sm->pkey->audit_repaired++;
-	block_req(sm, pp, MAD_METHOD_SET, b, &r);
+	if (rc->verify)
+		sm->pkey->st.verify_repaired++;
+	else
+		sm->pkey->audit_repaired++;
+	block_req(sm, pp, MAD_METHOD_SET, rc->block, &r);
 	smp_pkey_block_encode(want, r.data, sizeof(r.data));
 	sm_event(sm, "audit_repair", pp->p);
-	c = audit_ctx(sm, pp, b);
-	if (sm_light_submit(sm, &r, audit_written, c) < 0)
-		free(c);
+	audit_send(sm, &r, audit_written, audit_ctx(sm, pp, rc->block, rc->verify));
+}
+
+/* A read-back that did not come through: the port stays to be read back
+ * (after the next sweep; the audit reads it meanwhile). */
+static void verify_missed(const struct pk_audit_ctx *c)
+{
+	struct pk_port *pp = port_find(c->sm->pkey, c->key.guid, c->key.num);
+
+	if (pp)
+		pp->unverified = true;
+	c->sm->pkey->st.verify_failed++;
 }
 
 static void audit_read(void *arg, int err, const struct smp *resp)
@@ -899,25 +967,105 @@ static void audit_read(void *arg, int err, const struct smp *resp)
 		block_store(pp->held, pp->cap, c->block, &got);
 		pp->known[c->block] = PK_KNOWN;
 		if (differing(&got, &want))
-			audit_repair(c->sm, pp, c->block, &want, differing(&got, &want));
+			audit_repair(c->sm, pp, c, &want, differing(&got, &want));
+	} else if (c->verify) {
+		verify_missed(c);
 	}
-	sm_light_put(c->sm);
-	free(c);
+	audit_finish(c);
 }
 
 void sm_pkey_audit(struct sm *sm, struct sm_port *p, uint16_t block)
 {
 	struct pk_port *pp = audited(sm, p);
-	struct pk_audit_ctx *c;
 	struct mad_req r;
 
 	if (!pp || block >= nblocks(pp->cap))
 		return;
-	c = audit_ctx(sm, pp, block);
 	block_req(sm, pp, MAD_METHOD_GET, block, &r);
-	sm->pkey->audit_read++;
-	if (sm_light_submit(sm, &r, audit_read, c) < 0)
-		free(c);
+	if (audit_send(sm, &r, audit_read, audit_ctx(sm, pp, block, false)) == 0)
+		sm->pkey->audit_read++;
+}
+
+/* --- the read-back after a sweep --------------------------------------------- */
+
+static void verify_put(struct sm *sm)
+{
+	struct sm_pkey *k = sm->pkey;
+	const struct pk_stats *s = &k->st;
+	void (*then)(struct sm *) = k->verified;
+
+	if (--k->verifying)
+		return;
+	log_info("P_Keys: %llu switch ports' tables assumed, %llu blocks verified after the sweep, "
+		 "%llu written back, %llu not read back, in %llu ms", (unsigned long long)s->verify_ports,
+		 (unsigned long long)s->verify_read, (unsigned long long)s->verify_repaired,
+		 (unsigned long long)s->verify_failed,
+		 (unsigned long long)(clock_ms() - k->verify_start_ms));
+	k->verified = NULL;
+	if (then)
+		then(sm);
+}
+
+static void verify_port(struct sm *sm, struct pk_port *pp)
+{
+	struct mad_req r;
+
+	pp->unverified = false;
+	sm->pkey->st.verify_ports++;
+	for (uint16_t b = 0; b < nblocks(pp->cap); b++) {
+		block_req(sm, pp, MAD_METHOD_GET, b, &r);
+		if (audit_send(sm, &r, audit_read, audit_ctx(sm, pp, b, true)) < 0) {
+			pp->unverified = true;
+			sm->pkey->st.verify_failed++;
+			continue;
+		}
+		sm->pkey->st.verify_read++;
+	}
+}
+
+/* The switch ports of the fabric due for a read-back (with nothing of
+ * them in flight), each given to fn if not NULL; how many. Walks the
+ * fabric, not the records: a record's port may be of a fabric gone. */
+static unsigned each_due(struct sm *sm, void (*fn)(struct sm *, struct pk_port *))
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; sm->fabric && i < sm->fabric->nnodes; i++) {
+		struct sm_node *nd = sm->fabric->nodes[i];
+
+		for (unsigned k = 1; node_is_switch(nd) && k <= nd->ni.num_ports; k++) {
+			struct pk_port *pp = audited(sm, &nd->ports[k]);
+
+			if (pp && pp->unverified) {
+				n++;
+				if (fn)
+					fn(sm, pp);
+			}
+		}
+	}
+	return n;
+}
+
+void sm_pkey_verify(struct sm *sm, void (*then)(struct sm *))
+{
+	struct sm_pkey *k = sm->pkey;
+	bool send = k && each_due(sm, NULL) && sm_light_begin(sm);
+
+	if (!k || (!send && !k->verifying)) {
+		if (then)
+			then(sm);
+		return;
+	}
+	if (then)
+		k->verified = then;
+	if (!send)
+		return;
+	if (!k->verifying)
+		k->verify_start_ms = clock_ms();
+	k->verifying++;   /* held until every port's reads are out */
+	each_due(sm, verify_port);
+	verify_put(sm);
+	sm_light_put(sm);
 }
 
 /* --- control socket ---------------------------------------------------------------- */
@@ -934,6 +1082,10 @@ json_object *sm_pkey_json(const struct sm *sm)
 	json_object_object_add(o, "enforcement_changes", json_object_new_int64((int64_t)s->pi_sets));
 	json_object_object_add(o, "tables_cut", json_object_new_int64((int64_t)s->cut));
 	json_object_object_add(o, "ports_untouched", json_object_new_int64((int64_t)s->assumed));
+	json_object_object_add(o, "ports_verified", json_object_new_int64((int64_t)s->verify_ports));
+	json_object_object_add(o, "blocks_verified", json_object_new_int64((int64_t)s->verify_read));
+	json_object_object_add(o, "verify_blocks_repaired",
+			       json_object_new_int64((int64_t)s->verify_repaired));
 	json_object_object_add(o, "audit_blocks_read",
 			       json_object_new_int64((int64_t)sm->pkey->audit_read));
 	json_object_object_add(o, "audit_blocks_repaired",

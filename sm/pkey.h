@@ -87,6 +87,13 @@ bool sm_pkey_enforcement(struct sm *sm, const struct sm_port *p, struct smp_port
  * taken for the reset content, not read, are found out this way. */
 unsigned sm_pkey_audit_blocks(const struct sm *sm, const struct sm_port *p);
 void sm_pkey_audit(struct sm *sm, struct sm_port *p, uint16_t block);
+/* Right after a sweep (sweep.c): every block of every switch port whose
+ * table that sweep (or an earlier one, if not read back since) took for
+ * the reset content is read back at once by the audit's path, written
+ * back where it differs, and logged. The reads run as a light sweep
+ * (light.h). then(sm), if not NULL, once none of them (nor a write-back)
+ * is in flight: at once when there is nothing to read. */
+void sm_pkey_verify(struct sm *sm, void (*then)(struct sm *));
 
 /* Fills the snapshot's P_Key tables (snap.h): each CA port's and switch
  * port 0's table as the SM gives it. */

@@ -71,6 +71,7 @@ struct sm_run_opts {
 
 struct sweep_stats {
 	uint64_t smps_start;      /* engine "sent" counter at sweep start */
+	uint64_t smps_done;       /* and at its end (0 before) */
 	uint64_t discovery_smps;
 	uint64_t lft_blocks_read;
 	uint64_t lft_blocks_written;

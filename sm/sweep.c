@@ -24,6 +24,7 @@
 #include "sm/activate.h"
 #include "sm/bringup.h"
 #include "sm/lidmgr.h"
+#include "sm/pkey.h"
 #include "sm/sm.h"
 #include "sm/sminfo.h"
 #include "sm/snap_build.h"
@@ -81,21 +82,26 @@ static uint64_t smps_minimum(const struct sm *sm)
 	       sm->st.state_sets;
 }
 
+/* smps_sent counts the last sweep's SMPs, to its end; smps_after_up
+ * those sent after it (the P_Key read-back) before the summary. */
 static void print_summary(struct sm *sm)
 {
 	struct mad_stats ms;
 	const struct sm_fabric *f = sm->fabric;
+	uint64_t done;
 
 	mad_engine_get_stats(sm->eng, &ms);
+	done = sm->st.smps_done ? sm->st.smps_done : ms.sent;
 	printf("%s: nodes=%u switches=%u cas=%u links=%u ports_active=%u lids=%zu "
-	       "engine=%s smps_sent=%llu smps_min=%llu smps_failed=%llu discovery_smps=%llu "
+	       "engine=%s smps_sent=%llu smps_after_up=%llu smps_min=%llu smps_failed=%llu "
+	       "discovery_smps=%llu "
 	       "lft_blocks_read=%llu lft_blocks_written=%llu portinfo_sets=%llu state_sets=%llu "
 	       "dup_guids=%u discovery_ms=%.1f elapsed_ms=%.1f\n",
 	       sm->run.discover_only ? "discovered" : sm->subnet_up ? "subnet up" : "subnet NOT up",
 	       f ? f->nnodes : 0, f ? f->nswitches : 0,
 	       f ? f->ncas : 0, f ? f->nlinks : 0, sm->st.ports_active, lid_db_count(&sm->lids),
 	       sm->have_routes ? sm->routes.engine : "-",
-	       (unsigned long long)(ms.sent - sm->st.smps_start),
+	       (unsigned long long)(done - sm->st.smps_start), (unsigned long long)(ms.sent - done),
 	       (unsigned long long)(f ? smps_minimum(sm) : 0), (unsigned long long)ms.failed,
 	       (unsigned long long)sm->st.discovery_smps,
 	       (unsigned long long)sm->st.lft_blocks_read,
@@ -129,27 +135,59 @@ static bool all_linked_active(const struct sm_fabric *f)
 	return true;
 }
 
-static void once_verdict(struct sm *sm)
+/* The sweep's end in the log and to event subscribers. */
+static void log_done(struct sm *sm)
+{
+	log_notice("%s %llu done in %.1f ms: subnet %s; %llu LFT blocks written, "
+		   "%llu entries changed, %llu PortInfo sets, %llu port state changes",
+		   sm->st.reroute ? "reroute" : "sweep", (unsigned long long)sm->sweeps,
+		   clock_diff_ms(&sm->st.t_start, &sm->st.t_done), sm->subnet_up ? "UP" : "not up",
+		   (unsigned long long)sm->st.lft_blocks_written,
+		   (unsigned long long)sm->st.entries_changed,
+		   (unsigned long long)sm->st.portinfo_sets, (unsigned long long)sm->st.state_sets);
+	if (sm->st.reroute && sm->t_trap.tv_sec)
+		log_notice("reroute %llu: last LFT block acknowledged %.1f ms after the trap arrived",
+			   (unsigned long long)sm->sweeps, clock_diff_ms(&sm->t_trap, &sm->st.t_done));
+	memset(&sm->t_trap, 0, sizeof(sm->t_trap));
+	sm_event(sm, sm->st.reroute ? "reroute_done" : "sweep_done", NULL);
+}
+
+static void once_exit(struct sm *sm)
+{
+	print_summary(sm);
+	event_base_loopexit(sm->base, NULL);
+}
+
+/* Whether --once is done: the summary is printed and the process exits
+ * once the P_Key read-back is (finished()). */
+static bool once_verdict(struct sm *sm)
 {
 	if ((sm->subnet_up && sm->sweep_clean) || sm->sweeps >= ONCE_ATTEMPTS) {
-		print_summary(sm);
 		if (!sm->subnet_up) {
 			fprintf(stderr, "ibsmd: subnet not up after %llu sweeps (%u errors)\n",
 				(unsigned long long)sm->sweeps, sm->st.errors);
 			sm->exit_code = 1;
 		}
-		event_base_loopexit(sm->base, NULL);
-		return;
+		sm->sweep_again = false;
+		return true;
 	}
 	log_notice("sweep %llu did not bring the subnet up, sweeping again",
 		   (unsigned long long)sm->sweeps);
 	sm->sweep_again = true;
+	return false;
 }
 
-/* The end of a sweep or reroute that configured the fabric (or tried). */
+/* The end of a sweep or reroute that configured the fabric (or tried).
+ * The P_KeyTables it took for the reset content are read back right
+ * after it, unless another sweep follows at once (which looks again). */
 static void finished(struct sm *sm)
 {
+	struct mad_stats ms;
+	bool exiting;
+
 	clock_gettime(CLOCK_MONOTONIC, &sm->st.t_done);
+	mad_engine_get_stats(sm->eng, &ms);
+	sm->st.smps_done = ms.sent;
 	sm->sweeping = false;
 	sm->subnet_up = sm->st.errors == 0 && sm->have_routes && all_linked_active(sm->fabric);
 	if (sm->sweep_clean)
@@ -163,22 +201,12 @@ static void finished(struct sm *sm)
 		if (err < 0)
 			log_warnx("cannot write %s: %s", sm->run.dump_lfts, strerror(-err));
 	}
-	log_notice("%s %llu done in %.1f ms: subnet %s; %llu LFT blocks written, "
-		   "%llu entries changed, %llu PortInfo sets, %llu port state changes",
-		   sm->st.reroute ? "reroute" : "sweep", (unsigned long long)sm->sweeps,
-		   clock_diff_ms(&sm->st.t_start, &sm->st.t_done), sm->subnet_up ? "UP" : "not up",
-		   (unsigned long long)sm->st.lft_blocks_written,
-		   (unsigned long long)sm->st.entries_changed,
-		   (unsigned long long)sm->st.portinfo_sets, (unsigned long long)sm->st.state_sets);
-	if (sm->st.reroute && sm->t_trap.tv_sec)
-		log_notice("reroute %llu: last LFT block acknowledged %.1f ms after the trap arrived",
-			   (unsigned long long)sm->sweeps, clock_diff_ms(&sm->t_trap, &sm->st.t_done));
-	memset(&sm->t_trap, 0, sizeof(sm->t_trap));
-	sm_event(sm, sm->st.reroute ? "reroute_done" : "sweep_done", NULL);
-	if (sm->run.once)
-		once_verdict(sm);
+	log_done(sm);
+	exiting = sm->run.once && once_verdict(sm);
 	if ((!sm->subnet_up || !sm->sweep_clean) && !sm->run.once && !sm->sweep_again)
 		retry_later(sm);
+	if (!sm->sweep_again)
+		sm_pkey_verify(sm, exiting ? once_exit : NULL);
 	sm_sminfo_after_sweep(sm);
 	if (sm->sweep_again) {
 		sm->sweep_again = false;

@@ -18,10 +18,16 @@
  *   rogue_smp lid-here LID SMLID      the port the tool is attached at gets
  *                                     LID and MasterSMLID (PortInfo Get,
  *                                     then Set; its state is left alone)
+ *   rogue_smp pkey-dr PATH PORT BLOCK PKEY...
+ *                                     P_KeyTable block BLOCK of port PORT
+ *                                     of the switch at the directed route
+ *                                     PATH (port numbers, comma-separated,
+ *                                     from the tool's port) becomes the
+ *                                     P_Keys given, the rest of it 0
  *
- * All but the -here ones are LID-routed SMPs (class 0x01); those are
- * directed-route SMPs with no hops, so it works on a fabric no SM has
- * given LIDs yet. They go through ibsmd's own engine and transport, sent
+ * All but the -here and -dr ones are LID-routed SMPs (class 0x01); those
+ * are directed-route SMPs, so they work on a fabric no SM has given LIDs
+ * yet. They go through ibsmd's own engine and transport, sent
  * from wherever the tool is attached (SIM_HOST under the umad2sim
  * preload). Exit status 0 when the Set was answered without error,
  * 3 when it got no answer (a block that drops the way back to us loses the
@@ -149,20 +155,60 @@ static void here_req(struct mad_req *r, uint8_t method, uint16_t attr, uint32_t 
 	r->mgmt_class = MAD_CLASS_SMI_DR;
 }
 
+/* Sends P_KeyTable Set r with the P_Keys av[0..ac-1], the rest of the
+ * block 0. */
+static int set_pkeys(struct mad_engine *e, const struct mad_transport *tp, struct mad_req *r,
+		     int ac, char **av)
+{
+	struct smp_pkey_block blk = { 0 };
+
+	if (ac < 1 || ac > (int)(sizeof(blk.pkey) / sizeof(blk.pkey[0])))
+		return -1;
+	for (int i = 0; i < ac; i++)
+		blk.pkey[i] = (uint16_t)strtoul(av[i], NULL, 0);
+	smp_pkey_block_encode(&blk, r->data, sizeof(r->data));
+	return run(e, tp, r, NULL);
+}
+
 static int set_pkeys_here(struct mad_engine *e, const struct mad_transport *tp, int ac,
 			  char **av)
 {
-	struct smp_pkey_block blk = { 0 };
 	struct mad_req r;
 
-	if (ac < 2 || ac - 1 > (int)(sizeof(blk.pkey) / sizeof(blk.pkey[0])))
-		return -1;
-	for (int i = 1; i < ac; i++)
-		blk.pkey[i - 1] = (uint16_t)strtoul(av[i], NULL, 0);
 	here_req(&r, MAD_METHOD_SET, SMP_ATTR_PKEY_TABLE,
 		 smp_pkey_mod(0, (uint16_t)strtoul(av[0], NULL, 0)));
-	smp_pkey_block_encode(&blk, r.data, sizeof(r.data));
-	return run(e, tp, &r, NULL);
+	return set_pkeys(e, tp, &r, ac - 1, av + 1);
+}
+
+/* "1,3,2": the hops of a directed route; -1 when malformed or too long. */
+static int dr_path(const char *s, struct mad_req *r)
+{
+	char *end;
+
+	r->hop_cnt = 0;
+	for (;;) {
+		unsigned long port = strtoul(s, &end, 10);
+
+		if (end == s || port == 0 || port > 254 || r->hop_cnt + 1 >= (int)sizeof(r->path))
+			return -1;
+		r->path[++r->hop_cnt] = (uint8_t)port;
+		if (*end != ',')
+			return *end ? -1 : 0;
+		s = end + 1;
+	}
+}
+
+static int set_pkeys_dr(struct mad_engine *e, const struct mad_transport *tp, int ac, char **av)
+{
+	struct mad_req r;
+
+	here_req(&r, MAD_METHOD_SET, SMP_ATTR_PKEY_TABLE,
+		 smp_pkey_mod((uint8_t)strtoul(av[1], NULL, 0), (uint16_t)strtoul(av[2], NULL, 0)));
+	if (dr_path(av[0], &r) < 0) {
+		fprintf(stderr, "rogue_smp: bad directed route '%s'\n", av[0]);
+		return -1;
+	}
+	return set_pkeys(e, tp, &r, ac - 3, av + 3);
 }
 
 static int set_lid_here(struct mad_engine *e, const struct mad_transport *tp, char **av)
@@ -186,6 +232,8 @@ static bool usage_ok(int argc, char **argv)
 {
 	if (argc >= 4 && (!strcmp(argv[1], "pkey-here") || !strcmp(argv[1], "lid-here")))
 		return true;
+	if (argc >= 6 && !strcmp(argv[1], "pkey-dr"))
+		return true;
 	return argc >= 5 && (!strcmp(argv[1], "lft") || !strcmp(argv[1], "lid") ||
 			     !strcmp(argv[1], "sminfo"));
 }
@@ -201,7 +249,7 @@ int main(int argc, char **argv)
 	if (!usage_ok(argc, argv)) {
 		fprintf(stderr, "usage: rogue_smp lft LID BLOCK PORT | lid LID PORT NEWLID | "
 			"sminfo LID MOD GUID [KEY [STATE [PRIO]]] | pkey-here BLOCK PKEY... | "
-			"lid-here LID SMLID\n");
+			"lid-here LID SMLID | pkey-dr PATH PORT BLOCK PKEY...\n");
 		return 2;
 	}
 	if (mad_umad_open(NULL, 0, 0, 0, &tp, &info, err, sizeof(err)) < 0) {
@@ -213,6 +261,8 @@ int main(int argc, char **argv)
 		rc = set_sminfo(e, &tp, argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "pkey-here"))
 		rc = set_pkeys_here(e, &tp, argc - 2, argv + 2);
+	else if (!strcmp(argv[1], "pkey-dr"))
+		rc = set_pkeys_dr(e, &tp, argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "lid-here"))
 		rc = set_lid_here(e, &tp, argv + 2);
 	else

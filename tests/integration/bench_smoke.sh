@@ -44,7 +44,8 @@ fi
 if [ -x "$top_builddir/daemon/ibsmd" ]; then
 	line=$(sh "$top_srcdir/bench/ibsmd-once.sh" "$net") || fail "ibsmd-once.sh failed"
 	for k in wall_ms cpu_ms up_ms discover_ms; do get "$line" $k >/dev/null; done
-	sent=$(get "$line" smps_sent)
+	# every SMP sent, to subnet up and after it (the P_Key read-back)
+	sent=$(($(get "$line" smps_sent) + $(get "$line" smps_after_up)))
 	xmit=$(get "$line" smps_xmit)
 	[ "$(get "$line" lids)" = 44 ] || fail "ibsmd left ports without a LID: $line"
 	if [ "$xmit" -eq 0 ] || [ "$sent" -lt "$xmit" ] || [ $((sent - xmit)) -ge 50 ]; then

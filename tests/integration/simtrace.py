@@ -16,9 +16,12 @@ Usage: simtrace.py FILE [--from-line N]
   apart by their directed route or destination LID).
 
 Usage: simtrace.py FILE --pkey [--from-line N]
-  Prints "pkey_get=G pkey_set=S get_ports=P": P_KeyTable (0x16) Gets and
-  Sets in the trace, whoever sent them, and how many different ports the
-  Gets read (node and port number, a switch's from the modifier).
+  Prints "pkey_get=G pkey_set=S get_ports=P early_gets=E": P_KeyTable
+  (0x16) Gets and Sets in the trace, whoever sent them, how many different
+  ports the Gets read (node and port number, a switch's from the
+  modifier), and how many of the Gets came before the trace's last
+  PortInfo Set (a bring-up ends with port state Sets, and ibsim processes
+  one MAD at a time: those Gets were read during the bring-up).
 
 Usage: simtrace.py FILE --order NETFILE [--from-line N]
   Checks the order of a bring-up: no port is Set ACTIVE before every LFT
@@ -112,14 +115,21 @@ def count(lines):
 def pkey(lines):
     gets = sets = 0
     ports = set()
-    for mclass, method, attr, mod, _mad, node, port in packets(lines):
-        if mclass not in (0x01, 0x81) or attr != 0x16:
+    get_at, last_pi_set = [], -1
+    for i, (mclass, method, attr, mod, _mad, node, port) in enumerate(packets(lines)):
+        if mclass not in (0x01, 0x81):
+            continue
+        if attr == 0x15 and method == 0x02:
+            last_pi_set = i
+        if attr != 0x16:
             continue
         if method == 0x01:
             gets += 1
+            get_at.append(i)
             ports.add((node, (mod >> 16) & 0xFF or port))
         sets += method == 0x02
-    print('pkey_get=%d pkey_set=%d get_ports=%d' % (gets, sets, len(ports)))
+    early = sum(1 for i in get_at if i < last_pi_set)
+    print('pkey_get=%d pkey_set=%d get_ports=%d early_gets=%d' % (gets, sets, len(ports), early))
     return 0
 
 

@@ -8,8 +8,11 @@
 #     the default one at index 0; the switch port facing a limited tenant
 #     member holds that host's table; on this fabric fresh from the
 #     simulator no port was configured since its reset, so no P_KeyTable
-#     is read (ibsim's packet trace shows no Get of one): each is taken to
-#     hold the reset content, and only what differs is written;
+#     is read in the bring-up (ibsim's packet trace shows no Get of one
+#     before the last PortInfo Set): each is taken to hold the reset
+#     content, and only what differs is written; right after the sweep
+#     every block of each enforcing switch port facing a CA is read back,
+#     and no other (light sweeps off: no audit);
 #   - with part_enforce both (the default), every switch port facing a CA
 #     was sent PartitionEnforcementInbound/Outbound, no inter-switch port
 #     either bit (judged from ibsim's packet trace by enfcheck.py: ibsim
@@ -38,11 +41,17 @@
 #     differ from what we laid out, writes them back and logs them; a host
 #     given a changed table, a LID and an SM LID (as by an SM that stopped
 #     before arming it) is read by the bring-up and right without the
-#     audit.
+#     audit;
+#   - on a fresh simulator, a switch port facing a limited member whose
+#     table someone changed before any SM ran (rogue_smp pkey-dr) is taken
+#     for the reset table, and the read-back right after the sweep writes
+#     it back and logs it, with ibsmd --once, the audit off (no light
+#     sweeps, audit_period 3600): switch and CA ports then hold the
+#     partitions' tables (limited 0x0010, full 0x8010).
 . "$top_srcdir/tests/integration/lib.sh"
 skip_unless_tools ibswitches
 
-IBSMD=$top_builddir/daemon/ibsmd
+IBSMD=${IBSMD:-$top_builddir/daemon/ibsmd}   # another build's, to compare
 CTL=$top_builddir/cli/ibsmctl
 ROGUE=$top_builddir/tests/agent/rogue_smp
 [ -x "$IBSMD" ] && [ -x "$CTL" ] && [ -x "$ROGUE" ] || hard_error "build ibsmd, ibsmctl, rogue_smp"
@@ -60,15 +69,20 @@ jget() { python3 -c "import json,sys; r=json.load(sys.stdin)['result']; print($1
 die() { tail -n 30 "$SIM_DIR/ibsmd.log" >&2; fail "$*"; }
 guid_of() { sim_run_at "$1" smpquery -D nodeinfo 0 | sed -n 's/^PortGuid:\.*//p'; }
 
+# pk_list: "index:P_Key" of the non-empty entries of smpquery pkeys.
+pk_list() {
+	awk '/^ *[0-9]+:/ { i = $1 + 0; for (k = 2; k <= NF; k++) {
+		if ($k != "0x0000") printf "%d:%s ", i + k - 2, $k } }
+		END { print "" }' | sed 's/ $//'
+}
+
 # pkeys HOST [LID PORT]: "index:P_Key" of the non-empty entries.
 pkeys() {
 	if [ $# -eq 1 ]; then
 		sim_run_at "$1" smpquery -D pkeys 0
 	else
 		sim_run smpquery pkeys "$2" "$3"
-	fi | awk '/^ *[0-9]+:/ { i = $1 + 0; for (k = 2; k <= NF; k++) {
-		if ($k != "0x0000") printf "%d:%s ", i + k - 2, $k } }
-		END { print "" }' | sed 's/ $//'
+	fi | pk_list
 }
 
 expect_pkeys() {
@@ -107,6 +121,19 @@ wait_sweeps() {
 	done
 }
 wait_sweeps 1
+# wait_log PATTERN: until ibsmd's log has a line matching PATTERN.
+wait_log() {
+	i=0
+	until grep -q "$1" "$SIM_DIR/ibsmd.log"; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && die "no '$1' in the log within 10 s"
+		kill -0 "$DAEMON" 2>/dev/null || die "ibsmd died"
+		sleep 0.1
+	done
+}
+# The switch ports' tables taken for the reset content are read back
+# right after the sweep (light sweeps are off: the audit reads nothing).
+wait_log 'blocks verified after the sweep'
 sim_cmd "Verbose 0"
 
 # L0002 port 1 faces H00005, a limited tenant member.
@@ -131,26 +158,31 @@ ctl --json tables >"$SIM_DIR/t1.json" || die "tables failed"
 w1=$(jget 'r["partitions"]["blocks_written"]' <"$SIM_DIR/t1.json")
 [ "$w1" -gt 0 ] || die "the first sweep wrote no P_Key block"
 pk1=$($SIMTRACE "$SIM_DIR/trace1.txt" --pkey)
-# Read: only the enforcing switch ports facing CAs (their reset content is
-# not assumed); every CA port and switch port 0 is taken to hold the
-# reset table.
+# No port is read during the bring-up: every one is taken to hold the
+# reset table. Right after it, each enforcing switch port facing a CA is
+# read back (every block), and none other.
 nca=$(awk '/^(Ca|Hca)[ \t]/ { ca = 1; next } /^Switch[ \t]/ { ca = 0; next }
 	ca && /^\[[0-9]+\].*"S-/ { n++ } END { print n + 0 }' "$SIM_DIR/disc.txt")
 [ "$nca" -gt 0 ] || die "no CA port linked to a switch in ibnetdiscover's output"
-case "$pk1" in *" get_ports=$nca") ;;
-	*) die "fresh fabric: P_KeyTable Gets to ports other than the $nca switch ports facing a CA: $pk1" ;; esac
+case "$pk1" in *" get_ports=$nca early_gets=0") ;;
+	*) die "fresh fabric: P_KeyTable Gets during the bring-up, or read back from ports other than the $nca switch ports facing a CA: $pk1" ;; esac
 gets=${pk1%% *}
 gets=${gets#pkey_get=}
-u1=$(jget 'r["partitions"]["ports_untouched"], r["partitions"]["ports"], r["partitions"]["blocks_read"]' \
-	<"$SIM_DIR/t1.json") || die "no ports_untouched in: $(cat "$SIM_DIR/t1.json")"
+u1=$(jget 'r["partitions"]["ports_untouched"], r["partitions"]["ports"], r["partitions"]["blocks_read"],
+	r["partitions"]["ports_verified"], r["partitions"]["blocks_verified"], r["partitions"]["verify_blocks_repaired"]' \
+	<"$SIM_DIR/t1.json") || die "no ports_untouched/blocks_verified in: $(cat "$SIM_DIR/t1.json")"
 set -- $u1
-[ "$(($1 + nca))" = "$2" ] && [ "$3" = "$gets" ] ||
-	die "fresh fabric: $1 of $2 ports taken as reset, $3 blocks read ($nca switch ports facing CAs)"
-msg "fresh fabric: $1 of $2 ports taken to hold the reset table; only the $nca enforcing switch ports read ($pk1)"
+[ "$1" = "$2" ] && [ "$3" = 0 ] && [ "$4" = "$nca" ] && [ "$5" = "$gets" ] && [ "$6" = 0 ] ||
+	die "fresh fabric: $1 of $2 ports taken as reset, $3 blocks read; $4 ports, $5 blocks read back after the sweep ($nca switch ports facing CAs, $gets Gets in the trace), $6 written back"
+grep -q "P_Keys: $nca switch ports' tables assumed, $gets blocks verified after the sweep, 0 written back, 0 not read back, in [0-9]* ms" \
+	"$SIM_DIR/ibsmd.log" || die "no read-back line: $(grep 'P_Keys:' "$SIM_DIR/ibsmd.log")"
+msg "fresh fabric: all $2 ports taken to hold the reset table, none read in the bring-up; the $nca enforcing switch ports read back right after it ($pk1)"
 ctl sweep --wait >/dev/null || die "sweep failed"
 ctl --json tables >"$SIM_DIR/t2.json"
 r2=$(jget 'r["partitions"]["blocks_read"], r["partitions"]["blocks_written"]' <"$SIM_DIR/t2.json")
 [ "$r2" = "0 0" ] || die "second sweep read/wrote P_Key blocks: $r2"
+[ "$(jget 'r["partitions"]["blocks_verified"]' <"$SIM_DIR/t2.json")" = 0 ] ||
+	die "second sweep read switch port tables back again: $(cat "$SIM_DIR/t2.json")"
 msg "first sweep wrote $w1 P_Key blocks, the second read and wrote none"
 
 # Stable indexes: storage goes, 0x0005 comes for H00002.
@@ -310,8 +342,8 @@ wait_sweeps 1
 ctl --json tables >"$SIM_DIR/t6.json" || die "tables failed"
 u3=$(jget 'r["partitions"]["ports_untouched"], r["partitions"]["ports"]' <"$SIM_DIR/t6.json")
 set -- $u3
-[ "$1" = $(($2 - 1 - nca)) ] ||
-	die "fresh fabric with H00004 configured: $1 of $2 ports taken as reset ($nca switch ports facing CAs read)"
+[ "$1" = $(($2 - 1)) ] ||
+	die "fresh fabric with H00004 configured: $1 of $2 ports taken as reset (all but H00004)"
 up=$(date +%s)
 i=0
 until [ "$(pkeys H00003)" = 0:0xffff ] &&
@@ -332,4 +364,52 @@ msg "table changed before the SM: written back by the audit $(($(date +%s) - up)
 kill "$DAEMON"
 wait "$DAEMON" 2>/dev/null
 grep -q "ERROR: AddressSanitizer\|runtime error" "$SIM_DIR/ibsmd.log" && die "sanitizer report"
+
+# A fresh simulator where L0002 port 1's table was changed before any SM
+# ran so that it lets the full tenant P_Key through (at index 32, in a
+# block the bring-up has no reason to write), while the host behind it
+# (H00005) is a limited member: the switch looks untouched (LID 0, SM LID
+# 0, no port Armed or Active), so the bring-up takes the port to hold the
+# reset table. The read-back right after the sweep finds the block,
+# writes it back and logs it, long before the audit could (no light
+# sweeps, audit_period 3600), and --once exits only after it.
+sim_stop
+sim_start "$top_srcdir/tests/topo/small.net"
+sim_run_at H00005 "$ROGUE" pkey-dr 1 1 1 0x8010 || hard_error "rogue_smp pkey-dr failed"
+got=$(sim_run_at H00005 smpquery -D pkeys 0,1 1 | pk_list)
+[ "$got" = '0:0xffff 32:0x8010' ] || hard_error "L0002 port 1 before the SM: '$got'"
+cat >"$PARTS" <<EOF
+Default=0x7fff, ipoib : ALL=full ;
+tenantA=0x0010 : SELF=full, $H2=full, $H5=limited ;
+EOF
+cat >"$CONF" <<END
+state_dir "$SIM_DIR/state4"
+partitions_file "$PARTS"
+log_level info
+light_sweep_interval 0
+audit_period 3600
+END
+sim_run "$IBSMD" --once -c "$CONF" >"$SIM_DIR/once.out" 2>"$SIM_DIR/once.log" ||
+	{ tail -n 20 "$SIM_DIR/once.log" >&2; fail "--once failed"; }
+grep -q "^subnet up:" "$SIM_DIR/once.out" || fail "--once: $(cat "$SIM_DIR/once.out")"
+fixed=$(grep -n 'read-back after the sweep: [0-9a-f]* "L0002" port 1 P_KeyTable block 1 had 1 entries that are not ours (its table was taken for the reset one, not read): written back' \
+	"$SIM_DIR/once.log" | cut -d: -f1)
+done_at=$(grep -n 'sweep 1 done in' "$SIM_DIR/once.log" | cut -d: -f1)
+[ -n "$fixed" ] && [ -n "$done_at" ] && [ "$fixed" -gt "$done_at" ] ||
+	{ grep 'P_Keys\|read-back\|audit\|done in' "$SIM_DIR/once.log" >&2; fail "L0002 port 1 not written back by the read-back after the sweep"; }
+grep -q "P_Keys: 32 switch ports' tables assumed, [1-9][0-9]* blocks verified after the sweep, 1 written back, 0 not read back, in [0-9]* ms" \
+	"$SIM_DIR/once.log" || fail "read-back line: $(grep 'P_Keys:' "$SIM_DIR/once.log")"
+grep -q 'audit:' "$SIM_DIR/once.log" && fail "the audit ran: $(grep 'audit:' "$SIM_DIR/once.log")"
+# The tables as the partitions say, on switch ports and CA ports alike.
+L1=$(sim_run ibswitches | sed -n 's/.*"L0001" .* lid \([0-9]*\) .*/\1/p')
+L2=$(sim_run ibswitches | sed -n 's/.*"L0002" .* lid \([0-9]*\) .*/\1/p')
+[ -n "$L1" ] && [ -n "$L2" ] || fail "no LID for L0001/L0002 after --once"
+WANT='0:0xffff 1:0x0010'; expect_pkeys H00001 "$L2" 1
+WANT='0:0xffff 1:0x0010'; expect_pkeys H00005
+WANT='0:0xffff 1:0x8010'; expect_pkeys H00001 "$L1" 2
+WANT='0:0xffff 1:0x8010'; expect_pkeys H00002
+WANT='0:0xffff 1:0x8010'; expect_pkeys H00001
+WANT='0:0xffff'; expect_pkeys H00001 "$L1" 3
+WANT='0:0xffff'; expect_pkeys H00003
+msg "switch port table changed before the SM: written back by the read-back right after the sweep (log line $fixed, sweep done at $done_at), before --once exited; limited member's switch port and CA hold 0x0010, full members 0x8010"
 exit 0
