@@ -5,10 +5,10 @@
 # PathRecord p99 with and without the counter round running.
 #
 # Usage: bench/bench-pm.sh [-b BUILDDIR] [-w WINDOW] [-i INTERVAL] [-S OSM_SWEEP_S]
-#                          [-r ROUNDS] [-d SECONDS] [-g "GEN_TOPO ARGS" | NETFILE]
+#                          [-r ROUNDS] [-d SECONDS] [-p PAIRS] [-g "GEN_TOPO ARGS" | NETFILE]
 #   defaults: the build in top_builddir, window 256, perfmgr_interval 1 s,
-#   OpenSM's perfmgr_sweep_time_s 20, 3 rounds, 10 s of SA load, "ft3 24"
-#   (3456 hosts, 720 switches, radix 24).
+#   OpenSM's perfmgr_sweep_time_s 20, 5 rounds, SA windows of 10 s in 3
+#   pairs, "ft3 24" (3456 hosts, 720 switches, radix 24).
 #
 # In order, on one simulator, with the SM at H00001:
 #   opensm   OpenSM with `perfmgr TRUE`, perfmgr_max_outstanding_queries
@@ -25,19 +25,22 @@
 #            ibnetdiscover lists, WINDOW in flight, 3 passes: the bed's
 #            rate (queries/s).
 #   ibsmd    BUILDDIR's daemon/ibsmd (or sm/ibsmd; skipped when there is
-#            none or it has no perfmgr options): first with
-#            perfmgr = no, the SA p99 under PathRecord load; then with
-#            perfmgr_interval INTERVAL, perfmgr_window WINDOW and
-#            metrics_listen, ROUNDS rounds alone (its log: "PM: round N
-#            done: P ports, Q queries, F failed in T ms"), then the same
-#            load while its rounds go on (the SA p99 with polling), then its
-#            /metrics (ibsmd_pm_round_duration_seconds,
+#            none or it has no perfmgr options) with perfmgr_interval
+#            INTERVAL, perfmgr_window WINDOW and metrics_listen: ROUNDS
+#            rounds alone (its log: "PM: round N done: P ports, Q queries,
+#            F failed in T ms"); then PAIRS pairs of SA windows, each
+#            SECONDS of PathRecord load, the PM turned off for the first
+#            of a pair and on for the second by a reload (perfmgr in a
+#            -c file): the SA p99 without and with polling, alternating on
+#            one daemon so that the load of a shared machine falls on both
+#            sides; then its /metrics (ibsmd_pm_round_duration_seconds,
 #            ibsmd_pm_queries_total). Rounds after the first are reported
 #            (the first may ask ClassPortInfo). IBSMD_OPTS adds -o options.
 #   flood    again, after ibsmd (the bed's rate flanks the runs).
 # Then the table: ibsmd's round (median), its rate as a share of the bed's
 # (the higher flood; target >= 80 %), OpenSM's sweep, OpenSM/ibsmd, and SA
-# p99 without and with the sweep (target: within 10 %). Timings on a
+# p99 without and with the rounds, the median over the windows of each
+# (target: within 10 %). Timings on a
 # shared machine are noisy (the two floods of one run have differed by
 # 2x): read them as a run, not a constant.
 set -u
@@ -51,10 +54,11 @@ build=$top_builddir
 W=256
 interval=1
 osm_sweep=20
-rounds=3
+rounds=5
 secs=10
+pairs=3
 gen="ft3 24"
-while getopts b:w:i:S:r:d:g: opt; do
+while getopts b:w:i:S:r:d:p:g: opt; do
 	case $opt in
 	b) build=$OPTARG ;;
 	w) W=$OPTARG ;;
@@ -62,8 +66,9 @@ while getopts b:w:i:S:r:d:g: opt; do
 	S) osm_sweep=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	d) secs=$OPTARG ;;
+	p) pairs=$OPTARG ;;
 	g) gen=$OPTARG ;;
-	*) echo "usage: $0 [-b BUILD] [-w W] [-i S] [-S S] [-r N] [-d S] [-g GEN | NETFILE]" >&2
+	*) echo "usage: $0 [-b BUILD] [-w W] [-i S] [-S S] [-r N] [-d S] [-p N] [-g GEN | NETFILE]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -74,6 +79,8 @@ FLOOD=$top_builddir/bench/pma-flood
 IBSMD=$build/daemon/ibsmd
 [ -x "$IBSMD" ] || IBSMD=$build/sm/ibsmd
 LOAD=$build/bench/sa-load
+CTL=$build/cli/ibsmctl
+[ -x "$CTL" ] || CTL=$top_builddir/cli/ibsmctl
 [ -x "$LOAD" ] || LOAD=$top_builddir/bench/sa-load
 window=4
 loaders=4
@@ -193,6 +200,23 @@ pm_rounds() {
 		"$SIM_DIR/sm.pm.log"
 }
 pm_opts="-o perfmgr=yes -o perfmgr_interval=$interval -o perfmgr_window=$W"
+# pm_switch yes|no: perfmgr by a reload through the control socket (a
+# SIGHUP would also start a sweep), back when the daemon logs it
+pm_switch() {
+	echo "perfmgr $1" >"$SIM_DIR/pm.conf"
+	_n=$(grep -c 'PM: \(starts\|stops\) polling' "$SIM_DIR/sm.pm.log")
+	"$CTL" -s "$SIM_DIR/sm.sock" reload >/dev/null || fail "ibsmctl reload failed"
+	_i=0
+	until [ "$(grep -c 'PM: \(starts\|stops\) polling' "$SIM_DIR/sm.pm.log")" -gt "$_n" ]; do
+		_i=$((_i + 1))
+		[ "$_i" -gt 300 ] && fail "perfmgr $1: no 'PM: starts/stops polling' after 30 s"
+		sleep 0.1
+	done
+	sleep 1
+}
+median_of() {   # median_of FILE: the median of its numbers
+	sort -n "$1" | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "NA" }'
+}
 supported() {
 	# shellcheck disable=SC2086
 	"$IBSMD" $pm_opts -o metrics_listen=127.0.0.1:1 --check-config >"$SIM_DIR/check.txt" 2>&1
@@ -203,18 +227,17 @@ elif ! supported; then
 	echo "ibsmd     $IBSMD has no performance manager options ($(tail -n 1 "$SIM_DIR/check.txt"));" \
 		"only OpenSM and the bed measured"
 else
-	start_ibsmd off -o perfmgr=no
-	lids
-	line=$(load "sa, no sweep") || fail "$line"
-	echo "ibsmd     $line"
-	p99_off=$(p99 "$line")
-	stop_ibsmd
 	port=$((20000 + $$ % 20000))
+	# The PM is turned off and on by reloads of this file (perfmgr is not
+	# pinned by -o), so that the SA windows without and with it alternate
+	# on one daemon: the load of a shared machine moves between windows,
+	# and alternating spreads that over both sides.
+	echo "perfmgr yes" >"$SIM_DIR/pm.conf"
 	# shellcheck disable=SC2086
-	start_ibsmd pm $pm_opts -o metrics_listen="127.0.0.1:$port" -o log_level=info
-	# ROUNDS rounds alone (the PM's own rate), then the SA load while the
-	# rounds go on: the PM yields to the SA (a few queries outstanding
-	# while hosts ask), so its rounds under load are slower by design.
+	start_ibsmd pm -c "$SIM_DIR/pm.conf" -o perfmgr_interval="$interval" \
+		-o perfmgr_window="$W" -o metrics_listen="127.0.0.1:$port" -o log_level=info
+	lids
+	# ROUNDS rounds alone (the PM's own rate)
 	i=0
 	until [ "$(pm_rounds | wc -l)" -ge "$rounds" ]; do
 		i=$((i + 1))
@@ -223,14 +246,27 @@ else
 		sleep 0.1
 	done
 	alone=$(pm_rounds | wc -l)
-	start_load
-	wait_loaders "sa, sweeping" >"$SIM_DIR/on.txt" || fail "$(cat "$SIM_DIR/on.txt")"
-	line=$(cat "$SIM_DIR/on.txt")
-	echo "ibsmd     $line"
-	p99_on=$(p99 "$line")
+	# PAIRS pairs of SA windows: PM off, then PM on (it yields to the SA:
+	# a few queries outstanding while hosts ask, so its rounds under load
+	# are slower by design)
+	: >"$SIM_DIR/p99.off"
+	: >"$SIM_DIR/p99.on"
+	k=1
+	while [ "$k" -le "$pairs" ]; do
+		for st in no yes; do
+			pm_switch "$st"
+			tag=$([ "$st" = yes ] && echo on || echo off)
+			line=$(load "sa, PM $tag ($k)") || fail "$line"
+			echo "ibsmd     $line"
+			p99 "$line" >>"$SIM_DIR/p99.$tag"
+		done
+		k=$((k + 1))
+	done
+	p99_off=$(median_of "$SIM_DIR/p99.off")
+	p99_on=$(median_of "$SIM_DIR/p99.on")
 	pm_rounds | awk -v a="$alone" '{
 		printf "ibsmd     PM round %s%s: %s ports, %s queries, %s failed in %s ms\n",
-			$1, (NR > a ? " (SA load)" : ""), $2, $3, $4, $5 }'
+			$1, (NR > a ? " (SA windows)" : ""), $2, $3, $4, $5 }'
 	python3 - "$port" <<'PY'
 import sys, urllib.request
 try:
@@ -270,6 +306,6 @@ awk -v b="$bed" -v om="$osm_ms" -v oq="$osm_answers" -v im="$ibsmd_ms" -v iq="$i
 		printf "opensm sweep / ibsmd round: %.2f\n", om / im
 	}
 	if (off != "NA" && on != "NA")
-		printf "SA PathRecord p99: %d us without, %d us with the sweep: %+.1f %%   (target within 10 %%)\n",
+		printf "SA PathRecord p99 (median of the windows): %d us without, %d us with the rounds: %+.1f %%   (target within 10 %%)\n",
 			off, on, 100 * (on - off) / off
 }'
