@@ -65,12 +65,12 @@ if [ -x "$top_builddir/daemon/ibsmd" ]; then
 	msg "ok: $line"
 	ran=1
 fi
-# The counter-sweep benchmark, quick (OpenSM's PerfMgr every 2 s, 1 s of
-# SA load): OpenSM's second sweep and the floods must have read both
-# counters of all 128 linked ports, and a PM-capable ibsmd every port in
-# its second round.
+# The counter-sweep benchmark, quick (OpenSM's PerfMgr every 2 s, one
+# pair of SA windows of 1 s): OpenSM's second sweep and the floods must
+# have read both counters of all 128 linked ports, and a PM-capable ibsmd
+# every port in its second round, with the PM turned off and on again.
 if command -v opensm >/dev/null 2>&1 && [ -x "$top_builddir/bench/pma-flood" ]; then
-	out=$(sh "$top_srcdir/bench/bench-pm.sh" -S 2 -d 1 -r 2 "$net" 2>&1) ||
+	out=$(sh "$top_srcdir/bench/bench-pm.sh" -S 2 -d 1 -p 1 -r 2 "$net" 2>&1) ||
 		fail "bench-pm.sh failed: $out"
 	printf '%s\n' "$out" | grep -q 'sweep 2: 256 answers in [0-9]* ms' ||
 		fail "OpenSM's PerfMgr sweep not as expected: $out"
@@ -79,7 +79,11 @@ if command -v opensm >/dev/null 2>&1 && [ -x "$top_builddir/bench/pma-flood" ]; 
 	if printf '%s\n' "$out" | grep -q 'PM round 1:'; then
 		printf '%s\n' "$out" | grep -q 'PM round 2: 128 ports, 256 queries, 0 failed' ||
 			fail "ibsmd's second PM round not as expected: $out"
-		printf '%s\n' "$out" | grep -q 'p99: [0-9]* us without, [0-9]* us with the sweep' ||
+		for w in off on; do
+			printf '%s\n' "$out" | grep -q "sa, PM $w (1) .* lost 0 " ||
+				fail "no SA window with the PM $w: $out"
+		done
+		printf '%s\n' "$out" | grep -q 'p99 (median of the windows): [0-9]* us without, [0-9]* us with the rounds' ||
 			fail "no SA p99 pair: $out"
 	fi
 	msg "ok: bench-pm.sh: $(printf '%s\n' "$out" | grep -c .) lines"
