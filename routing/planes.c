@@ -558,13 +558,13 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 	st->slots = x.S;
 	primaries(&x);
 	pl_loads_init(&x);
-	pl_route_leaves(&x, c->lft);
+	unsigned threads = rg_par_threads(g, c->o->threads ? c->o->threads : ROUTE_THREADS);
+	pl_route_leaves(&x, c->lft, threads);
 	for (uint32_t i = 0; i < x.N; i++)
 		if (x.lidx[g->hosts[i].sw] != RG_NONE)
 			route_down(&x, c->lft, i, g->hosts[i].lid);
 	if (x.S)
-		pl_route_middles(&x, c->lft,
-				 rg_par_threads(g, c->o->threads ? c->o->threads : ROUTE_THREADS));
+		pl_route_middles(&x, c->lft, threads);
 	for (uint32_t i = 0; i < x.N; i++)
 		for (uint32_t o = 1; x.lidx[g->hosts[i].sw] != RG_NONE && o < g->hosts[i].nlids; o++)
 			route_offset(&x, c->lft, i, o);
