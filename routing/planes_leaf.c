@@ -29,7 +29,7 @@
 #define NOPL 0xFF     /* erow: no plane (yet) */
 #define PL_BATCH 16   /* leaves whose extras are listed at a time, ahead */
 
-/* A destination leaf's extras, listed ahead of its turn (see keys_run()). */
+/* A destination leaf's extras, listed ahead of its turn (route_all_leaves()). */
 struct lkeys {
 	uint64_t *raw, *keys;/* (choices, host, leaf): by host, by choices */
 	uint8_t *rq;         /* per raw key: its plane, once placed */

@@ -270,16 +270,17 @@ static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct c
 
 /*
  * A block of LIDs walked for the fill, ahead of it: per LID every
- * switch's hops (NOWAY where it has no way) and the switches of the LID's
- * part without one. Filling a LID writes only that LID's entries, so the
- * next block can be walked (on a second thread) while this one is filled.
+ * switch's hops (NOWAY where it has no way), the switches of the LID's
+ * part without one, and the hops each of those starts from. Filling a
+ * LID writes only that LID's entries, so the next block can be walked (on
+ * a second thread) while this one is filled.
  */
 struct ways {
 	uint32_t *hv;       /* [lid - b0][switch] */
 	uint32_t *holes;    /* [lid - b0][...]: nh of them */
 	uint32_t *first;    /* [lid - b0][...]: each hole's first_hops() */
 	uint32_t nh[LW_RB];
-	const uint32_t *nbr;/* fill's */
+	const uint32_t *nbr;/* the fill's: every switch's groups' peers */
 };
 
 static void walk_lid(struct lwalk *w, uint32_t lid, void *arg)
