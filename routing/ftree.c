@@ -1192,9 +1192,14 @@ static void side_run(void *arg)
 {
 	struct side *d = arg;
 
-	if (d->queue)
+	if (d->queue) {
 		route_switch_lids(d->f, d->queue);
-	else
+		/* not needed again: their room is planes' while it works */
+		for (uint32_t s = 0; s < d->f->g->nsw; s++) {
+			free(d->f->cone[s]);
+			d->f->cone[s] = NULL;
+		}
+	} else
 		route_planes(d->f->c, d->f->rank);
 }
 

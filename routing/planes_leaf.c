@@ -27,7 +27,7 @@
 
 #define PL_UNBLOCK 64 /* other extras unblock() may try to move */
 #define NOPL 0xFF     /* erow: no plane (yet) */
-#define PL_BATCH 16   /* leaves whose extras are listed at a time, ahead */
+#define PL_BATCH 8    /* leaves whose extras are listed at a time, ahead */
 
 /* A destination leaf's extras, listed ahead of its turn (route_all_leaves()). */
 struct lkeys {
