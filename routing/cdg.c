@@ -100,6 +100,7 @@ void cdg_free(struct cdg *d)
 
 void cdg_set(struct cdg *d, uint32_t c, uint8_t q)
 {
+	d->kept = 0;
 	*edge_byte(d->bits, c, q) |= (uint8_t)(1u << (q & 7));
 }
 
@@ -277,6 +278,7 @@ int cdg_closes(struct cdg *d, uint32_t c, uint8_t q)
 {
 	uint32_t nf;
 
+	d->kept = 0;
 	if (cdg_has(d, c, q))
 		return 0;
 	if (has_bit(d->bad, c, q))
@@ -288,10 +290,33 @@ int cdg_closes(struct cdg *d, uint32_t c, uint8_t q)
 		return 0;
 	if (d->work >= d->budget)
 		return 0;
-	if (!forward(d, v, c, d->ord[c], &nf))
+	if (!forward(d, v, c, d->ord[c], &nf)) {
+		d->kept = 1;
+		d->kc = c;
+		d->kq = q;
+		d->knf = nf;
 		return 0;
+	}
 	*edge_byte(d->bad, c, q) |= (uint8_t)(1u << (q & 7));
 	return 1;
+}
+
+/*
+ * forward() for edge (c, q) of cdg_add(): the search cdg_closes() just
+ * made for it, if nothing changed since (a caller asks, then adds), else
+ * a new one. A kept search counts its channels again, as repeating it
+ * would: the budget runs out where it always did.
+ */
+static int forward_add(struct cdg *d, uint32_t c, uint8_t q, uint32_t *nf)
+{
+	if (d->kept && d->kc == c && d->kq == q) {
+		d->kept = 0;
+		d->work += d->knf;
+		*nf = d->knf;
+		return 0;
+	}
+	d->kept = 0;
+	return forward(d, target(d, c, q), c, d->ord[c], nf);
 }
 
 void cdg_add(struct cdg *d, uint32_t c, uint8_t q, int forced)
@@ -306,7 +331,8 @@ void cdg_add(struct cdg *d, uint32_t c, uint8_t q, int forced)
 		d->unchecked++;
 		forced = 1;
 	}
-	if (forced || (back && forward(d, v, c, d->ord[c], &nf))) {
+	if (forced || (back && forward_add(d, c, q, &nf))) {
+		d->kept = 0;
 		*edge_byte(d->forced, c, q) |= (uint8_t)(1u << (q & 7));
 		return;
 	}

@@ -31,6 +31,11 @@ struct cdg {
 	uint64_t work;     /* channels visited by the searches so far ... */
 	uint64_t budget;   /* ... and how many they may: past it, no search */
 	uint64_t unchecked;/* edges added unchecked, past the budget */
+	/* the last search cdg_closes() made, if it found no cycle and nothing
+	 * changed since: its edge and its channels (fl), for cdg_add() */
+	int kept;
+	uint32_t kc, knf;
+	uint8_t kq;
 };
 
 void cdg_init(struct cdg *d, const struct rgraph *g);

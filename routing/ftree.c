@@ -46,6 +46,7 @@
 
 #include "routing/balance.h"
 #include "routing/engine.h"
+#include "routing/par.h"
 #include "routing/planes.h"
 
 #define FT_COLS 64
@@ -1181,14 +1182,58 @@ static int route_planes(struct rctx *c, const uint32_t *rank)
 	return 1;
 }
 
+/* One of the two sides of route_planes_beside(). */
+struct side {
+	struct ft *f;
+	uint32_t *queue;    /* NULL: the plane side */
+};
+
+static void side_run(void *arg)
+{
+	struct side *d = arg;
+
+	if (d->queue) {
+		route_switch_lids(d->f, d->queue);
+		/* not needed again: their room is planes' while it works */
+		for (uint32_t s = 0; s < d->f->g->nsw; s++) {
+			free(d->f->cone[s]);
+			d->f->cone[s] = NULL;
+		}
+	} else
+		route_planes(d->f->c, d->f->rank);
+}
+
+/*
+ * A tree plane routing takes: its CA LIDs (planes, balance) on this
+ * thread and the switch LIDs (ftree's own engine) on a second one. They
+ * write different LIDs' entries, and neither reads what the other
+ * writes: planes and balance read and write only CA LIDs' columns, and
+ * switch LIDs are routed from ftree's state alone (its loads stay zero
+ * when planes routes), so the tables are those of one after the other.
+ */
+static void route_planes_beside(struct ft *f, uint32_t *queue, unsigned threads)
+{
+	struct side lids = { f, queue }, planes = { f, NULL };
+
+	f->balance = 0;
+	rg_par2(side_run, &lids, &planes, threads);
+}
+
 int route_ftree(struct rctx *c)
 {
 	struct ft f;
 	uint32_t *queue = rg_xmalloc(c->g->nsw ? c->g->nsw : 1, sizeof(*queue));
+	unsigned threads = rg_par_threads(c->g, c->o->threads ? c->o->threads : ROUTE_THREADS);
 
 	if (c->o->nroots)
 		route_why(c, "; ftree ranks from the CA leaves, root GUIDs ignored");
 	ft_init(&f, c);
+	if (threads > 1 && planes_fit(c->g, f.rank)) {
+		route_planes_beside(&f, queue, threads);
+		ft_free(&f);
+		free(queue);
+		return 0;
+	}
 	f.balance = 1;
 	if (!route_planes(c, f.rank) && (route_hosts(&f, queue) || over_cap(&f)) && !f.cut)
 		route_balance_ctx(c, f.rank, 1);

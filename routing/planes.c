@@ -513,6 +513,35 @@ static void route_offset(const struct pl *x, uint8_t **lft, uint32_t i, uint32_t
 		}
 }
 
+/* 0 with x built if the tree takes plane routing, else 1 (x freed, why
+ * says why). */
+static int pl_take(struct pl *x, const struct rgraph *g, const uint32_t *rank, char *why,
+		   size_t whylen)
+{
+	if (pl_build(x, g, rank, why, whylen)) {
+		pl_free(x);
+		return 1;
+	}
+	if (complete(x) || cut(x, why, whylen)) {
+		if (complete(x))
+			snprintf(why, whylen, "complete");
+		pl_free(x);
+		return 1;
+	}
+	return 0;
+}
+
+int planes_fit(const struct rgraph *g, const uint32_t *rank)
+{
+	struct pl x;
+	char why[200];
+
+	if (pl_take(&x, g, rank, why, sizeof(why)))
+		return 0;
+	pl_free(&x);
+	return 1;
+}
+
 int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, char *why,
 		 size_t whylen)
 {
@@ -520,16 +549,8 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 	struct pl x;
 
 	memset(st, 0, sizeof(*st));
-	if (pl_build(&x, g, rank, why, whylen)) {
-		pl_free(&x);
+	if (pl_take(&x, g, rank, why, whylen))
 		return 1;
-	}
-	if (complete(&x) || cut(&x, why, whylen)) {
-		if (complete(&x))
-			snprintf(why, whylen, "complete");
-		pl_free(&x);
-		return 1;
-	}
 	x.st = st;
 	st->a2a_bound = x.B;
 	st->pods = x.npod;
@@ -537,13 +558,13 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 	st->slots = x.S;
 	primaries(&x);
 	pl_loads_init(&x);
-	pl_route_leaves(&x, c->lft);
+	unsigned threads = rg_par_threads(g, c->o->threads ? c->o->threads : ROUTE_THREADS);
+	pl_route_leaves(&x, c->lft, threads);
 	for (uint32_t i = 0; i < x.N; i++)
 		if (x.lidx[g->hosts[i].sw] != RG_NONE)
 			route_down(&x, c->lft, i, g->hosts[i].lid);
 	if (x.S)
-		pl_route_middles(&x, c->lft,
-				 rg_par_threads(g, c->o->threads ? c->o->threads : ROUTE_THREADS));
+		pl_route_middles(&x, c->lft, threads);
 	for (uint32_t i = 0; i < x.N; i++)
 		for (uint32_t o = 1; x.lidx[g->hosts[i].sw] != RG_NONE && o < g->hosts[i].nlids; o++)
 			route_offset(&x, c->lft, i, o);

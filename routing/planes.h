@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct rctx;
+struct rgraph;
 
 struct planes_stats {
 	uint32_t pods, planes, slots;
@@ -30,5 +31,9 @@ struct planes_stats {
  */
 int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, char *why,
 		 size_t whylen);
+
+/* 1 if planes_route() would route the tree (it answers from the same
+ * checks), so that a caller may start independent work beside it. */
+int planes_fit(const struct rgraph *g, const uint32_t *rank);
 
 #endif

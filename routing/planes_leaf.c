@@ -20,12 +20,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/par.h"
 #include "routing/planes_int.h"
 #include "routing/routing.h"
 #include "routing/simd.h"
 
 #define PL_UNBLOCK 64 /* other extras unblock() may try to move */
 #define NOPL 0xFF     /* erow: no plane (yet) */
+#define PL_BATCH 8    /* leaves whose extras are listed at a time, ahead */
+
+/* A destination leaf's extras, listed ahead of its turn (route_all_leaves()). */
+struct lkeys {
+	uint64_t *raw, *keys;/* (choices, host, leaf): by host, by choices */
+	uint8_t *rq;         /* per raw key: its plane, once placed */
+	uint32_t nkeys, capkeys;
+	uint64_t colload[PL_MAXP]; /* its primaries' all-to-all, per plane */
+};
 
 struct lstate {
 	uint8_t *cnt;        /* [q * N + shift]: extra flows into the leaf from plane q */
@@ -40,9 +50,9 @@ struct lstate {
 	uint32_t *room;      /* [p1 * P + q]: up_room() into pod upod */
 	uint64_t *un, *dn;   /* [pod * P + q]: midup, middn per uplink of the middle */
 	uint32_t cur;        /* the destination leaf being routed */
-	uint64_t *raw, *keys;/* its extras, (choices, host, leaf): found, sorted */
-	uint32_t nkeys, capkeys;
-	uint8_t *rq;         /* per raw key: its plane, once placed */
+	uint64_t *raw, *keys;/* its extras (its struct lkeys') */
+	uint32_t nkeys;
+	uint8_t *rq;
 };
 
 /* The all-to-all load counts, zero, and each middle's uplinks. */
@@ -371,7 +381,7 @@ static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint3
 	}
 }
 
-static void grow_keys(struct lstate *ls)
+static void grow_keys(struct lkeys *ls)
 {
 	ls->capkeys = ls->capkeys ? 2 * ls->capkeys : 4096;
 	free(ls->raw);
@@ -384,17 +394,23 @@ static void grow_keys(struct lstate *ls)
 	ls->rq = rg_xmalloc(ls->capkeys, 1);
 }
 
-/* Primaries of destination leaf l counted; the rest into keys, by leaf
- * (each leaf's row of erow in one go). */
-static void leaf_primaries(struct pl *x, struct lstate *ls, uint32_t l)
+/*
+ * Primaries of destination leaf l counted; the rest into keys, by leaf
+ * (each leaf's row of erow in one go). Only l's hosts' columns of erow
+ * are read, and until l's turn only its primaries are there: routing the
+ * leaves before l writes their own hosts' columns alone.
+ */
+static void leaf_primaries(const struct pl *x, const uint8_t *erow, uint32_t l,
+			   struct lkeys *ls)
 {
 	const struct rgraph *g = x->g;
 	const struct rg_sw *w = &g->sw[x->leafsw[l]];
 	uint32_t N = x->N;
 
 	ls->nkeys = 0;
+	memset(ls->colload, 0, sizeof(ls->colload));
 	for (uint32_t a = 0; a < x->nleaf; a++) {
-		const uint8_t *row = ls->erow + (size_t)a * N;
+		const uint8_t *row = erow + (size_t)a * N;
 		uint64_t h = g->sw[x->leafsw[a]].nhosts;
 		if (a == l || x->lcomp[a] != x->lcomp[l])
 			continue;
@@ -415,7 +431,7 @@ static void leaf_primaries(struct pl *x, struct lstate *ls, uint32_t l)
 
 /* keys (leaf, host order) into raw by host and keys by number of choices,
  * both stable: raw (host, leaf), keys (choices, host, leaf). */
-static void sort_keys(const struct pl *x, struct lstate *ls, uint32_t nh)
+static void sort_keys(const struct pl *x, struct lkeys *ls, uint32_t nh)
 {
 	uint32_t pos[PL_MAXP + 2] = { 0 }, *hp = rg_xcalloc(nh + 1, sizeof(*hp));
 
@@ -503,7 +519,6 @@ static void leaf_extras(struct pl *x, struct lstate *ls, uint32_t l)
 	uint32_t N = x->N;
 	int32_t e;
 
-	sort_keys(x, ls, w->nhosts);
 	for (uint32_t k = 0; k < ls->nkeys; k++) {
 		uint32_t a = key_leaf(ls->keys[k]), i = key_host(w, ls->keys[k]);
 		uint32_t q = pick(x, ls, a, i, l, RG_NONE, &e);
@@ -587,7 +602,7 @@ static void next_pod(struct pl *x, struct lstate *ls, uint32_t p)
 	}
 }
 
-static void route_leaf(struct pl *x, struct lstate *ls, uint32_t l)
+static void route_leaf(struct pl *x, struct lstate *ls, uint32_t l, const struct lkeys *lk)
 {
 	const struct rg_sw *w = &x->g->sw[x->leafsw[l]];
 	uint32_t N = x->N, P = x->P;
@@ -597,12 +612,15 @@ static void route_leaf(struct pl *x, struct lstate *ls, uint32_t l)
 		for (uint32_t i = w->hfirst; i < w->hfirst + w->nhosts; i++)
 			b += x->primok[i] && i % P == q;
 		ls->base[q] = (uint8_t)(b < UINT8_MAX ? b : UINT8_MAX);
-		ls->colload[q] = 0;
+		ls->colload[q] = lk->colload[q];
 	}
 	ls->cur = l;
+	ls->keys = lk->keys;
+	ls->raw = lk->raw;
+	ls->rq = lk->rq;
+	ls->nkeys = lk->nkeys;
 	if (x->S && ls->upod != x->pod[l])
 		next_pod(x, ls, x->pod[l]);
-	leaf_primaries(x, ls, l);
 	leaf_extras(x, ls, l);
 	for (uint32_t q = 0; q < P; q++)
 		x->st->a2a_max = ls->colload[q] > x->st->a2a_max ? ls->colload[q] : x->st->a2a_max;
@@ -627,7 +645,68 @@ static void write_leaves(const struct pl *x, const struct lstate *ls, uint8_t **
 	}
 }
 
-void pl_route_leaves(struct pl *x, uint8_t **lft)
+/* PL_BATCH destination leaves (of the list of those with hosts), from
+ * first: their extras listed (keys) or routed. */
+struct lbatch {
+	struct pl *x;
+	struct lstate *ls;
+	const uint32_t *list;
+	uint32_t first, n;
+	int route;
+	struct lkeys k[PL_BATCH];
+};
+
+static void batch_run(void *arg)
+{
+	struct lbatch *b = arg;
+
+	for (uint32_t j = 0; j < PL_BATCH && b->first + j < b->n; j++) {
+		uint32_t l = b->list[b->first + j];
+		if (b->route) {
+			route_leaf(b->x, b->ls, l, &b->k[j]);
+			continue;
+		}
+		leaf_primaries(b->x, b->ls->erow, l, &b->k[j]);
+		sort_keys(b->x, &b->k[j], b->x->g->sw[b->x->leafsw[l]].nhosts);
+	}
+}
+
+/*
+ * The destination leaves in order, a batch at a time, while (threads 2)
+ * a second thread lists the next batch's extras: what leaf_primaries()
+ * reads the leaves routed meanwhile do not write.
+ */
+static void route_all_leaves(struct pl *x, struct lstate *ls, unsigned threads)
+{
+	uint32_t *list = rg_xmalloc(x->nleaf ? x->nleaf : 1, sizeof(*list)), n = 0;
+	struct lbatch *b = rg_xcalloc(2, sizeof(*b));
+
+	for (uint32_t l = 0; l < x->nleaf; l++)
+		if (x->g->sw[x->leafsw[l]].nhosts)
+			list[n++] = l;
+	for (int k = 0; k < 2; k++)
+		b[k] = (struct lbatch){ .x = x, .ls = ls, .list = list, .n = n };
+	batch_run(&b[0]);
+	for (uint32_t first = 0, k = 0; first < n; first += PL_BATCH, k ^= 1) {
+		b[k].route = 1;
+		b[k ^ 1].route = 0;
+		b[k ^ 1].first = first + PL_BATCH;
+		if (first + PL_BATCH < n)
+			rg_par2(batch_run, &b[k ^ 1], &b[k], threads);
+		else
+			batch_run(&b[k]);
+	}
+	for (int k = 0; k < 2; k++)
+		for (uint32_t j = 0; j < PL_BATCH; j++) {
+			free(b[k].k[j].raw);
+			free(b[k].k[j].keys);
+			free(b[k].k[j].rq);
+		}
+	free(b);
+	free(list);
+}
+
+void pl_route_leaves(struct pl *x, uint8_t **lft, unsigned threads)
 {
 	struct lstate ls;
 	size_t N = x->N ? x->N : 1;
@@ -649,14 +728,11 @@ void pl_route_leaves(struct pl *x, uint8_t **lft)
 	mark_primaries(x, &ls);
 	for (size_t k = 0; k < (size_t)x->npod * x->P; k++)
 		norm(x, &ls, k);
-	for (uint32_t l = 0; l < x->nleaf; l++)
-		if (x->g->sw[x->leafsw[l]].nhosts)
-			route_leaf(x, &ls, l);
+	route_all_leaves(x, &ls, threads);
 	for (size_t k = 0; k < (size_t)x->nleaf * x->P; k++)
 		x->st->a2a_max = x->rowload[k] > x->st->a2a_max ? x->rowload[k] : x->st->a2a_max;
 	write_leaves(x, &ls, lft);
 	free(ls.cnt);
-	free(ls.rq);
 	free(ls.erow);
 	free(ls.up);
 	free(ls.room);
@@ -665,6 +741,4 @@ void pl_route_leaves(struct pl *x, uint8_t **lft)
 	free(ls.ubase);
 	free(ls.un);
 	free(ls.dn);
-	free(ls.raw);
-	free(ls.keys);
 }

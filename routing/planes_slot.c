@@ -23,6 +23,7 @@
  * taken together (one destination pod's) lie together, and clearing them
  * for the next plane costs what was used.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -520,11 +521,11 @@ static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q,
 	}
 }
 
-/* Every other plane from first on, with counters of its own. */
+/* Planes taken one at a time from next, with counters of its own. */
 struct half {
 	struct pl *x;
 	uint8_t **lft;
-	uint32_t first;
+	atomic_uint *next;
 	struct sstate ss;
 };
 
@@ -542,7 +543,7 @@ static void route_half(void *arg)
 	ss->owner = rg_xmalloc((size_t)rows * ss->NB, sizeof(*ss->owner));
 	ss->bm = rg_xcalloc((size_t)rows * ss->NB, 1);
 	ss->slot = rg_xmalloc((size_t)x->npod * x->N, 1);
-	for (uint32_t q = h->first; q < x->P; q += 2) {
+	for (uint32_t q; (q = atomic_fetch_add(h->next, 1)) < x->P;) {
 		clear_counts(ss);
 		memset(ss->slot, 0xFF, (size_t)x->npod * x->N);
 		plane_entries(x, ss, q);
@@ -559,11 +560,13 @@ static void route_half(void *arg)
 	free(ss->ent);
 }
 
-/* Planes are apart: the even and the odd ones may go on two threads (their
- * load counts, extras lists and middle switches are theirs alone). */
+/* Planes are apart: two threads may take them one by one, whichever is
+ * free next (a plane's load counts, extras list and middle switches are
+ * its own, and its counters start from zero). */
 void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads)
 {
-	struct half h[2] = { { .x = x, .lft = lft, .first = 0 }, { .x = x, .lft = lft, .first = 1 } };
+	atomic_uint next = 0;
+	struct half h[2] = { { .x = x, .lft = lft, .next = &next }, { .x = x, .lft = lft, .next = &next } };
 
 	rg_par2(route_half, &h[1], &h[0], threads);
 	for (uint32_t k = 0; k < 2; k++) {

@@ -186,18 +186,18 @@ static void relax(struct fill *f, uint32_t x, uint32_t h)
 	}
 }
 
-/* Queues switch x (no route yet) by its best neighbour that has one. */
-static void first_hops(struct fill *f, uint32_t x)
+/* Hops of switch x (no route yet) by its best neighbour that has one,
+ * from the walk's hops hv; UINT32_MAX if none. */
+static uint32_t first_hops(const struct rgraph *g, const uint32_t *nbr, const uint32_t *hv,
+			   uint32_t x)
 {
-	const struct rg_sw *w = &f->w.g->sw[x];
-	const uint32_t *nb = f->nbr + w->gfirst;
+	const struct rg_sw *w = &g->sw[x];
+	const uint32_t *nb = nbr + w->gfirst;
 	uint32_t best = NOWAY;
 
 	for (uint32_t k = 0; k < w->ngroups; k++)
-		best = f->hv[nb[k]] < best ? f->hv[nb[k]] : best;
-	f->tent[x] = best + 1; /* UINT32_MAX: none */
-	if (f->tent[x] != UINT32_MAX)
-		heap_push(f, (uint64_t)f->tent[x] << 32 | x);
+		best = hv[nb[k]] < best ? hv[nb[k]] : best;
+	return best + 1;
 }
 
 static int waiting_neighbour(const struct fill *f, uint32_t x)
@@ -270,14 +270,17 @@ static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct c
 
 /*
  * A block of LIDs walked for the fill, ahead of it: per LID every
- * switch's hops (NOWAY where it has no way) and the switches of the LID's
- * part without one. Filling a LID writes only that LID's entries, so the
- * next block can be walked (on a second thread) while this one is filled.
+ * switch's hops (NOWAY where it has no way), the switches of the LID's
+ * part without one, and the hops each of those starts from. Filling a
+ * LID writes only that LID's entries, so the next block can be walked (on
+ * a second thread) while this one is filled.
  */
 struct ways {
 	uint32_t *hv;       /* [lid - b0][switch] */
 	uint32_t *holes;    /* [lid - b0][...]: nh of them */
+	uint32_t *first;    /* [lid - b0][...]: each hole's first_hops() */
 	uint32_t nh[LW_RB];
+	const uint32_t *nbr;/* the fill's: every switch's groups' peers */
 };
 
 static void walk_lid(struct lwalk *w, uint32_t lid, void *arg)
@@ -296,6 +299,9 @@ static void walk_lid(struct lwalk *w, uint32_t lid, void *arg)
 			holes[k++] = s;
 	}
 	r->nh[j] = k;
+	/* the hops every hole starts from depend on the walk alone */
+	for (uint32_t i = 0; i < k; i++)
+		r->first[(size_t)j * n + i] = first_hops(w->g, r->nbr, hv, holes[i]);
 }
 
 /* Fills one LID: its holes grow towards it, fewest hops first. */
@@ -310,15 +316,18 @@ static void fill_lid(struct lwalk *w, uint32_t lid, void *arg)
 	n = f->ways->nh[lid - w->b0];
 	f->hv = f->ways->hv + (size_t)(lid - w->b0) * w->g->nsw;
 	const uint32_t *hs = f->ways->holes + (size_t)(lid - w->b0) * w->g->nsw;
+	const uint32_t *first = f->ways->first + (size_t)(lid - w->b0) * w->g->nsw;
+	/* without the last hop (route.c's) nothing reaches */
+	int none = f->hv[w->own[lid]] == NOWAY;
+
 	f->cur++;
 	f->nheap = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		f->tent[hs[i]] = UINT32_MAX;
+		f->tent[hs[i]] = none ? UINT32_MAX : first[i];
 		f->waits[hs[i]] = 0;
+		if (f->tent[hs[i]] != UINT32_MAX)
+			heap_push(f, (uint64_t)f->tent[hs[i]] << 32 | hs[i]);
 	}
-	/* without the last hop (route.c's) nothing reaches */
-	for (uint32_t i = 0; f->hv[w->own[lid]] != NOWAY && i < n; i++)
-		first_hops(f, hs[i]);
 	while (f->nheap) {
 		uint64_t k = heap_pop(f);
 		uint32_t x = (uint32_t)k, h = (uint32_t)(k >> 32);
@@ -460,6 +469,8 @@ static void fill_blocks(struct fill *f, unsigned threads)
 	for (int k = 0; k < 2; k++) {
 		r[k].hv = rg_xmalloc(cells, sizeof(*r[k].hv));
 		r[k].holes = rg_xmalloc(cells, sizeof(*r[k].holes));
+		r[k].first = rg_xmalloc(cells, sizeof(*r[k].first));
+		r[k].nbr = f->nbr;
 	}
 	struct stage first = { f, &wr, &r[0], 1 };
 	stage_run(&first);
@@ -474,6 +485,7 @@ static void fill_blocks(struct fill *f, unsigned threads)
 	for (int k = 0; k < 2; k++) {
 		free(r[k].hv);
 		free(r[k].holes);
+		free(r[k].first);
 	}
 }
 

@@ -8,6 +8,7 @@
  * set of the output ports used next at the far switch; a cycle is searched
  * with an explicit-stack DFS so that 11k-host fabrics do not blow the stack.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +36,14 @@ struct vctx {
 	uint32_t *spb;          /* their pair bounds */
 };
 
-/* A part of the work, for one thread: LIDs [lo, hi), and the shifts' pair
- * bounds (pb set) or their busiest links, with counts and memory of its
- * own. */
+#define VP_CHUNK (8 * LW_RB) /* LIDs a part takes at a time */
+
+/* A part of the work, for one thread: the shifts' pair bounds (pb set) or
+ * their busiest links, then chunks of LIDs as long as some are left (next
+ * counts the chunks taken), with counts and memory of its own. */
 struct vpart {
 	const struct vctx *x;
-	uint32_t lo, hi;
+	atomic_uint *next;
 	int bounds;             /* 1: the pair bounds, 0: the busiest links */
 	struct route_verify v;  /* its counts of pairs, faults, hops */
 	struct lwalk w;
@@ -175,16 +178,14 @@ static void block_done(struct lwalk *w, uint32_t b0, void *arg)
 	flush_flows(y);
 }
 
-static void part_init(struct vpart *y, const struct vctx *x, uint32_t lo, uint32_t hi,
-		      int bounds)
+static void part_init(struct vpart *y, const struct vctx *x, atomic_uint *next, int bounds)
 {
 	const struct rgraph *g = x->g;
 	uint32_t n = g->nsw ? g->nsw : 1, nl = g->nlinks ? g->nlinks : 1;
 
 	memset(y, 0, sizeof(*y));
 	y->x = x;
-	y->lo = lo;
-	y->hi = hi;
+	y->next = next;
 	y->bounds = bounds;
 	lw_init(&y->w, g, x->lft, x->top);
 	y->act = rg_xcalloc(n, sizeof(*y->act));
@@ -206,23 +207,27 @@ static void part_free(struct vpart *y)
 	free(y->sbits);
 }
 
-/* A part's work: one walk per LID (the hosts' pairs, the switches' own,
- * the channel dependencies and all-to-all loads), then the shifts' pair
- * bounds or busiest links. */
+/* A part's work: the shifts' pair bounds or busiest links, then one walk
+ * per LID of every chunk it takes (the hosts' pairs, the switches' own,
+ * the channel dependencies and all-to-all loads). */
 static void part_run(void *arg)
 {
 	struct vpart *y = arg;
 	struct vctx *x = (struct vctx *)(uintptr_t)y->x; /* its shift results only */
 
-	lw_each(&y->w, y->lo, y->hi, NULL, visit_lid, block_done, y);
+	if (!y->bounds)
+		shift_loads(x->g, x->lft, x->top, x->sh, x->nsh, x->sl);
+	for (uint32_t i = 0; y->bounds && i < x->nsh; i++)
+		x->spb[i] = pair_bound_shift(&x->pb, x->sh[i]);
+	for (;;) {
+		uint64_t lo = 1 + (uint64_t)atomic_fetch_add(y->next, 1) * VP_CHUNK;
+		if (lo > x->ltop)
+			break;
+		lw_each(&y->w, (uint32_t)lo, (uint32_t)(lo + VP_CHUNK), NULL, visit_lid,
+			block_done, y);
+	}
 	lw_deps_done(&y->hdep, x->g);
 	lw_deps_done(&y->sdep, x->g);
-	if (!y->bounds) {
-		shift_loads(x->g, x->lft, x->top, x->sh, x->nsh, x->sl);
-		return;
-	}
-	for (uint32_t i = 0; i < x->nsh; i++)
-		x->spb[i] = pair_bound_shift(&x->pb, x->sh[i]);
 }
 
 /* Part b's counts, flows and dependencies into part a's. */
@@ -402,16 +407,17 @@ static void loads(const struct vctx *x, const struct vpart *y, struct route_veri
 }
 
 /* The LIDs and the shifts in two parts, on two threads (or one after the
- * other). The shifts' busiest links cost about as much as half the LIDs,
- * their pair bounds less: the first part takes two thirds of the LIDs
- * (up to a block boundary) and the pair bounds. */
+ * other): one part the shifts' busiest links, the other their pair
+ * bounds, then both the LIDs, a chunk at a time, so that they end
+ * together. What a part counts adds up (or is a maximum or a union), so
+ * which part walked a LID changes nothing. */
 static void run_parts(struct vctx *x, struct route_verify *v, unsigned threads)
 {
-	uint32_t mid = 1 + (uint32_t)((uint64_t)x->ltop * 2 / 3 / LW_RB) * LW_RB;
+	atomic_uint next = 0;
 	struct vpart y[2];
 
-	part_init(&y[0], x, 1, mid, 1);
-	part_init(&y[1], x, mid, x->ltop + 1, 0);
+	part_init(&y[0], x, &next, 1);
+	part_init(&y[1], x, &next, 0);
 	rg_par2(part_run, &y[1], &y[0], threads);
 	part_merge(&y[0], &y[1], x->g->nlinks);
 	part_free(&y[1]);

@@ -3,9 +3,10 @@
  *
  * Hand-checked LFT entries on a 2-level radix-4 fat tree, credit loops
  * that minhop makes on a ring and updn avoids, the verifier on broken
- * tables, the LID filler, determinism under node shuffling, and seeded
- * property runs over degraded fat trees, tori, random graphs and
- * dragonflies (reachable, loop-free, no CDG cycle, every time).
+ * tables, the LID filler, determinism under node shuffling and on one
+ * thread or two, and seeded property runs over degraded fat trees, tori,
+ * random graphs and dragonflies (reachable, loop-free, no CDG cycle,
+ * every time).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -918,6 +919,50 @@ static void test_balance_updn_torus(void **state)
 	topo_free_all(&b.t);
 }
 
+/* Routes t on the given number of threads. */
+static void route_threads(const struct topo *t, unsigned threads, struct route_tables *rt)
+{
+	struct route_opts o = { .engine = "auto", .threads = threads };
+
+	if (route_compute(t, &o, rt))
+		fail_msg("route_compute: %s", rt->why);
+}
+
+/*
+ * A second thread changes when work is done, never what: switch LIDs
+ * beside plane routing, the next leaves' extras listed ahead, a reach
+ * fill's next block walked ahead. Radix 28 (980 switches, 6468 LIDs) has
+ * more table cells than RG_PAR_CELLS, so that two threads do run; 5 % of
+ * its links removed, planes routes it and switches' own packets need
+ * filling.
+ */
+static void test_threads_same_tables(void **state)
+{
+	(void)state;
+	for (unsigned pct = 0; pct <= 5; pct += 5) {
+		struct tb b;
+		struct route_tables one, two;
+		tb_init(&b);
+		tb_ft3(&b, 28);
+		tb_remove_links(&b, pct, 3);
+		fill(&b.t, 0);
+		route_threads(&b.t, 1, &one);
+		route_threads(&b.t, 2, &two);
+		assert_string_equal(one.why, two.why);
+		if (pct)
+			assert_non_null(strstr(one.why, "planes:"));
+		assert_int_equal(one.top, two.top);
+		for (uint32_t i = 0; i < b.t.nnodes; i++) {
+			assert_int_equal(!one.lft[i].ports, !two.lft[i].ports);
+			if (one.lft[i].ports && memcmp(one.lft[i].ports, two.lft[i].ports, one.top + 1u))
+				fail_msg("%s: node %u's table differs on two threads", one.why, i);
+		}
+		route_tables_free(&one);
+		route_tables_free(&two);
+		topo_free_all(&b.t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -942,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_pair_bound_runs_together),
 		cmocka_unit_test(test_balance_updn_torus),
 		cmocka_unit_test(test_balance_parts_hole),
+		cmocka_unit_test(test_threads_same_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
