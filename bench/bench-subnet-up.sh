@@ -27,6 +27,12 @@
 # If there is no ibsmd binary yet, only OpenSM is measured. See the
 # *-once.sh scripts for what each metric means. The machine's load
 # average at the start is printed: timings on a shared machine are noisy.
+#
+# SIM_PIN (default yes, see tests/integration/lib.sh sim_pin): ibsim on the
+# last CPU and every SM and flood on the others, the same for all, so that
+# the flood measures the simulator's own rate rather than where the
+# scheduler put three busy threads on two cores. SIM_PIN=no measures as
+# before (on two cores ibsmd's routing then has the second core too).
 
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,7 +54,8 @@ done
 shift $((OPTIND - 1))
 
 : "${FLOOD_SMPS:=200000}"
-export FLOOD_SMPS
+: "${SIM_PIN:=yes}"
+export FLOOD_SMPS SIM_PIN
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-bench.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
@@ -124,7 +131,7 @@ per() {
 	}' "$work/runs"
 }
 
-echo "fabric: $label; runs: $runs (medians); load average at start: $load"
+echo "fabric: $label; runs: $runs (medians); load average at start: $load; pinned: $SIM_PIN"
 printf '%-12s' metric
 for sm in $sms; do printf ' %12s' "$sm"; done
 echo
