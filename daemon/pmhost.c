@@ -35,11 +35,12 @@
 /* Queries kept outstanding while hosts are asking the SA (a request in
  * the last few ms): an SA request and its answer queue behind the PMA
  * MADs in flight at the switches, the simulator and our receive queue,
- * so the full window would add its length to every SA answer. With 2 a
- * round of the 3456-host tree under SA load took about 3 s (alone 0.2 s),
- * inside the default period of 10 s; with 8 the SA's p99 rose twice as
- * much (bench/bench-pm.sh). */
-#define PM_SA_YIELD 2
+ * and the answers we handle take the CPU the SA's need, so the full
+ * window would add its length to every SA answer. With 1 a round of the
+ * 3456-host tree under SA load took about 6 s (alone 0.12 s), inside the
+ * default period of 10 s, and the SA's p99 rose 5 %; with 2, 8.5 %; with
+ * 8 twice as much again (bench/bench-pm.sh). */
+#define PM_SA_YIELD 1
 #define UPS_MAX 64
 #define SPARE_MAX 256       /* query records kept for reuse */
 
