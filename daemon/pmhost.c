@@ -32,15 +32,19 @@
 #include "sm/sm.h"
 
 #define PUMP_BATCH 32
-/* Queries kept outstanding while hosts are asking the SA (a request in
- * the last few ms): an SA request and its answer queue behind the PMA
- * MADs in flight at the switches, the simulator and our receive queue,
- * and the answers we handle take the CPU the SA's need, so the full
- * window would add its length to every SA answer. With 1 a round of the
- * 3456-host tree under SA load took about 6 s (alone 0.12 s), inside the
- * default period of 10 s, and the SA's p99 rose 5 %; with 2, 8.5 %; with
- * 8 twice as much again (bench/bench-pm.sh). */
+/* While hosts are asking the SA (a request in the last few ms) the PM
+ * keeps PM_SA_YIELD queries outstanding, and sends one at most every
+ * PM_SA_GAP_MS: an SA request and its answer queue behind the PMA MADs in
+ * flight at the switches, the simulator and our receive queue, and the
+ * answers we handle take CPU time the SA's need. On the 3456-host tree
+ * under a saturating SA load (bench/bench-pm.sh) the SA's p99 rose
+ * +8.3 % to +10.4 % with 2 outstanding and no gap, +5.1 % to +11.5 % with 1
+ * outstanding, and the SA's own rate fell by 3-6 %; with the gap the PM takes
+ * at most a thousand queries a second while the SA is busy, and a round
+ * of that tree under such a load takes about 41 s instead of 0.12 s:
+ * the SA comes first, and the round still ends. */
 #define PM_SA_YIELD 1
+#define PM_SA_GAP_MS 1
 #define UPS_MAX 64
 #define SPARE_MAX 256       /* query records kept for reuse */
 
@@ -54,6 +58,7 @@ static struct pm_host {
 	struct sm *sm;
 	struct event *ev_pm;        /* the next round (pm_next_deadline) */
 	uint64_t pm_armed;          /* ev_pm's deadline, UINT64_MAX: not armed */
+	uint64_t sa_gap_until;      /* no query before this while the SA is busy */
 	struct event *ev_tick;      /* options and mastership, every second */
 	struct pm_opts opts;
 	bool polling;
@@ -112,6 +117,7 @@ static void q_spares_free(void)
 }
 
 static void pump(void);
+static void pump_at(uint64_t now);
 
 /* ev_pm may fire early (pump() then finds no round due and arms it
  * again), never late; moving it only to an earlier deadline spares a timer
@@ -161,14 +167,15 @@ static void on_answer(void *arg, int err, const uint8_t *mad, size_t len)
 	struct pm_host_q *x = arg;
 	struct pma_reply r;
 	bool ok = (err == MAD_OK || err == MAD_ERR_STATUS) && pma_reply_decode(mad, len, &r) == 0;
+	uint64_t now = clock_ms();
 
 	if (!ok && err != MAD_ERR_CANCELED)
 		log_debug("PM: %s of 0x%016llx port %u: no answer (%d)",
 			  x->q.kind == PM_Q_CPI ? "ClassPortInfo" : "counters",
 			  (unsigned long long)x->q.guid, x->q.port, err);
-	pm_done(H.sm->pm, &x->q, ok ? &r : NULL, clock_ms());
+	pm_done(H.sm->pm, &x->q, ok ? &r : NULL, now);
 	q_free(x);
-	pump();
+	pump_at(now);
 }
 
 static void submit(const struct pm_query *q)
@@ -216,33 +223,47 @@ static void round_check(void)
  * the engine already sends GMPs only when no SMP waits, but a sweep has
  * pauses (routing on the worker) after which its SMPs would find our
  * queries ahead of them at the switches; the round waits instead. */
-/* How many queries may go out now: the SA has priority (see PM_SA_YIELD). */
-static size_t room(void)
+/* How many queries may go out now: the SA has priority (see PM_SA_YIELD).
+ * *gap is set when only PM_SA_GAP_MS holds them back. */
+static size_t room(uint64_t now, bool *gap)
 {
 	unsigned out = pm_outstanding(H.sm->pm);
 
-	if (!sa_host_busy(H.sm))
+	if (!sa_host_busy_at(H.sm, now))
 		return PUMP_BATCH;
-	return out < PM_SA_YIELD ? PM_SA_YIELD - out : 0;
+	if (out >= PM_SA_YIELD)
+		return 0;
+	if (now < H.sa_gap_until) {
+		*gap = true;
+		return 0;
+	}
+	return PM_SA_YIELD - out;
 }
 
-static void pump(void)
+static void pump_at(uint64_t now)
 {
 	struct pm_query q[PUMP_BATCH];
-	uint64_t now;
 	size_t n, max;
+	bool gap = false;
 
 	if (!H.polling || H.pumping || H.sm->sweeping)
 		return;
 	H.pumping = true;
-	now = clock_ms();
-	while ((max = room()) > 0 && (n = pm_next(H.sm->pm, now, q, max)) > 0)
+	while ((max = room(now, &gap)) > 0 && (n = pm_next(H.sm->pm, now, q, max)) > 0) {
+		if (max < PUMP_BATCH)
+			H.sa_gap_until = now + PM_SA_GAP_MS;
 		for (size_t i = 0; i < n; i++)
 			submit(&q[i]);
+	}
 	H.pumping = false;
 	round_check();
-	pm_timer_arm(pm_next_deadline(H.sm->pm));
+	pm_timer_arm(gap ? H.sa_gap_until : pm_next_deadline(H.sm->pm));
 	sm_arm_engine_timer(H.sm);
+}
+
+static void pump(void)
+{
+	pump_at(clock_ms());
 }
 
 static void on_pm_timer(evutil_socket_t fd, short what, void *arg)

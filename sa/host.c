@@ -293,9 +293,14 @@ void sa_host_gsi(void *arg, const uint8_t *msg, size_t len, int status, const st
 	sa_keep_note(sm);
 }
 
+bool sa_host_busy_at(const struct sm *sm, uint64_t now_ms)
+{
+	return sm->sa && now_ms - last_request_ms < SA_BUSY_MS;
+}
+
 bool sa_host_busy(const struct sm *sm)
 {
-	return sm->sa && clock_ms() - last_request_ms < SA_BUSY_MS;
+	return sa_host_busy_at(sm, clock_ms());
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)

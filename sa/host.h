@@ -22,6 +22,8 @@ void sa_host_gsi(void *arg, const uint8_t *msg, size_t len, int status,
 /* An SA request arrived in the last few ms: keep the umad pump waiting
  * for the next instead of sleeping (daemon/main.c). */
 bool sa_host_busy(const struct sm *sm);
+/* The same, at now_ms (clock_ms()) already read by the caller. */
+bool sa_host_busy_at(const struct sm *sm, uint64_t now_ms);
 /* What a saved or copied state may hold under the configuration now. */
 void sa_host_limits(const struct sm *sm, struct client_limits *l);
 
