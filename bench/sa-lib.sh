@@ -16,21 +16,9 @@ wait_grep() {   # wait_grep PATTERN FILE SECONDS
 	done
 }
 
-# The CA LIDs, from the simulator's own Dump.
+# The CA LIDs, from the simulator's own Dump (lib.sh sim_ca_lids).
 lids() {
-	sim_dump "$SIM_DIR/dump.txt"
-	python3 -c '
-import sys
-sys.path.insert(0, sys.argv[1])
-import simstate
-nodes = simstate.parse(simstate.last_dump(open(sys.argv[2]).read().splitlines()))
-for n in nodes.values():
-    if n.kind == "Ca":
-        for p in n.ports.values():
-            if p.get("lid"):
-                print(p["lid"])
-' "$top_srcdir/tests/integration" "$SIM_DIR/dump.txt" >"$SIM_DIR/lids"
-	[ -s "$SIM_DIR/lids" ] || fail "no LIDs in the Dump"
+	sim_ca_lids "$SIM_DIR/lids"
 }
 
 # start_load: the loaders at once, in the background (LOADERS_PIDS)

@@ -199,6 +199,24 @@ sim_dump() {
 	tail -c +"$((_sim_off + 1))" "$SIM_LOG" | grep -v 'cannot parse remote lid' >"$1"
 }
 
+# sim_ca_lids FILE: the LIDs of every CA port, one a line, from the
+# simulator's own Dump; fails when there is none.
+sim_ca_lids() {
+	sim_dump "$SIM_DIR/dump.txt"
+	python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import simstate
+nodes = simstate.parse(simstate.last_dump(open(sys.argv[2]).read().splitlines()))
+for n in nodes.values():
+    if n.kind == "Ca":
+        for p in n.ports.values():
+            if p.get("lid"):
+                print(p["lid"])
+' "$top_srcdir/tests/integration" "$SIM_DIR/dump.txt" >"$1"
+	[ -s "$1" ] || fail "no CA LIDs in the simulator's Dump"
+}
+
 # simstate FILE [ARGS]: judge a dump (tests/integration/simstate.py).
 simstate() {
 	python3 "$top_srcdir/tests/integration/simstate.py" "$@"

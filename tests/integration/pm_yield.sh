@@ -44,20 +44,8 @@ alone=$(window 4)
 msg "alone: $alone queries in 4 s"
 [ "$alone" -ge 10000 ] || fail "the PM asked only $alone queries in 4 s without SA load"
 
-# The CAs' LIDs, from the simulator's own Dump: sa-load asks paths between them.
-sim_dump "$SIM_DIR/dump.txt"
-python3 -c '
-import sys
-sys.path.insert(0, sys.argv[1])
-import simstate
-nodes = simstate.parse(simstate.last_dump(open(sys.argv[2]).read().splitlines()))
-for n in nodes.values():
-    if n.kind == "Ca":
-        for p in n.ports.values():
-            if p.get("lid"):
-                print(p["lid"])
-' "$top_srcdir/tests/integration" "$SIM_DIR/dump.txt" >"$SIM_DIR/lids"
-[ -s "$SIM_DIR/lids" ] || fail "no CA LIDs"
+# The CAs' LIDs, between which sa-load asks for paths.
+sim_ca_lids "$SIM_DIR/lids"
 
 loaders=
 for h in H00100 H00400; do
