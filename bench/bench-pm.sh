@@ -48,7 +48,7 @@
 # last CPU, every client (pma-flood, OpenSM, ibsmd, sa-load) on the others,
 # the same for all: the bed's rate is then the simulator's own, not where
 # the scheduler put three busy threads on two cores (unpinned, one flood
-# of this fabric ran at 185k or 350k queries/s from one run to the next).
+# of this fabric ran at 186k or 339k queries/s from one run to the next).
 # SIM_PIN=no measures as before.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -41,8 +41,8 @@
  * +8.3 % to +10.4 % with 2 outstanding and no gap, +5.1 % to +11.5 % with 1
  * outstanding, and the SA's own rate fell by 3-6 %; with the gap the PM takes
  * at most a thousand queries a second while the SA is busy (about 260 in
- * tests/integration/pm_yield.sh: the timer that ends the gap waits for the
- * loop), so a round of that tree under such a load takes 41 s at least
+ * tests/integration/pm_yield.sh, likely because the timer that ends the
+ * gap waits for the loop), so a round of that tree under such a load takes 41 s at least
  * instead of 0.12 s: the SA comes first, and the round still ends. */
 #define PM_SA_YIELD 1
 #define PM_SA_GAP_MS 1

@@ -110,7 +110,7 @@ sim_limits() {
 # clients sim_run and sim_bg start on the others. On two cores the
 # simulator's one thread and a client's two (its own and umad2sim's
 # receiver) otherwise share the cores as the scheduler places them, and
-# one flood measured 185k or 350k queries/s from one run to the next on
+# one flood measured 186k or 339k queries/s from one run to the next on
 # the same fabric. Pinned, the simulator has a core of its own: the limit
 # of the bed is its own rate, the same for every client. No-op with one
 # CPU or without taskset. sim_pin sim|client prints the prefix.
