@@ -400,6 +400,8 @@ static void teardown(struct sm *sm)
 	sm_tables_free(sm);   /* after the engine: its cancellations use it */
 	sm_act_free(sm);      /* the same */
 	sm_bringup_free(sm);
+	for (int i = 0; i < SM_POOLS; i++)
+		pool_drain(&sm->ctx_pool[i]);
 	if (sm->tp.close)
 		sm->tp.close(sm->tp.ctx);
 	for (int i = 0; i < 3; i++)

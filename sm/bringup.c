@@ -104,7 +104,7 @@ static void lft_get_done(void *arg, int err, const struct smp *resp)
 		log_fabric(LOG_LVL_INFO, "%016llx: LFT block %u read failed (%d), left as it is",
 			   (unsigned long long)c->n->guid, c->block, err);
 	}
-	free(c);
+	pool_put(&sm->ctx_pool[SM_POOL_SWITCH], c);
 	if (!--sm->prog->reads)
 		routes_ready(sm);
 	sm_phase_put(sm);
@@ -112,7 +112,7 @@ static void lft_get_done(void *arg, int err, const struct smp *resp)
 
 static void lft_get(struct sm *sm, struct sm_node *n, uint16_t block)
 {
-	struct lft_ctx *c = xcalloc(1, sizeof(*c));
+	struct lft_ctx *c = pool_get(&sm->ctx_pool[SM_POOL_SWITCH], sizeof(*c));
 	struct mad_req r;
 
 	c->sm = sm;
@@ -121,7 +121,7 @@ static void lft_get(struct sm *sm, struct sm_node *n, uint16_t block)
 	sm_dr_req(sm, n, MAD_METHOD_GET, SMP_ATTR_LFT, block, &r);
 	sm->st.lft_blocks_read++;
 	if (sm_submit(sm, &r, lft_get_done, c) < 0)
-		free(c);
+		pool_put(&sm->ctx_pool[SM_POOL_SWITCH], c);
 	else
 		sm->prog->reads++;
 }
@@ -180,7 +180,7 @@ static void lft_set_done(void *arg, int err, const struct smp *resp)
 			   (unsigned long long)c->n->guid, c->n->desc, c->block, err);
 	}
 	switch_sets_put(sm, c->n);
-	free(c);
+	pool_put(&sm->ctx_pool[SM_POOL_SWITCH], c);
 	sm_phase_put(sm);
 }
 
@@ -189,7 +189,7 @@ static void switch_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb
 {
 	if (sm_submit(sm, r, cb, c) < 0) {
 		sm->prog->bad[c->n->idx] = true;
-		free(c);
+		pool_put(&sm->ctx_pool[SM_POOL_SWITCH], c);
 		return;
 	}
 	sm->prog->left[c->n->idx]++;
@@ -197,7 +197,7 @@ static void switch_submit(struct sm *sm, const struct mad_req *r, mad_done_fn cb
 
 static void lft_set(struct sm *sm, struct sm_node *n, uint16_t block, const uint8_t *data)
 {
-	struct lft_ctx *c = xcalloc(1, sizeof(*c));
+	struct lft_ctx *c = pool_get(&sm->ctx_pool[SM_POOL_SWITCH], sizeof(*c));
 	struct mad_req r;
 
 	c->sm = sm;
@@ -241,7 +241,7 @@ static void si_set_done(void *arg, int err, const struct smp *resp)
 			   (unsigned long long)c->n->guid, c->n->desc, err);
 	}
 	switch_sets_put(sm, c->n);
-	free(c);
+	pool_put(&sm->ctx_pool[SM_POOL_SWITCH], c);
 	sm_phase_put(sm);
 }
 
@@ -256,7 +256,7 @@ static bool si_current(const struct sm *sm, const struct sm_node *n)
 
 static void si_set(struct sm *sm, struct sm_node *n)
 {
-	struct lft_ctx *c = xcalloc(1, sizeof(*c));
+	struct lft_ctx *c = pool_get(&sm->ctx_pool[SM_POOL_SWITCH], sizeof(*c));
 	struct smp_switch_info si = n->si;
 	struct mad_req r;
 

@@ -14,6 +14,7 @@
 
 #include "sm/discover.h"
 #include "lib/log.h"
+#include "lib/pool.h"
 
 struct discover {
 	struct mad_engine *eng;
@@ -24,6 +25,7 @@ struct discover {
 	discover_done_fn done;
 	void *done_arg;
 	struct discover_stats st;
+	struct pool queries;    /* struct query, one per SMP */
 };
 
 enum query_kind { Q_NODE_INFO, Q_NODE_DESC, Q_SWITCH_INFO, Q_PORT_INFO };
@@ -40,6 +42,17 @@ struct query {
  * path that reached it: its neighbour's path plus one hop. */
 
 static void query_done(void *arg, int err, const struct smp *resp);
+
+static struct query *query_new(struct discover *d)
+{
+	return pool_get(&d->queries, sizeof(struct query));
+}
+
+static void discover_free(struct discover *d)
+{
+	pool_drain(&d->queries);
+	free(d);
+}
 
 /* Names for the log and status: known once every NodeDescription is in. */
 static void name_conflicts(struct sm_fabric *f)
@@ -67,7 +80,7 @@ static void finish_if_idle(struct discover *d)
 		d->f = NULL;
 	}
 	d->done(d->done_arg, d->f, &d->st);
-	free(d);
+	discover_free(d);
 }
 
 static void submit(struct discover *d, struct query *q, const struct mad_req *r)
@@ -76,7 +89,7 @@ static void submit(struct discover *d, struct query *q, const struct mad_req *r)
 	if (mad_engine_submit(d->eng, r, query_done, q) < 0) {
 		log_warnx("discovery: SMP queue full, query dropped");
 		d->st.failed++;
-		free(q);
+		pool_put(&d->queries, q);
 		return;
 	}
 	d->pending++;
@@ -111,7 +124,7 @@ static void query(struct discover *d, struct sm_node *n, enum query_kind kind, u
 		[Q_NODE_INFO] = SMP_ATTR_NODE_INFO, [Q_NODE_DESC] = SMP_ATTR_NODE_DESC,
 		[Q_SWITCH_INFO] = SMP_ATTR_SWITCH_INFO, [Q_PORT_INFO] = SMP_ATTR_PORT_INFO,
 	};
-	struct query *q = xcalloc(1, sizeof(*q));
+	struct query *q = query_new(d);
 
 	q->kind = kind;
 	q->node = n;
@@ -125,7 +138,7 @@ static void query(struct discover *d, struct sm_node *n, enum query_kind kind, u
 static void query_ca_port(struct discover *d, struct sm_node *n, const struct query *via,
 			  uint8_t port)
 {
-	struct query *q = xcalloc(1, sizeof(*q));
+	struct query *q = query_new(d);
 
 	q->kind = Q_PORT_INFO;
 	q->node = n;
@@ -337,9 +350,9 @@ static void query_done(void *arg, int err, const struct smp *resp)
 
 	d->pending--;
 	if (d->aborted) {
-		free(q);
+		pool_put(&d->queries, q);
 		if (!d->pending)
-			free(d);
+			discover_free(d);
 		return;
 	}
 	if (err == MAD_OK) {
@@ -350,14 +363,14 @@ static void query_done(void *arg, int err, const struct smp *resp)
 		log_fabric(LOG_LVL_INFO, "discovery: query %d to %016llx port %u failed (%d)",
 			   q->kind, q->node ? (unsigned long long)q->node->guid : 0ULL, q->port, err);
 	}
-	free(q);
+	pool_put(&d->queries, q);
 	finish_if_idle(d);
 }
 
 struct discover *discover_start(struct mad_engine *e, uint64_t mkey, discover_done_fn done, void *arg)
 {
 	struct discover *d = xcalloc(1, sizeof(*d));
-	struct query *q = xcalloc(1, sizeof(*q));
+	struct query *q = query_new(d);
 
 	d->eng = e;
 	d->f = fabric_new();
@@ -368,7 +381,7 @@ struct discover *discover_start(struct mad_engine *e, uint64_t mkey, discover_do
 	dr_get(d, NULL, 0, SMP_ATTR_NODE_INFO, 0, q);
 	if (!d->pending) {
 		fabric_free(d->f);
-		free(d);
+		discover_free(d);
 		return NULL;
 	}
 	return d;
@@ -380,5 +393,5 @@ void discover_abort(struct discover *d)
 	fabric_free(d->f);
 	d->f = NULL;
 	if (!d->pending)
-		free(d);
+		discover_free(d);
 }

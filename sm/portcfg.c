@@ -176,7 +176,7 @@ static void set_done(void *arg, int err, const struct smp *resp)
 	if (c->then)
 		c->then(sm, c->p, ok && (!c->want_state || pi.port_state == c->want_state ||
 					 pi.port_state == TOPO_PORT_ACTIVE));
-	free(c);
+	pool_put(&sm->ctx_pool[SM_POOL_PORTINFO], c);
 	sm_phase_put(sm);
 }
 
@@ -202,7 +202,7 @@ void sm_port_set_req(const struct sm *sm, const struct sm_port *p, const struct 
 static struct pi_ctx *new_ctx(struct sm *sm, struct sm_port *p, struct smp_port_info *w,
 			       uint8_t state, unsigned fields)
 {
-	struct pi_ctx *c = xcalloc(1, sizeof(*c));
+	struct pi_ctx *c = pool_get(&sm->ctx_pool[SM_POOL_PORTINFO], sizeof(*c));
 
 	c->want = *w;
 	c->sm = sm;
@@ -218,7 +218,7 @@ static void submit(struct sm *sm, struct pi_ctx *c)
 
 	port_set_req(sm, c->p, &c->want, c->want_state, c->fields & PF_REREG, &r);
 	if (sm_submit(sm, &r, set_done, c) < 0)
-		free(c);
+		pool_put(&sm->ctx_pool[SM_POOL_PORTINFO], c);
 }
 
 void sm_port_state_set(struct sm *sm, struct sm_port *p, uint8_t to,

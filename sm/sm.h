@@ -18,6 +18,7 @@
 
 #include "conf/conf.h"
 #include "lib/guidtab.h"
+#include "lib/pool.h"
 #include "mad/engine.h"
 #include "routing/routing.h"
 #include "sm/audit.h"
@@ -87,6 +88,13 @@ struct sweep_stats {
 	bool reroute;               /* a reroute without rediscovery */
 };
 
+/* The per-SMP contexts of the Sets a sweep sends, kept for reuse. */
+enum sm_pool {
+	SM_POOL_PORTINFO,   /* portcfg.c: PortInfo Sets */
+	SM_POOL_SWITCH,     /* bringup.c: LFT blocks and SwitchInfo */
+	SM_POOLS
+};
+
 struct sm {
 	struct sm_conf conf;
 	struct sm_run_opts run;
@@ -100,6 +108,7 @@ struct sm {
 	struct mad_transport tp;
 	struct mad_port_info port;
 	struct mad_engine *eng;
+	struct pool ctx_pool[SM_POOLS];
 
 	enum sm_state state;
 	struct sm_peers peers;          /* the other SMs (sminfo.c) */
