@@ -22,6 +22,11 @@
 #              best (median over runs)
 #   ratio      up_ms / limit_ms of each run (median over runs); every SMP
 #              ibsmd sends beyond the minimum counts against it
+#   ratio_disc the same for discovery alone: discover_ms over its
+#              discover_smps at the run's flood rate
+#   ratio_rest and for the rest of the bring-up: up_ms - discover_ms over
+#              the other smps_min - discover_smps (the Sets), routing
+#              included (it runs meanwhile, on the same cores)
 #   opensm/X   OpenSM's up_ms over X's (above 1: X is faster)
 #
 # If there is no ibsmd binary yet, only OpenSM is measured. See the
@@ -113,21 +118,33 @@ done
 . "$here/median.sh"
 
 # per SM WHAT: median over SM's runs of limit_ms (the run's smps_min at
-# its flood_rate) or of ratio (up_ms over that).
+# its flood_rate), of ratio (up_ms over that), or of ratio_disc and
+# ratio_rest (the same for discovery and for what follows it).
 per() {
 	awk -v sm="$1" -v what="$2" '
 	function get(k,   i, kv) { for (i = 2; i <= NF; i++) { split($i, kv, "=");
 		if (kv[1] == k) return kv[2] } return "" }
 	$1 == sm && get("flood_rate") > 0 && get("smps_min") > 0 && get("up_ms") ~ /^[0-9.]+$/ {
-		lim = get("smps_min") / get("flood_rate") * 1000
-		v[n++] = what == "ratio" ? get("up_ms") / lim : lim
+		r = get("flood_rate") / 1000
+		lim = get("smps_min") / r
+		if (what == "limit_ms")
+			v[n++] = lim
+		else if (what == "ratio")
+			v[n++] = get("up_ms") / lim
+		else if (get("discover_smps") > 0 && get("discover_ms") ~ /^[0-9.]+$/) {
+			d = get("discover_smps") / r
+			if (what == "ratio_disc")
+				v[n++] = get("discover_ms") / d
+			else if (lim > d)
+				v[n++] = (get("up_ms") - get("discover_ms")) / (lim - d)
+		}
 	}
 	END {
 		if (!n) { print "-"; exit }
 		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
 			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 		m = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
-		printf (what == "ratio" ? "%.2f\n" : "%.0f\n"), m
+		printf (what == "limit_ms" ? "%.0f\n" : "%.2f\n"), m
 	}' "$work/runs"
 }
 
@@ -140,7 +157,7 @@ for m in up_ms wall_ms cpu_ms discover_ms smps_sent smps_xmit smps_min rss_kb fl
 	for sm in $sms; do printf ' %12s' "$(median "$sm" "$m")"; done
 	echo
 done
-for w in limit_ms ratio; do
+for w in limit_ms ratio ratio_disc ratio_rest; do
 	printf '%-12s' "$w"
 	for sm in $sms; do printf ' %12s' "$([ "$sm" = opensm ] && echo - || per "$sm" "$w")"; done
 	echo

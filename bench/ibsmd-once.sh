@@ -6,7 +6,7 @@
 # Starts ibsim on NETFILE, runs `ibsmd --once` at SIM_HOST (default: the
 # first node of the file) with a fresh state directory and prints:
 #
-#   ibsmd wall_ms=W cpu_ms=C up_ms=U discover_ms=D smps_sent=S smps_min=M
+#   ibsmd wall_ms=W cpu_ms=C up_ms=U discover_ms=D discover_smps=E smps_sent=S smps_min=M
 #         smps_xmit=X smps_after_up=A lids=L rss_kb=R
 #
 # With --restart it then stops the simulator, starts a new one on the same
@@ -24,6 +24,7 @@
 # cpu_ms       ibsmd's user+sys CPU time, as in opensm-once.sh
 # up_ms        the daemon's own elapsed_ms (start of sweep to subnet up)
 # discover_ms  the daemon's own discovery_ms
+# discover_smps  and its discovery_smps: the SMPs discovery sent
 # smps_sent    the daemon's own count of SMPs sent, to subnet up
 # smps_after_up  and after it, before it exits (the read-back of the P_Key
 #              tables it took for the reset ones, and any write-back)
@@ -126,6 +127,7 @@ rss=NA
 up=$(field elapsed_ms | sed 's/\..*//')
 disc=$(field discovery_ms | sed 's/\..*//')
 line="${IBSMD_LABEL:-ibsmd} wall_ms=$wall cpu_ms=$cpu up_ms=${up:-NA} discover_ms=${disc:-NA}"
+line="$line discover_smps=$(field discovery_smps)"
 line="$line smps_sent=$(field smps_sent) smps_min=$(field smps_min) smps_xmit=${xmit:-NA}"
 line="$line smps_after_up=$(field smps_after_up)"
 line="$line lids=$lids rss_kb=$rss"
