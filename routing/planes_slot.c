@@ -492,31 +492,47 @@ static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 	}
 }
 
-/* Middle switches of plane q, every host of another pod they can reach. */
-static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q, uint8_t **lft)
+/* Pod of every host the middles of plane q route (its leaf has plane q
+ * down), RG_NONE for the others. */
+static void plane_pods(const struct pl *x, uint32_t q, uint32_t *hp)
+{
+	const struct rgraph *g = x->g;
+
+	for (uint32_t i = 0; i < x->N; i++) {
+		uint32_t l = x->lidx[g->hosts[i].sw];
+		hp[i] = l == RG_NONE || !pm_has(&x->dmask[l], q) ? RG_NONE : x->pod[l];
+	}
+}
+
+/* Middle switches of plane q, every host of another pod they can reach:
+ * switch by switch (its table row and its slots in one run each). */
+static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q, uint32_t *hp,
+			uint8_t **lft)
 {
 	const struct rgraph *g = x->g;
 	uint32_t P = x->P, S = x->S, np = x->npod;
 
-	for (uint32_t i = 0; i < x->N; i++) {
-		uint32_t l = x->lidx[g->hosts[i].sw];
-		if (l == RG_NONE || !pm_has(&x->dmask[l], q))
+	plane_pods(x, q, hp);
+	for (uint32_t p1 = 0; p1 < np; p1++) {
+		uint32_t s = x->mid[(size_t)p1 * P + q];
+		const uint8_t *slot = ss->slot + (size_t)p1 * x->N;
+		const uint8_t *mup = x->mup + ((size_t)p1 * P + q) * S;
+		const struct pmask *up = &x->upm[(size_t)p1 * P + q];
+		if (s == RG_NONE)
 			continue;
-		uint32_t p = x->pod[l], t0 = (i / P) % S;
-		for (uint32_t p1 = 0; p1 < np; p1++) {
-			uint32_t s = x->mid[(size_t)p1 * P + q], t = ss->slot[(size_t)p1 * x->N + i];
-			if (p1 == p || s == RG_NONE)
+		for (uint32_t i = 0; i < x->N; i++) {
+			uint32_t p = hp[i], t = slot[i], t0 = (i / P) % S;
+			if (p == p1 || p == RG_NONE)
 				continue;
-			if (t == 0xFF && pm_has(&x->upm[(size_t)p1 * P + q], t0) &&
-			    pm_has(&x->dnm[(size_t)q * np + p], t0)) {
+			if (t == 0xFF && pm_has(up, t0) && pm_has(&x->dnm[(size_t)q * np + p], t0)) {
 				t = t0;
 			} else if (t == 0xFF) {
 				struct pmask m;
-				pm_and(&m, &x->upm[(size_t)p1 * P + q], &x->dnm[(size_t)q * np + p]);
+				pm_and(&m, up, &x->dnm[(size_t)q * np + p]);
 				t = pl_next(&m, t0, S);
 			}
 			if (t != RG_NONE)
-				lft[s][g->hosts[i].lid] = x->mup[((size_t)p1 * P + q) * S + t];
+				lft[s][g->hosts[i].lid] = mup[t];
 		}
 	}
 }
@@ -535,6 +551,7 @@ static void route_half(void *arg)
 	struct pl *x = h->x;
 	struct sstate *ss = &h->ss;
 	uint32_t rows = 2 * x->npod * x->S;
+	uint32_t *hp = rg_xmalloc(x->N ? x->N : 1, sizeof(*hp));
 
 	ss->N = x->N;
 	ss->NB = (x->N + BLK - 1) / BLK;
@@ -548,7 +565,7 @@ static void route_half(void *arg)
 		memset(ss->slot, 0xFF, (size_t)x->npod * x->N);
 		plane_entries(x, ss, q);
 		plane_slots(x, ss, q);
-		write_plane(x, ss, q, h->lft);
+		write_plane(x, ss, q, hp, h->lft);
 		free(x->xl[q]); /* done with: the next planes need the room */
 		x->xl[q] = NULL;
 	}
@@ -558,6 +575,7 @@ static void route_half(void *arg)
 	free(ss->bm);
 	free(ss->slot);
 	free(ss->ent);
+	free(hp);
 }
 
 /* Planes are apart: two threads may take them one by one, whichever is
