@@ -127,9 +127,9 @@ uint32_t pl_next(const struct pmask *m, uint32_t q, uint32_t n);
 /* Allocates the all-to-all load counts (and middles' uplink counts). */
 void pl_loads_init(struct pl *x);
 /* Every leaf's entry for every CA base LID of another leaf; the extras
- * listed by plane in xl for pl_route_middles(). threads: 2 lists the
- * extras of the leaves ahead on a second thread. */
-void pl_route_leaves(struct pl *x, uint8_t **lft, unsigned threads);
+ * listed by plane in xl for pl_route_middles(). split: the destination
+ * leaves in two halves side by side (route_all_leaves()), on threads. */
+void pl_route_leaves(struct pl *x, uint8_t **lft, int split, unsigned threads);
 
 /* planes_slot.c */
 /* Every middle's entry for every CA base LID of another pod. */

@@ -1,7 +1,8 @@
 /*
  * DOC: plane routing, step 1: every leaf's plane for every destination.
  *
- * Destination leaves one at a time, in host order. First every (source
+ * Destination leaves one at a time, in host order (on a big fabric two
+ * runs of them side by side, see route_all_leaves()). First every (source
  * leaf, host) pair whose own plane and slot work (pl_primary) takes them.
  * Then the extras, the most constrained first (fewest planes to choose
  * from), each take a plane by pick(), counting what every shift puts
@@ -27,9 +28,8 @@
 
 #define PL_UNBLOCK 64 /* other extras unblock() may try to move */
 #define NOPL 0xFF     /* erow: no plane (yet) */
-#define PL_BATCH 8    /* leaves whose extras are listed at a time, ahead */
 
-/* A destination leaf's extras, listed ahead of its turn (route_all_leaves()). */
+/* A destination leaf's extras, listed at its turn (half_step()). */
 struct lkeys {
 	uint64_t *raw, *keys;/* (choices, host, leaf): by host, by choices */
 	uint8_t *rq;         /* per raw key: its plane, once placed */
@@ -53,6 +53,19 @@ struct lstate {
 	uint64_t *raw, *keys;/* its extras (its struct lkeys') */
 	uint32_t nkeys;
 	uint8_t *rq;
+	/* this half's view of the all-to-all loads (struct pl's, with
+	 * route_all_leaves()'s two halves), and its changes since the last step */
+	uint64_t *rowload, *midup, *middn;
+	struct ldelta *log;
+	uint32_t nlog, caplog;
+	uint32_t **xl, *nxl, *capxl; /* its extras by plane, for struct pl's */
+	uint64_t extras, over, a2a_max; /* its part of planes_stats' */
+};
+
+/* A change of one all-to-all load: which (0 rowload, 1 midup, 2 middn). */
+struct ldelta {
+	uint32_t which, at;
+	uint64_t d;
 };
 
 /* The all-to-all load counts, zero, and each middle's uplinks. */
@@ -144,16 +157,16 @@ static void mark_primaries(struct pl *x, struct lstate *ls)
 	free(ok);
 }
 
-static void push_extra(struct pl *x, uint32_t q, uint32_t a, uint32_t i)
+static void push_extra(struct lstate *ls, uint32_t q, uint32_t a, uint32_t i)
 {
-	if (x->nxl[q] == x->capxl[q]) {
-		x->capxl[q] = x->capxl[q] ? 2 * x->capxl[q] : 1024;
-		uint32_t *n = realloc(x->xl[q], x->capxl[q] * sizeof(*n));
+	if (ls->nxl[q] == ls->capxl[q]) {
+		ls->capxl[q] = ls->capxl[q] ? 2 * ls->capxl[q] : 1024;
+		uint32_t *n = realloc(ls->xl[q], ls->capxl[q] * sizeof(*n));
 		if (!n)
 			abort();
-		x->xl[q] = n;
+		ls->xl[q] = n;
 	}
-	x->xl[q][x->nxl[q]++] = PL_EXTRA(i, a);
+	ls->xl[q][ls->nxl[q]++] = PL_EXTRA(i, a);
 }
 
 /* Planes leaf a may send a host of leaf l through (the host's own one
@@ -254,7 +267,7 @@ static uint64_t a2a_key(const struct pl *x, const struct lstate *ls, uint32_t a,
 			uint32_t l)
 {
 	uint32_t P = x->P, p1 = x->pod[a], p = x->pod[l];
-	uint64_t k = x->rowload[(size_t)a * P + q];
+	uint64_t k = ls->rowload[(size_t)a * P + q];
 
 	k = ls->colload[q] > k ? ls->colload[q] : k;
 	if (p1 == p || !x->S)
@@ -266,8 +279,8 @@ static uint64_t a2a_key(const struct pl *x, const struct lstate *ls, uint32_t a,
 /* The middles' loads per uplink, after midup or middn changed at k. */
 static void norm(const struct pl *x, struct lstate *ls, size_t k)
 {
-	ls->un[k] = x->midup[k] * x->rcup[k] >> 24;
-	ls->dn[k] = x->middn[k] * x->rcup[k] >> 24;
+	ls->un[k] = ls->midup[k] * x->rcup[k] >> 24;
+	ls->dn[k] = ls->middn[k] * x->rcup[k] >> 24;
 }
 
 /*
@@ -355,6 +368,21 @@ static void bump_run(uint8_t *c, uint32_t n, uint32_t st, uint32_t len, int d)
 	bump_span(c, len - first, d);
 }
 
+/* Notes a change of an all-to-all load for the other half (if any). */
+static void log_delta(struct lstate *ls, uint32_t which, uint32_t at, uint64_t d)
+{
+	if (!ls->log)
+		return;
+	if (ls->nlog == ls->caplog) {
+		ls->caplog *= 2;
+		struct ldelta *n = realloc(ls->log, ls->caplog * sizeof(*n));
+		if (!n)
+			abort();
+		ls->log = n;
+	}
+	ls->log[ls->nlog++] = (struct ldelta){ which, at, d };
+}
+
 /* Puts extra (a, i) of leaf l on plane q (add) or takes it off. */
 static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint32_t l,
 		  uint32_t q, int add)
@@ -371,11 +399,14 @@ static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint3
 	if (up)
 		bump_run(up, ls->uw, (st + N - ls->ubase[x->pod[a]]) % N, h, d);
 	ls->erow[(size_t)a * N + i] = add ? (uint8_t)q : NOPL;
-	x->rowload[(size_t)a * P + q] += dh;
+	ls->rowload[(size_t)a * P + q] += dh;
+	log_delta(ls, 0, a * P + q, dh);
 	ls->colload[q] += dh;
 	if (x->S && x->pod[a] != x->pod[l]) {
-		x->midup[(size_t)x->pod[a] * P + q] += dh;
-		x->middn[(size_t)x->pod[l] * P + q] += dh;
+		ls->midup[(size_t)x->pod[a] * P + q] += dh;
+		ls->middn[(size_t)x->pod[l] * P + q] += dh;
+		log_delta(ls, 1, x->pod[a] * P + q, dh);
+		log_delta(ls, 2, x->pod[l] * P + q, dh);
 		norm(x, ls, (size_t)x->pod[a] * P + q);
 		norm(x, ls, (size_t)x->pod[l] * P + q);
 	}
@@ -522,7 +553,7 @@ static void leaf_extras(struct pl *x, struct lstate *ls, uint32_t l)
 	for (uint32_t k = 0; k < ls->nkeys; k++) {
 		uint32_t a = key_leaf(ls->keys[k]), i = key_host(w, ls->keys[k]);
 		uint32_t q = pick(x, ls, a, i, l, RG_NONE, &e);
-		x->st->leaf_extras++;
+		ls->extras++;
 		if (q == RG_NONE)
 			continue;
 		place(x, ls, a, i, l, q, 1);
@@ -539,13 +570,13 @@ static void leaf_extras(struct pl *x, struct lstate *ls, uint32_t l)
 		q = pick(x, ls, a, i, l, RG_NONE, &e);
 		place(x, ls, a, i, l, q, 1);
 		if (e > 0 && !unblock(x, ls, l, k, q))
-			x->st->leaf_over++;
+			ls->over++;
 	}
 	for (uint32_t k = 0; k < ls->nkeys; k++) {
 		uint32_t a = key_leaf(ls->raw[k]), i = key_host(w, ls->raw[k]);
 		ls->rq[k] = ls->erow[(size_t)a * N + i];
 		if (ls->rq[k] != NOPL)
-			push_extra(x, ls->rq[k], a, i);
+			push_extra(ls, ls->rq[k], a, i);
 	}
 }
 
@@ -623,7 +654,7 @@ static void route_leaf(struct pl *x, struct lstate *ls, uint32_t l, const struct
 		next_pod(x, ls, x->pod[l]);
 	leaf_extras(x, ls, l);
 	for (uint32_t q = 0; q < P; q++)
-		x->st->a2a_max = ls->colload[q] > x->st->a2a_max ? ls->colload[q] : x->st->a2a_max;
+		ls->a2a_max = ls->colload[q] > ls->a2a_max ? ls->colload[q] : ls->a2a_max;
 	/* cnt back to zero for the next leaf */
 	for (uint32_t k = 0; k < ls->nkeys; k++)
 		if (ls->rq[k] != NOPL)
@@ -645,68 +676,206 @@ static void write_leaves(const struct pl *x, const struct lstate *ls, uint8_t **
 	}
 }
 
-/* PL_BATCH destination leaves (of the list of those with hosts), from
- * first: their extras listed (keys) or routed. */
-struct lbatch {
+/* A run of destination leaves routed in order by one thread (list[0 ..
+ * n), step the next), with its own state. */
+struct lhalf {
 	struct pl *x;
-	struct lstate *ls;
+	struct lstate ls;
 	const uint32_t *list;
-	uint32_t first, n;
-	int route;
-	struct lkeys k[PL_BATCH];
+	uint32_t n, step;
+	struct lkeys k;
 };
 
-static void batch_run(void *arg)
+static void half_step(void *arg)
 {
-	struct lbatch *b = arg;
+	struct lhalf *h = arg;
 
-	for (uint32_t j = 0; j < PL_BATCH && b->first + j < b->n; j++) {
-		uint32_t l = b->list[b->first + j];
-		if (b->route) {
-			route_leaf(b->x, b->ls, l, &b->k[j]);
-			continue;
-		}
-		leaf_primaries(b->x, b->ls->erow, l, &b->k[j]);
-		sort_keys(b->x, &b->k[j], b->x->g->sw[b->x->leafsw[l]].nhosts);
+	if (h->step >= h->n)
+		return;
+	uint32_t l = h->list[h->step++];
+	leaf_primaries(h->x, h->ls.erow, l, &h->k);
+	sort_keys(h->x, &h->k, h->x->g->sw[h->x->leafsw[l]].nhosts);
+	route_leaf(h->x, &h->ls, l, &h->k);
+}
+
+/* Half b's changes of the all-to-all loads since the last step, into a's view. */
+static void take_deltas(const struct pl *x, struct lstate *a, const struct lstate *b)
+{
+	uint64_t *view[3] = { a->rowload, a->midup, a->middn };
+
+	for (uint32_t k = 0; k < b->nlog; k++) {
+		view[b->log[k].which][b->log[k].at] += b->log[k].d;
+		if (b->log[k].which)
+			norm(x, a, b->log[k].at);
 	}
 }
 
+static uint64_t *dup_u64(const uint64_t *a, size_t n)
+{
+	uint64_t *d = rg_xmalloc(n ? n : 1, sizeof(*d));
+
+	memcpy(d, a, n * sizeof(*d));
+	return d;
+}
+
+/* b: a second half's state, a's counters' twins (zero), its own copy of
+ * a's loads; both log their changes from now on. */
+static void fork_state(const struct pl *x, struct lstate *a, struct lstate *b)
+{
+	size_t N = x->N ? x->N : 1, np = (size_t)x->npod * x->P;
+
+	*b = *a;
+	b->cnt = rg_xcalloc((size_t)x->P * N + PL_PAD, 1);
+	if (x->S) {
+		b->up = rg_xcalloc(np * b->uw + PL_PAD, 1);
+		b->room = rg_xmalloc(np, sizeof(*b->room));
+		b->ubase = rg_xcalloc(x->npod, sizeof(*b->ubase));
+	}
+	b->un = dup_u64(a->un, np);
+	b->dn = dup_u64(a->dn, np);
+	b->rowload = dup_u64(a->rowload, (size_t)x->nleaf * x->P);
+	b->midup = dup_u64(a->midup, np);
+	b->middn = dup_u64(a->middn, np);
+	b->xl = rg_xcalloc(x->P, sizeof(*b->xl));
+	b->nxl = rg_xcalloc(x->P, sizeof(*b->nxl));
+	b->capxl = rg_xcalloc(x->P, sizeof(*b->capxl));
+	for (int k = 0; k < 2; k++) {
+		struct lstate *s = k ? b : a;
+		s->caplog = 1024;
+		s->nlog = 0;
+		s->log = rg_xmalloc(s->caplog, sizeof(*s->log));
+	}
+}
+
+/* b's extras after a's (a's destinations come first), b's state freed. */
+static void join_state(const struct pl *x, struct lstate *a, struct lstate *b)
+{
+	for (uint32_t q = 0; q < x->P; q++) {
+		uint32_t *n = realloc(a->xl[q], ((size_t)a->nxl[q] + b->nxl[q] + 1) * sizeof(*n));
+		if (!n)
+			abort();
+		memcpy(n + a->nxl[q], b->xl[q], (size_t)b->nxl[q] * sizeof(*n));
+		a->xl[q] = n;
+		a->nxl[q] += b->nxl[q];
+		a->capxl[q] = a->nxl[q] + 1;
+		free(b->xl[q]);
+	}
+	a->extras += b->extras;
+	a->over += b->over;
+	a->a2a_max = b->a2a_max > a->a2a_max ? b->a2a_max : a->a2a_max;
+	free(b->xl);
+	free(b->nxl);
+	free(b->capxl);
+	free(b->cnt);
+	free(b->up);
+	free(b->room);
+	free(b->ubase);
+	free(b->un);
+	free(b->dn);
+	free(b->rowload);
+	free(b->midup);
+	free(b->middn);
+	free(b->log);
+	free(a->log);
+	a->log = NULL;
+}
+
+/* 1 if the leaves a and b, routed side by side, lie far enough apart in
+ * host order (both ways round) that neither's row_load() windows, vector
+ * reads included, reach the other's hosts' columns of erow. */
+static int apart(const struct pl *x, uint32_t a, uint32_t b, uint32_t gap)
+{
+	const struct rg_sw *wa = &x->g->sw[x->leafsw[a]], *wb = &x->g->sw[x->leafsw[b]];
+	uint64_t ea = (uint64_t)wa->hfirst + wa->nhosts, eb = (uint64_t)wb->hfirst + wb->nhosts;
+
+	return ea + gap <= wb->hfirst && eb + gap <= (uint64_t)wa->hfirst + x->N;
+}
+
 /*
- * The destination leaves in order, a batch at a time, while (threads 2)
- * a second thread lists the next batch's extras: what leaf_primaries()
- * reads the leaves routed meanwhile do not write.
+ * The destination leaves (list, in host order) in two halves: runs of a
+ * pod's leaves (up counts one pod's flows from its first leaf on; 16
+ * leaves on two ranks) to each in turn, so that both halves go through
+ * the hosts together, and the leaves routed side by side stay apart
+ * (apart()). 0 (and nothing in h) where they would not.
  */
-static void route_all_leaves(struct pl *x, struct lstate *ls, unsigned threads)
+static int split(const struct pl *x, const uint32_t *list, uint32_t n, uint32_t *h[2],
+		 uint32_t nh[2])
+{
+	uint32_t hmax = 0, run = 0;
+
+	h[0] = rg_xmalloc(n ? n : 1, sizeof(*h[0]));
+	h[1] = rg_xmalloc(n ? n : 1, sizeof(*h[1]));
+	nh[0] = nh[1] = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t nhost = x->g->sw[x->leafsw[list[k]]].nhosts;
+		hmax = nhost > hmax ? nhost : hmax;
+		if (k && (x->S ? x->pod[list[k - 1]] != x->pod[list[k]] : k % 16 == 0))
+			run ^= 1;
+		h[run][nh[run]++] = list[k];
+	}
+	int ok = nh[1] > 0;
+	for (uint32_t k = 0; ok && k < nh[0] && k < nh[1]; k++)
+		ok = apart(x, h[0][k], h[1][k], 2 * hmax + 32) ||
+		     apart(x, h[1][k], h[0][k], 2 * hmax + 32);
+	if (!ok) {
+		free(h[0]);
+		free(h[1]);
+	}
+	return ok;
+}
+
+/*
+ * The destination leaves in order; with halves (a big fabric, where this
+ * is most of the routing's time), in two halves (split()) side by side
+ * (two threads, or one after the other), a leaf of each at every step: each
+ * half counts its shifts itself (they are per destination leaf and pod)
+ * and sees the other's all-to-all loads as they were after the step
+ * before. The same entries on any number of threads.
+ */
+static void route_all_leaves(struct pl *x, struct lstate *ls, int halves, unsigned threads)
 {
 	uint32_t *list = rg_xmalloc(x->nleaf ? x->nleaf : 1, sizeof(*list)), n = 0;
-	struct lbatch *b = rg_xcalloc(2, sizeof(*b));
+	uint32_t *hl[2] = { list, NULL }, nh[2] = { 0, 0 };
+	struct lhalf h[2];
 
 	for (uint32_t l = 0; l < x->nleaf; l++)
 		if (x->g->sw[x->leafsw[l]].nhosts)
 			list[n++] = l;
-	for (int k = 0; k < 2; k++)
-		b[k] = (struct lbatch){ .x = x, .ls = ls, .list = list, .n = n };
-	batch_run(&b[0]);
-	for (uint32_t first = 0, k = 0; first < n; first += PL_BATCH, k ^= 1) {
-		b[k].route = 1;
-		b[k ^ 1].route = 0;
-		b[k ^ 1].first = first + PL_BATCH;
-		if (first + PL_BATCH < n)
-			rg_par2(batch_run, &b[k ^ 1], &b[k], threads);
-		else
-			batch_run(&b[k]);
+	if (!(halves && split(x, list, n, hl, nh))) {
+		hl[0] = list;
+		nh[0] = n;
 	}
-	for (int k = 0; k < 2; k++)
-		for (uint32_t j = 0; j < PL_BATCH; j++) {
-			free(b[k].k[j].raw);
-			free(b[k].k[j].keys);
-			free(b[k].k[j].rq);
+	memset(h, 0, sizeof(h));
+	h[0] = (struct lhalf){ .x = x, .ls = *ls, .list = hl[0], .n = nh[0] };
+	h[1] = (struct lhalf){ .x = x, .list = hl[1], .n = nh[1] };
+	if (h[1].n)
+		fork_state(x, &h[0].ls, &h[1].ls);
+	while (h[0].step < h[0].n || h[1].step < h[1].n) {
+		if (!h[1].n) {
+			half_step(&h[0]);
+			continue;
 		}
-	free(b);
+		rg_par2(half_step, &h[1], &h[0], threads);
+		take_deltas(x, &h[0].ls, &h[1].ls);
+		take_deltas(x, &h[1].ls, &h[0].ls);
+		h[0].ls.nlog = h[1].ls.nlog = 0;
+	}
+	if (h[1].n)
+		join_state(x, &h[0].ls, &h[1].ls);
+	*ls = h[0].ls;
+	for (int k = 0; k < 2; k++) {
+		free(h[k].k.raw);
+		free(h[k].k.keys);
+		free(h[k].k.rq);
+	}
+	if (hl[0] != list) {
+		free(hl[0]);
+		free(hl[1]);
+	}
 	free(list);
 }
 
-void pl_route_leaves(struct pl *x, uint8_t **lft, unsigned threads)
+void pl_route_leaves(struct pl *x, uint8_t **lft, int split, unsigned threads)
 {
 	struct lstate ls;
 	size_t N = x->N ? x->N : 1;
@@ -722,13 +891,19 @@ void pl_route_leaves(struct pl *x, uint8_t **lft, unsigned threads)
 	}
 	ls.un = rg_xcalloc((size_t)x->npod * x->P, sizeof(*ls.un));
 	ls.dn = rg_xcalloc((size_t)x->npod * x->P, sizeof(*ls.dn));
-	x->xl = rg_xcalloc(x->P, sizeof(*x->xl));
-	x->nxl = rg_xcalloc(x->P, sizeof(*x->nxl));
-	x->capxl = rg_xcalloc(x->P, sizeof(*x->capxl));
+	ls.rowload = x->rowload;
+	ls.midup = x->midup;
+	ls.middn = x->middn;
+	ls.xl = x->xl = rg_xcalloc(x->P, sizeof(*x->xl));
+	ls.nxl = x->nxl = rg_xcalloc(x->P, sizeof(*x->nxl));
+	ls.capxl = x->capxl = rg_xcalloc(x->P, sizeof(*x->capxl));
 	mark_primaries(x, &ls);
 	for (size_t k = 0; k < (size_t)x->npod * x->P; k++)
 		norm(x, &ls, k);
-	route_all_leaves(x, &ls, threads);
+	route_all_leaves(x, &ls, split, threads);
+	x->st->leaf_extras += ls.extras;
+	x->st->leaf_over += ls.over;
+	x->st->a2a_max = ls.a2a_max > x->st->a2a_max ? ls.a2a_max : x->st->a2a_max;
 	for (size_t k = 0; k < (size_t)x->nleaf * x->P; k++)
 		x->st->a2a_max = x->rowload[k] > x->st->a2a_max ? x->rowload[k] : x->st->a2a_max;
 	write_leaves(x, &ls, lft);

@@ -38,6 +38,10 @@ struct route_opts {
 	/* Threads the engine may use (par.h: the tables do not depend on it);
 	 * 0: ROUTE_THREADS. */
 	unsigned threads;
+	/* Table cells (switches x LIDs) from which plane routing chooses the
+	 * leaves' planes in two halves side by side (planes_leaf.c); 0: 64 Mi,
+	 * radix-48 3-level trees and larger. */
+	uint64_t split_cells;
 };
 
 #define ROUTE_THREADS 2

@@ -919,10 +919,11 @@ static void test_balance_updn_torus(void **state)
 	topo_free_all(&b.t);
 }
 
-/* Routes t on the given number of threads. */
-static void route_threads(const struct topo *t, unsigned threads, struct route_tables *rt)
+/* Routes t on the given number of threads; split: route_opts.split_cells. */
+static void route_threads(const struct topo *t, unsigned threads, uint64_t split,
+			  struct route_tables *rt)
 {
-	struct route_opts o = { .engine = "auto", .threads = threads };
+	struct route_opts o = { .engine = "auto", .threads = threads, .split_cells = split };
 
 	if (route_compute(t, &o, rt))
 		fail_msg("route_compute: %s", rt->why);
@@ -930,26 +931,30 @@ static void route_threads(const struct topo *t, unsigned threads, struct route_t
 
 /*
  * A second thread changes when work is done, never what: switch LIDs
- * beside plane routing, the next leaves' extras listed ahead, a reach
- * fill's next block walked ahead. Radix 28 (980 switches, 6468 LIDs) has
- * more table cells than RG_PAR_CELLS, so that two threads do run; 5 % of
- * its links removed, planes routes it and switches' own packets need
- * filling.
+ * beside plane routing, the two halves of its leaves (split_cells 1: on
+ * any tree), a reach fill's next block walked ahead. Radix 28 (980
+ * switches, 6468 LIDs) has more table cells than RG_PAR_CELLS, so that
+ * two threads do run; 5 % of its links removed, planes routes it and
+ * switches' own packets need filling.
  */
 static void test_threads_same_tables(void **state)
 {
+	static const struct { unsigned pct; uint64_t split; } cases[] = {
+		{ 0, 0 }, { 5, 0 }, { 5, 1 },
+	};
+
 	(void)state;
-	for (unsigned pct = 0; pct <= 5; pct += 5) {
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct tb b;
 		struct route_tables one, two;
 		tb_init(&b);
 		tb_ft3(&b, 28);
-		tb_remove_links(&b, pct, 3);
+		tb_remove_links(&b, cases[c].pct, 3);
 		fill(&b.t, 0);
-		route_threads(&b.t, 1, &one);
-		route_threads(&b.t, 2, &two);
+		route_threads(&b.t, 1, cases[c].split, &one);
+		route_threads(&b.t, 2, cases[c].split, &two);
 		assert_string_equal(one.why, two.why);
-		if (pct)
+		if (cases[c].pct)
 			assert_non_null(strstr(one.why, "planes:"));
 		assert_int_equal(one.top, two.top);
 		for (uint32_t i = 0; i < b.t.nnodes; i++) {
@@ -959,6 +964,40 @@ static void test_threads_same_tables(void **state)
 		}
 		route_tables_free(&one);
 		route_tables_free(&two);
+		topo_free_all(&b.t);
+	}
+}
+
+/*
+ * Plane routing's leaves in two halves (split_cells 1) keep the degraded
+ * trees' targets (test_degraded_quality()): 3-level radix 16 and 28 with
+ * 5 % or 10 % of their links removed.
+ */
+static void test_planes_halves_quality(void **state)
+{
+	static const struct { unsigned k, pct; } cases[] = {
+		{ 16, 5 }, { 16, 10 }, { 28, 5 }, { 28, 10 },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct tb b;
+		struct route_tables rt;
+		struct route_verify v;
+		tb_init(&b);
+		tb_ft3(&b, cases[c].k);
+		tb_remove_links(&b, cases[c].pct, 1);
+		fill(&b.t, 0);
+		route_threads(&b.t, 2, 1, &rt);
+		assert_non_null(strstr(rt.why, "planes:"));
+		verify(&b.t, &rt, &v);
+		assert_true(route_verify_ok(&v));
+		if (v.a2a_max * 100 > v.a2a_bound * 110 || v.shift_pexcess > 1)
+			fail_msg("ft3-%u, %u %% links, halves: all-to-all %llu vs bound %llu, shift "
+				 "excess %d over the pair bound", cases[c].k, cases[c].pct,
+				 (unsigned long long)v.a2a_max, (unsigned long long)v.a2a_bound,
+				 v.shift_pexcess);
+		route_tables_free(&rt);
 		topo_free_all(&b.t);
 	}
 }
@@ -988,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_balance_updn_torus),
 		cmocka_unit_test(test_balance_parts_hole),
 		cmocka_unit_test(test_threads_same_tables),
+		cmocka_unit_test(test_planes_halves_quality),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
