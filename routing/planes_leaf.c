@@ -843,7 +843,9 @@ static void route_all_leaves(struct pl *x, struct lstate *ls, int halves, unsign
 			list[n++] = l;
 	if (!(halves && split(x, list, n, hl, nh))) {
 		hl[0] = list;
+		hl[1] = NULL;
 		nh[0] = n;
+		nh[1] = 0;
 	}
 	memset(h, 0, sizeof(h));
 	h[0] = (struct lhalf){ .x = x, .ls = *ls, .list = hl[0], .n = nh[0] };
