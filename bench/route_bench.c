@@ -6,12 +6,14 @@
  * (getrusage), and a digest of every switch's table (equal digests: the
  * same routes, e.g. before and after a speed change). With -v it also runs
  * the verifier and prints its summary and time. Usage:
- *   route-bench [-e ENGINE] [-v] [-d PCT] [-s SEED] [-x NSWITCHES] [-m MIB] [-A] [-j N]
+ *   route-bench [-e ENGINE] [-v] [-d PCT] [-s SEED] [-x NSWITCHES] [-m MIB] [-A] [-j N] [-S CELLS]
  *               ft2|ft3|torus|random|dragonfly SIZE
  * -m: the most memory balance may give shift counters (route_opts).
  * -A: also every shift permutation (verify samples 1000 above 1000 hosts)
  *     against its pair bound: how many pass it by more than one.
  * -j: threads for the engine and the verifier (1 or 2; default 2).
+ * -S: route_opts.split_cells, the table cells from which plane routing's
+ *     leaves and the reach fill go in two halves (default 64 Mi).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +113,7 @@ static int parse(int argc, char **argv, struct bopts *b)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "e:vd:s:x:m:Aj:")) != -1) {
+	while ((c = getopt(argc, argv, "e:vd:s:x:m:Aj:S:")) != -1) {
 		switch (c) {
 		case 'e': b->o.engine = optarg; break;
 		case 'v': b->verify = 1; break;
@@ -121,12 +123,14 @@ static int parse(int argc, char **argv, struct bopts *b)
 		case 'm': b->o.balance_bytes = strtoull(optarg, NULL, 0) << 20; break;
 		case 'A': b->all_shifts = 1; break;
 		case 'j': b->o.threads = (unsigned)atoi(optarg); break;
+		case 'S': b->o.split_cells = strtoull(optarg, NULL, 0); break;
 		default: return -1;
 		}
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "usage: route-bench [-e engine] [-v] [-d pct] [-s seed] "
-			"[-x nswitches] [-m MiB] [-A] [-j threads] ft2|ft3|torus|random|dragonfly SIZE\n");
+			"[-x nswitches] [-m MiB] [-A] [-j threads] [-S cells] "
+			"ft2|ft3|torus|random|dragonfly SIZE\n");
 		return -1;
 	}
 	return 0;

@@ -9,6 +9,15 @@
 
 #include "routing/engine.h"
 
+#define SPLIT_CELLS (64ull << 20) /* route_opts.split_cells' default */
+
+int route_split(const struct rctx *c)
+{
+	uint64_t from = c->o->split_cells ? c->o->split_cells : SPLIT_CELLS;
+
+	return (uint64_t)c->g->nsw * (c->g->top + 1u) >= from;
+}
+
 void route_why(struct rctx *c, const char *fmt, ...)
 {
 	size_t n = strlen(c->why);

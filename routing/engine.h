@@ -39,6 +39,11 @@ int ftree_detect(const struct rgraph *g, char *why, size_t whylen);
  * UINT32_MAX where none is reachable. */
 void ftree_ranks(const struct rgraph *g, uint32_t *rank);
 
+/* 1 if the fabric has route_opts.split_cells table cells (switches x
+ * LIDs) or more: plane routing's leaves and the reach fill then go in two
+ * halves side by side. */
+int route_split(const struct rctx *c);
+
 /* Appends to the explanation in c->why. */
 void route_why(struct rctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -44,8 +44,6 @@
 #include "routing/par.h"
 #include "routing/planes_int.h"
 
-#define PL_SPLIT_CELLS (64ull << 20) /* route_opts.split_cells' default */
-
 static uint32_t uf_find(uint32_t *u, uint32_t v)
 {
 	while (u[v] != v)
@@ -544,14 +542,6 @@ int planes_fit(const struct rgraph *g, const uint32_t *rank)
 	return 1;
 }
 
-/* 1 if the fabric is big enough for pl_route_leaves() in two halves. */
-static int split_leaves(const struct rgraph *g, const struct route_opts *o)
-{
-	uint64_t from = o->split_cells ? o->split_cells : PL_SPLIT_CELLS;
-
-	return (uint64_t)g->nsw * (g->top + 1u) >= from;
-}
-
 int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, char *why,
 		 size_t whylen)
 {
@@ -569,7 +559,7 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 	primaries(&x);
 	pl_loads_init(&x);
 	unsigned threads = rg_par_threads(g, c->o->threads ? c->o->threads : ROUTE_THREADS);
-	pl_route_leaves(&x, c->lft, split_leaves(g, c->o), threads);
+	pl_route_leaves(&x, c->lft, route_split(c), threads);
 	for (uint32_t i = 0; i < x.N; i++)
 		if (x.lidx[g->hosts[i].sw] != RG_NONE)
 			route_down(&x, c->lft, i, g->hosts[i].lid);

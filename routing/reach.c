@@ -60,6 +60,10 @@ struct fill {
 	uint32_t *astamp;   /* per switch: ahead[] is for the LID walked (cur) */
 	uint8_t *ahead;     /* holes_ahead() of the switch */
 	uint8_t *lastp;     /* per switch: the port it took last (same_again()) */
+	/* a half of fill_halves(): (switch << 24 | LID << 8 | old entry) of
+	 * its writes, as long as every new dependency was checked (NULL after) */
+	uint64_t *rec;
+	uint32_t nrec, caprec;
 };
 
 static void heap_push(struct fill *f, uint64_t k)
@@ -229,6 +233,25 @@ static int same_again(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, stru
 	return 1;
 }
 
+/* Notes a half's write for fill_halves(), which may have to undo it; once
+ * a dependency went in unchecked (or closing a cycle) it will not. */
+static void keep_write(struct fill *f, uint32_t x, uint32_t lid, uint8_t old)
+{
+	if (f->st->cyclic || f->d.unchecked) {
+		free(f->rec);
+		f->rec = NULL;
+		return;
+	}
+	if (f->nrec == f->caprec) {
+		f->caprec = f->caprec ? 2 * f->caprec : 4096;
+		uint64_t *n = realloc(f->rec, f->caprec * sizeof(*n));
+		if (!n)
+			abort();
+		f->rec = n;
+	}
+	f->rec[f->nrec++] = (uint64_t)x << 24 | (uint64_t)lid << 8 | old;
+}
+
 static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct cand *c)
 {
 	const struct rgraph *g = f->w.g;
@@ -258,6 +281,7 @@ static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct c
 				c[0] = c[j];
 	}
 	uint32_t y = c[i].y;
+	uint8_t old = lw_at(&f->w, x, lid);
 	lw_put(&f->w, x, lid, c[i].p);
 	f->lastp[x] = c[i].p;
 	f->use[g->sw[x].portbase + c[i].p]++;
@@ -265,6 +289,8 @@ static int settle(struct fill *f, uint32_t x, uint32_t lid, uint32_t h, struct c
 		cdg_add(&f->d, g->sw[x].portbase + c[i].p, lw_at(&f->w, y, lid), forced);
 	f->hv[x] = f->hv[y] + 1;
 	f->st->filled++;
+	if (f->rec)
+		keep_write(f, x, lid, old);
 	return 1;
 }
 
@@ -456,9 +482,10 @@ static void stage_run(void *arg)
 	lw_each(&f->w, t->b0, end, f->hole, fill_lid, NULL, f);
 }
 
-/* Pass 2: every LID with a hole, filled, block after block; the next
- * block is walked meanwhile (a second thread). */
-static void fill_blocks(struct fill *f, unsigned threads)
+/* Pass 2: every LID in [lo, hi) with a hole (lo - 1 a multiple of
+ * LW_RB), filled, block after block; the next block is walked meanwhile
+ * (a second thread). */
+static void fill_blocks(struct fill *f, uint32_t lo, uint32_t hi, unsigned threads)
 {
 	const struct rgraph *g = f->w.g;
 	size_t cells = (size_t)(g->nsw ? g->nsw : 1) * LW_RB;
@@ -472,11 +499,11 @@ static void fill_blocks(struct fill *f, unsigned threads)
 		r[k].first = rg_xmalloc(cells, sizeof(*r[k].first));
 		r[k].nbr = f->nbr;
 	}
-	struct stage first = { f, &wr, &r[0], 1 };
+	struct stage first = { f, &wr, &r[0], lo };
 	stage_run(&first);
-	for (uint32_t b0 = 1, k = 0; b0 <= f->w.ltop; b0 += LW_RB, k ^= 1) {
+	for (uint32_t b0 = lo, k = 0; b0 < hi; b0 += LW_RB, k ^= 1) {
 		struct stage fill = { f, NULL, &r[k], b0 }, next = { f, &wr, &r[k ^ 1], b0 + LW_RB };
-		if (b0 + LW_RB <= f->w.ltop)
+		if (b0 + LW_RB < hi)
 			rg_par2(stage_run, &next, &fill, threads);
 		else
 			stage_run(&fill);
@@ -489,45 +516,166 @@ static void fill_blocks(struct fill *f, unsigned threads)
 	}
 }
 
-/* Pass 2's state around fill_blocks(). */
-static void fill_all(struct fill *f, unsigned threads)
+/* Pass 2's state around fill_blocks(), its searches held to budget. */
+static void fill_init(struct fill *f, uint64_t budget)
 {
 	const struct rgraph *g = f->w.g;
 	uint32_t n = g->nsw ? g->nsw : 1;
 
-	f->d.budget = (uint64_t)g->nsw * f->w.ltop / 16;
-	f->d.budget = f->d.budget < REACH_MIN_WORK ? REACH_MIN_WORK : f->d.budget;
+	f->d.budget = budget;
 	f->heap = rg_xmalloc((size_t)n * (WAITS + 2) + g->nlinks, sizeof(*f->heap));
 	f->tent = rg_xmalloc(n, sizeof(*f->tent));
 	f->waits = rg_xcalloc(n, 1);
-	f->nbr = rg_xmalloc(g->ngroups ? g->ngroups : 1, sizeof(*f->nbr));
-	for (uint32_t k = 0; k < g->ngroups; k++)
-		f->nbr[k] = g->groups[k].peer;
 	f->use = rg_xcalloc(g->nlinks, sizeof(*f->use));
 	f->cands = rg_xmalloc(256, sizeof(*f->cands));
 	f->astamp = rg_xcalloc(n, sizeof(*f->astamp));
 	f->ahead = rg_xcalloc(n, 1);
 	f->lastp = rg_xcalloc(n, 1);
-	fill_blocks(f, threads);
+}
+
+static void fill_free(struct fill *f)
+{
 	free(f->astamp);
 	free(f->ahead);
 	free(f->lastp);
-	f->st->unchecked = f->d.unchecked;
 	free(f->cands);
 	free(f->heap);
 	free(f->tent);
 	free(f->waits);
-	free(f->nbr);
 	free(f->use);
+	free(f->rec);
+}
+
+/* The searches may visit a sixteenth of the table's cells, at least
+ * REACH_MIN_WORK (see there). */
+static uint64_t fill_budget(const struct fill *f)
+{
+	uint64_t b = (uint64_t)f->w.g->nsw * f->w.ltop / 16;
+
+	return b < REACH_MIN_WORK ? REACH_MIN_WORK : b;
+}
+
+static void fill_all(struct fill *f, unsigned threads)
+{
+	fill_init(f, fill_budget(f));
+	fill_blocks(f, 1, f->w.ltop + 1, threads);
+	f->st->unchecked = f->d.unchecked;
+	fill_free(f);
+}
+
+/* One half of fill_halves(): base's pass 1 (its dependencies, holes), its
+ * own walker, state, stats and half the budget, LIDs [lo, hi). */
+struct half {
+	struct fill f;
+	struct reach_stats st;
+	uint32_t lo, hi;
+};
+
+static void half_init(struct half *h, const struct fill *base, uint32_t lo, uint32_t hi)
+{
+	const struct rgraph *g = base->w.g;
+
+	memset(h, 0, sizeof(*h));
+	h->lo = lo;
+	h->hi = hi;
+	h->f.st = &h->st;
+	h->f.nbr = base->nbr;
+	h->f.hole = base->hole;
+	h->f.swhole = base->swhole;
+	lw_init(&h->f.w, g, base->w.lft, base->w.top);
+	cdg_init(&h->f.d, g);
+	memcpy(h->f.d.bits, base->d.bits, (size_t)(g->nlinks ? g->nlinks : 1) * 32);
+	fill_init(&h->f, fill_budget(base) / 2);
+	h->f.caprec = 4096;
+	h->f.rec = rg_xmalloc(h->f.caprec, sizeof(*h->f.rec));
+}
+
+static void half_run(void *arg)
+{
+	struct half *h = arg;
+
+	fill_blocks(&h->f, h->lo, h->hi, 1);
+}
+
+/* 1 if both halves checked every dependency they added, yet together
+ * they close a cycle: the fill in one go could have done without. */
+static int halves_cross(const struct rgraph *g, const struct half *h)
+{
+	size_t n = (size_t)(g->nlinks ? g->nlinks : 1) * 32;
+
+	if (!h[0].f.rec || !h[1].f.rec)
+		return 0;
+	uint8_t *u = rg_xmalloc(n, 1);
+	for (size_t i = 0; i < n; i++)
+		u[i] = h[0].f.d.bits[i] | h[1].f.d.bits[i];
+	int cyc = cdg_cyclic(g, u);
+	free(u);
+	return cyc;
+}
+
+/* Puts back what a half wrote. */
+static void half_undo(const struct half *h, uint8_t *const *lft)
+{
+	for (uint32_t k = h->f.nrec; k-- > 0;) {
+		uint64_t r = h->f.rec[k];
+		lft[r >> 24][(r >> 8) & 0xFFFF] = (uint8_t)r;
+	}
+}
+
+/*
+ * Pass 2 on a big fabric: the LIDs in two halves side by side (two
+ * threads, or one after the other), each from pass 1's dependencies with
+ * its own and half the search budget (the searches are most of the time
+ * and they run one after another). Each half's new dependencies are
+ * checked against its own; where both checked all of theirs and together
+ * they close a cycle, pass 2 runs again in one go.
+ */
+static void fill_halves(struct fill *f, unsigned threads)
+{
+	const struct rgraph *g = f->w.g;
+	uint32_t mid = 1 + (f->w.ltop / 2 / LW_RB) * LW_RB;
+	struct half h[2];
+
+	half_init(&h[0], f, 1, mid);
+	half_init(&h[1], f, mid, f->w.ltop + 1);
+	rg_par2(half_run, &h[1], &h[0], threads);
+	int again = halves_cross(g, h);
+	for (int k = 0; k < 2; k++) {
+		if (again)
+			half_undo(&h[k], f->w.lft);
+		f->st->filled += again ? 0 : h[k].st.filled;
+		f->st->cyclic += again ? 0 : h[k].st.cyclic;
+		f->st->unchecked += again ? 0 : h[k].f.d.unchecked;
+		lw_free(&h[k].f.w);
+		cdg_free(&h[k].f.d);
+		fill_free(&h[k].f);
+	}
+	if (again)
+		fill_all(f, threads);
 }
 
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st)
 {
-	reach_fill_threads(g, lft, top, st, ROUTE_THREADS);
+	reach_fill_threads(g, lft, top, st, ROUTE_THREADS, 0);
+}
+
+/* Pass 2, once pass 1 found some hole. */
+static void fill_pass(struct fill *f, unsigned threads, int halves)
+{
+	const struct rgraph *g = f->w.g;
+
+	f->nbr = rg_xmalloc(g->ngroups ? g->ngroups : 1, sizeof(*f->nbr));
+	for (uint32_t k = 0; k < g->ngroups; k++)
+		f->nbr[k] = g->groups[k].peer;
+	if (halves && f->w.ltop > 2 * LW_RB)
+		fill_halves(f, threads);
+	else
+		fill_all(f, threads);
+	free(f->nbr);
 }
 
 void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
-			struct reach_stats *st, unsigned threads)
+			struct reach_stats *st, unsigned threads, int halves)
 {
 	struct fill f;
 	uint32_t any = 0;
@@ -545,7 +693,7 @@ void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
 		for (uint32_t lid = 1; lid <= top && !any; lid++)
 			any = f.hole[lid];
 		if (any)
-			fill_all(&f, threads);
+			fill_pass(&f, threads, halves);
 		cdg_free(&f.d);
 		free(f.hole);
 		free(f.swhole);

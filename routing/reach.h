@@ -36,8 +36,10 @@ struct reach_stats {
  */
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st);
 /* reach_fill() on at most threads threads (ROUTE_THREADS above; the same
- * entries on any number). */
+ * entries on any number); halves: the LIDs in two halves side by side,
+ * each checking its new dependencies against its own (see reach.c), for
+ * a big fabric (route_split()). */
 void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
-			struct reach_stats *st, unsigned threads);
+			struct reach_stats *st, unsigned threads, int halves);
 
 #endif

@@ -88,7 +88,7 @@ static void route_reach_all(struct rctx *c)
 	struct reach_stats st;
 
 	reach_fill_threads(c->g, c->lft, c->g->top, &st,
-			   c->o->threads ? c->o->threads : ROUTE_THREADS);
+			   c->o->threads ? c->o->threads : ROUTE_THREADS, route_split(c));
 	if (st.filled)
 		route_why(c, "; %llu entries added for switches' own packets%s%s",
 			  (unsigned long long)st.filled, st.cyclic ?

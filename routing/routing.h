@@ -39,8 +39,8 @@ struct route_opts {
 	 * 0: ROUTE_THREADS. */
 	unsigned threads;
 	/* Table cells (switches x LIDs) from which plane routing chooses the
-	 * leaves' planes in two halves side by side (planes_leaf.c); 0: 64 Mi,
-	 * radix-48 3-level trees and larger. */
+	 * leaves' planes, and reach.c fills switches' own routes, in two halves
+	 * side by side; 0: 64 Mi, radix-48 3-level trees and larger. */
 	uint64_t split_cells;
 };
 

@@ -969,14 +969,16 @@ static void test_threads_same_tables(void **state)
 }
 
 /*
- * Plane routing's leaves in two halves (split_cells 1) keep the degraded
- * trees' targets (test_degraded_quality()): 3-level radix 16 and 28 with
- * 5 % or 10 % of their links removed.
+ * Plane routing's leaves and the reach fill in two halves (split_cells 1)
+ * keep the degraded trees' targets (test_degraded_quality()): 3-level
+ * radix 16 and 28 with 5 % or 10 % of their links removed; on radix 8
+ * (pods too close in host order) and 2-level radix 16 (one run of 16
+ * leaves) the leaves do not split.
  */
 static void test_planes_halves_quality(void **state)
 {
-	static const struct { unsigned k, pct; } cases[] = {
-		{ 16, 5 }, { 16, 10 }, { 28, 5 }, { 28, 10 },
+	static const struct { unsigned lvl, k, pct; } cases[] = {
+		{ 3, 8, 5 }, { 2, 16, 5 }, { 3, 16, 5 }, { 3, 16, 10 }, { 3, 28, 5 }, { 3, 28, 10 },
 	};
 
 	(void)state;
@@ -985,7 +987,10 @@ static void test_planes_halves_quality(void **state)
 		struct route_tables rt;
 		struct route_verify v;
 		tb_init(&b);
-		tb_ft3(&b, cases[c].k);
+		if (cases[c].lvl == 2)
+			tb_ft2(&b, cases[c].k);
+		else
+			tb_ft3(&b, cases[c].k);
 		tb_remove_links(&b, cases[c].pct, 1);
 		fill(&b.t, 0);
 		route_threads(&b.t, 2, 1, &rt);
@@ -993,11 +998,51 @@ static void test_planes_halves_quality(void **state)
 		verify(&b.t, &rt, &v);
 		assert_true(route_verify_ok(&v));
 		if (v.a2a_max * 100 > v.a2a_bound * 110 || v.shift_pexcess > 1)
-			fail_msg("ft3-%u, %u %% links, halves: all-to-all %llu vs bound %llu, shift "
-				 "excess %d over the pair bound", cases[c].k, cases[c].pct,
+			fail_msg("ft%u-%u, %u %% links, halves: all-to-all %llu vs bound %llu, shift "
+				 "excess %d over the pair bound", cases[c].lvl, cases[c].k, cases[c].pct,
 				 (unsigned long long)v.a2a_max, (unsigned long long)v.a2a_bound,
 				 v.shift_pexcess);
 		route_tables_free(&rt);
+		topo_free_all(&b.t);
+	}
+}
+
+/*
+ * Trees where the reach fill's two halves each keep their own new
+ * dependencies acyclic but close a cycle together (ft3-12 without 2 upper
+ * switches, ft2-16 with 5 % or 10 % of its links removed; the leaves do
+ * not split there): the fill runs again in one go, so the tables are
+ * those of split_cells 0, credit loops or none alike.
+ */
+static void test_reach_halves_cross(void **state)
+{
+	static const struct { unsigned lvl, k, pct, sw; uint64_t seed; } cases[] = {
+		{ 3, 12, 0, 2, 1 }, { 2, 16, 5, 0, 1 }, { 2, 16, 10, 0, 2 },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct tb b;
+		struct route_tables one, two;
+		struct route_verify v1, v2;
+		tb_init(&b);
+		if (cases[c].lvl == 2)
+			tb_ft2(&b, cases[c].k);
+		else
+			tb_ft3(&b, cases[c].k);
+		tb_remove_links(&b, cases[c].pct, cases[c].seed);
+		tb_remove_switches(&b, cases[c].sw, cases[c].seed);
+		fill(&b.t, 0);
+		route_threads(&b.t, 2, 0, &one);
+		route_threads(&b.t, 2, 1, &two);
+		verify(&b.t, &one, &v1);
+		verify(&b.t, &two, &v2);
+		assert_int_equal(v1.sw_cdg_cycle, v2.sw_cdg_cycle);
+		for (uint32_t i = 0; i < b.t.nnodes; i++)
+			if (one.lft[i].ports && memcmp(one.lft[i].ports, two.lft[i].ports, one.top + 1u))
+				fail_msg("case %zu: node %u's table differs with halves", c, i);
+		route_tables_free(&one);
+		route_tables_free(&two);
 		topo_free_all(&b.t);
 	}
 }
@@ -1028,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_balance_parts_hole),
 		cmocka_unit_test(test_threads_same_tables),
 		cmocka_unit_test(test_planes_halves_quality),
+		cmocka_unit_test(test_reach_halves_cross),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
