@@ -54,18 +54,18 @@ struct lstate {
 	uint32_t nkeys;
 	uint8_t *rq;
 	/* this half's view of the all-to-all loads (struct pl's, with
-	 * route_all_leaves()'s two halves), and its changes since the last step */
+	 * route_all_leaves()'s two halves), its placements in this step (log)
+	 * and in the step before (last, for the other half) */
 	uint64_t *rowload, *midup, *middn;
-	struct ldelta *log;
-	uint32_t nlog, caplog;
+	struct ldelta *log, *last;
+	uint32_t nlog, caplog, nlast, caplast;
 	uint32_t **xl, *nxl, *capxl; /* its extras by plane, for struct pl's */
 	uint64_t extras, over, a2a_max; /* its part of planes_stats' */
 };
 
-/* A change of one all-to-all load: which (0 rowload, 1 midup, 2 middn). */
+/* Extra (a, host) of destination leaf l put on plane q (add) or taken off. */
 struct ldelta {
-	uint32_t which, at;
-	uint64_t d;
+	uint32_t a, l, q, add;
 };
 
 /* The all-to-all load counts, zero, and each middle's uplinks. */
@@ -368,8 +368,23 @@ static void bump_run(uint8_t *c, uint32_t n, uint32_t st, uint32_t len, int d)
 	bump_span(c, len - first, d);
 }
 
-/* Notes a change of an all-to-all load for the other half (if any). */
-static void log_delta(struct lstate *ls, uint32_t which, uint32_t at, uint64_t d)
+/* The all-to-all loads of a placement (dh: + or - leaf a's hosts). */
+static void add_loads(const struct pl *x, struct lstate *ls, uint32_t a, uint32_t l, uint32_t q,
+		      uint64_t dh)
+{
+	uint32_t P = x->P;
+
+	ls->rowload[(size_t)a * P + q] += dh;
+	if (x->S && x->pod[a] != x->pod[l]) {
+		ls->midup[(size_t)x->pod[a] * P + q] += dh;
+		ls->middn[(size_t)x->pod[l] * P + q] += dh;
+		norm(x, ls, (size_t)x->pod[a] * P + q);
+		norm(x, ls, (size_t)x->pod[l] * P + q);
+	}
+}
+
+/* Notes a placement for the other half (if any). */
+static void log_delta(struct lstate *ls, uint32_t a, uint32_t l, uint32_t q, int add)
 {
 	if (!ls->log)
 		return;
@@ -380,7 +395,7 @@ static void log_delta(struct lstate *ls, uint32_t which, uint32_t at, uint64_t d
 			abort();
 		ls->log = n;
 	}
-	ls->log[ls->nlog++] = (struct ldelta){ which, at, d };
+	ls->log[ls->nlog++] = (struct ldelta){ a, l, q, (uint32_t)add };
 }
 
 /* Puts extra (a, i) of leaf l on plane q (add) or takes it off. */
@@ -399,17 +414,9 @@ static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint3
 	if (up)
 		bump_run(up, ls->uw, (st + N - ls->ubase[x->pod[a]]) % N, h, d);
 	ls->erow[(size_t)a * N + i] = add ? (uint8_t)q : NOPL;
-	ls->rowload[(size_t)a * P + q] += dh;
-	log_delta(ls, 0, a * P + q, dh);
 	ls->colload[q] += dh;
-	if (x->S && x->pod[a] != x->pod[l]) {
-		ls->midup[(size_t)x->pod[a] * P + q] += dh;
-		ls->middn[(size_t)x->pod[l] * P + q] += dh;
-		log_delta(ls, 1, x->pod[a] * P + q, dh);
-		log_delta(ls, 2, x->pod[l] * P + q, dh);
-		norm(x, ls, (size_t)x->pod[a] * P + q);
-		norm(x, ls, (size_t)x->pod[l] * P + q);
-	}
+	log_delta(ls, a, l, q, add);
+	add_loads(x, ls, a, l, q, dh);
 }
 
 static void grow_keys(struct lkeys *ls)
@@ -681,15 +688,28 @@ static void write_leaves(const struct pl *x, const struct lstate *ls, uint8_t **
 struct lhalf {
 	struct pl *x;
 	struct lstate ls;
+	const struct lstate *other; /* the other half's, with two */
 	const uint32_t *list;
 	uint32_t n, step;
 	struct lkeys k;
 };
 
+/* The other half's placements of the step before, into a's view. */
+static void take_deltas(const struct pl *x, struct lstate *a, const struct lstate *b)
+{
+	for (uint32_t k = 0; k < b->nlast; k++) {
+		const struct ldelta *d = &b->last[k];
+		uint64_t h = x->g->sw[x->leafsw[d->a]].nhosts;
+		add_loads(x, a, d->a, d->l, d->q, d->add ? h : -h);
+	}
+}
+
 static void half_step(void *arg)
 {
 	struct lhalf *h = arg;
 
+	if (h->other)
+		take_deltas(h->x, &h->ls, h->other);
 	if (h->step >= h->n)
 		return;
 	uint32_t l = h->list[h->step++];
@@ -698,16 +718,18 @@ static void half_step(void *arg)
 	route_leaf(h->x, &h->ls, l, &h->k);
 }
 
-/* Half b's changes of the all-to-all loads since the last step, into a's view. */
-static void take_deltas(const struct pl *x, struct lstate *a, const struct lstate *b)
+/* After a step: this step's placements become the step before's. */
+static void next_log(struct lstate *s)
 {
-	uint64_t *view[3] = { a->rowload, a->midup, a->middn };
+	struct ldelta *t = s->last;
+	uint32_t c = s->caplast;
 
-	for (uint32_t k = 0; k < b->nlog; k++) {
-		view[b->log[k].which][b->log[k].at] += b->log[k].d;
-		if (b->log[k].which)
-			norm(x, a, b->log[k].at);
-	}
+	s->last = s->log;
+	s->caplast = s->caplog;
+	s->nlast = s->nlog;
+	s->log = t;
+	s->caplog = c;
+	s->nlog = 0;
 }
 
 static uint64_t *dup_u64(const uint64_t *a, size_t n)
@@ -741,9 +763,10 @@ static void fork_state(const struct pl *x, struct lstate *a, struct lstate *b)
 	b->capxl = rg_xcalloc(x->P, sizeof(*b->capxl));
 	for (int k = 0; k < 2; k++) {
 		struct lstate *s = k ? b : a;
-		s->caplog = 1024;
-		s->nlog = 0;
+		s->caplog = s->caplast = 1024;
+		s->nlog = s->nlast = 0;
 		s->log = rg_xmalloc(s->caplog, sizeof(*s->log));
+		s->last = rg_xmalloc(s->caplast, sizeof(*s->last));
 	}
 }
 
@@ -776,8 +799,10 @@ static void join_state(const struct pl *x, struct lstate *a, struct lstate *b)
 	free(b->midup);
 	free(b->middn);
 	free(b->log);
+	free(b->last);
 	free(a->log);
-	a->log = NULL;
+	free(a->last);
+	a->log = a->last = NULL;
 }
 
 /* 1 if the leaves a and b, routed side by side, lie far enough apart in
@@ -850,18 +875,22 @@ static void route_all_leaves(struct pl *x, struct lstate *ls, int halves, unsign
 	memset(h, 0, sizeof(h));
 	h[0] = (struct lhalf){ .x = x, .ls = *ls, .list = hl[0], .n = nh[0] };
 	h[1] = (struct lhalf){ .x = x, .list = hl[1], .n = nh[1] };
-	if (h[1].n)
+	if (h[1].n) {
 		fork_state(x, &h[0].ls, &h[1].ls);
+		h[0].other = &h[1].ls;
+		h[1].other = &h[0].ls;
+	}
 	while (h[0].step < h[0].n || h[1].step < h[1].n) {
 		if (!h[1].n) {
 			half_step(&h[0]);
 			continue;
 		}
 		rg_par2(half_step, &h[1], &h[0], threads);
-		take_deltas(x, &h[0].ls, &h[1].ls);
-		take_deltas(x, &h[1].ls, &h[0].ls);
-		h[0].ls.nlog = h[1].ls.nlog = 0;
+		next_log(&h[0].ls);
+		next_log(&h[1].ls);
 	}
+	if (h[1].n)
+		take_deltas(x, &h[0].ls, &h[1].ls); /* a's view: every load */
 	if (h[1].n)
 		join_state(x, &h[0].ls, &h[1].ls);
 	*ls = h[0].ls;
