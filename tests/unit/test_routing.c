@@ -404,9 +404,9 @@ static void route_degraded(struct tb *b, struct route_tables *rt, struct route_v
 }
 
 /* A lvl-level radix-k tree with pct % of its links and sw upper switches
- * removed (seed), routed by route_degraded(). */
-static void route_tree(struct tb *b, unsigned lvl, unsigned k, unsigned pct, unsigned sw,
-		       uint64_t seed, struct route_tables *rt, struct route_verify *v)
+ * removed (seed). */
+static void build_tree(struct tb *b, unsigned lvl, unsigned k, unsigned pct, unsigned sw,
+		       uint64_t seed)
 {
 	tb_init(b);
 	if (lvl == 2)
@@ -415,6 +415,13 @@ static void route_tree(struct tb *b, unsigned lvl, unsigned k, unsigned pct, uns
 		tb_ft3(b, k);
 	tb_remove_links(b, pct, seed);
 	tb_remove_switches(b, sw, seed);
+}
+
+/* build_tree(), routed by route_degraded(). */
+static void route_tree(struct tb *b, unsigned lvl, unsigned k, unsigned pct, unsigned sw,
+		       uint64_t seed, struct route_tables *rt, struct route_verify *v)
+{
+	build_tree(b, lvl, k, pct, sw, seed);
 	route_degraded(b, rt, v);
 }
 
@@ -986,12 +993,7 @@ static void test_planes_halves_quality(void **state)
 		struct tb b;
 		struct route_tables rt;
 		struct route_verify v;
-		tb_init(&b);
-		if (cases[c].lvl == 2)
-			tb_ft2(&b, cases[c].k);
-		else
-			tb_ft3(&b, cases[c].k);
-		tb_remove_links(&b, cases[c].pct, 1);
+		build_tree(&b, cases[c].lvl, cases[c].k, cases[c].pct, 0, 1);
 		fill(&b.t, 0);
 		route_threads(&b.t, 2, 1, &rt);
 		assert_non_null(strstr(rt.why, "planes:"));
@@ -1025,13 +1027,7 @@ static void test_reach_halves_cross(void **state)
 		struct tb b;
 		struct route_tables one, two;
 		struct route_verify v1, v2;
-		tb_init(&b);
-		if (cases[c].lvl == 2)
-			tb_ft2(&b, cases[c].k);
-		else
-			tb_ft3(&b, cases[c].k);
-		tb_remove_links(&b, cases[c].pct, cases[c].seed);
-		tb_remove_switches(&b, cases[c].sw, cases[c].seed);
+		build_tree(&b, cases[c].lvl, cases[c].k, cases[c].pct, cases[c].sw, cases[c].seed);
 		fill(&b.t, 0);
 		route_threads(&b.t, 2, 0, &one);
 		route_threads(&b.t, 2, 1, &two);
