@@ -24,6 +24,7 @@
 /* What every part reads and none writes. */
 struct vctx {
 	const struct rgraph *g;
+	const struct route_tables *rt;
 	uint8_t **lft;          /* per switch index */
 	uint32_t top, ltop;
 	struct pair_bound pb;   /* its distances serve the pairs too */
@@ -207,9 +208,31 @@ static void part_free(struct vpart *y)
 	free(y->sbits);
 }
 
-/* A part's work: the shifts' pair bounds or busiest links, then one walk
- * per LID of every chunk it takes (the hosts' pairs, the switches' own,
- * the channel dependencies and all-to-all loads). */
+/* An entry toward a port that has no link sends packets nowhere: whether or
+ * not a pair's path uses it, it must say "no route" (0xFF). */
+static uint64_t count_dead_entries(const struct topo *t, const struct route_tables *rt)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		const struct topo_node *nd = &t->nodes[i];
+		const uint8_t *lft = rt->lft[i].ports;
+
+		for (uint32_t lid = 1; lft && lid <= rt->top; lid++) {
+			uint8_t p = lft[lid];
+
+			if (p != 0 && p != LFT_NO_PORT &&
+			    (p > nd->nports || !topo_port_linked(&nd->ports[p])))
+				n++;
+		}
+	}
+	return n;
+}
+
+/* A part's work: the shifts' pair bounds and the entries toward dead
+ * ports, or the shifts' busiest links; then one walk per LID of every
+ * chunk it takes (the hosts' pairs, the switches' own, the channel
+ * dependencies and all-to-all loads). */
 static void part_run(void *arg)
 {
 	struct vpart *y = arg;
@@ -217,6 +240,8 @@ static void part_run(void *arg)
 
 	if (!y->bounds)
 		shift_loads(x->g, x->lft, x->top, x->sh, x->nsh, x->sl);
+	else
+		y->v.dead_entries = count_dead_entries(x->g->t, x->rt);
 	for (uint32_t i = 0; y->bounds && i < x->nsh; i++)
 		x->spb[i] = pair_bound_shift(&x->pb, x->sh[i]);
 	for (;;) {
@@ -243,6 +268,7 @@ static void part_merge(struct vpart *a, const struct vpart *b, uint32_t nlinks)
 	v->nonminimal += u->nonminimal;
 	v->sw_pairs += u->sw_pairs;
 	v->sw_unrouted += u->sw_unrouted;
+	v->dead_entries += u->dead_entries;
 	v->max_hops = u->max_hops > v->max_hops ? u->max_hops : v->max_hops;
 	v->max_stretch = u->max_stretch > v->max_stretch ? u->max_stretch : v->max_stretch;
 	for (uint32_t i = 0; i < nlinks; i++)
@@ -331,6 +357,7 @@ static void vctx_init(struct vctx *x, const struct rgraph *g, const struct route
 
 	memset(x, 0, sizeof(*x));
 	x->g = g;
+	x->rt = rt;
 	x->top = rt->top;
 	x->ltop = g->top > rt->top ? g->top : rt->top;
 	x->lft = rg_xcalloc(n, sizeof(*x->lft));
@@ -428,31 +455,11 @@ static void run_parts(struct vctx *x, struct route_verify *v, unsigned threads)
 	v->nonminimal = y[0].v.nonminimal;
 	v->sw_pairs = y[0].v.sw_pairs;
 	v->sw_unrouted = y[0].v.sw_unrouted;
+	v->dead_entries = y[0].v.dead_entries;
 	v->max_hops = y[0].v.max_hops;
 	v->max_stretch = y[0].v.max_stretch;
 	loads(x, &y[0], v);
 	part_free(&y[0]);
-}
-
-/* An entry toward a port that has no link sends packets nowhere: whether or
- * not a pair's path uses it, it must say "no route" (0xFF). */
-static uint64_t count_dead_entries(const struct topo *t, const struct route_tables *rt)
-{
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < t->nnodes; i++) {
-		const struct topo_node *nd = &t->nodes[i];
-		const uint8_t *lft = rt->lft[i].ports;
-
-		for (uint32_t lid = 1; lft && lid <= rt->top; lid++) {
-			uint8_t p = lft[lid];
-
-			if (p != 0 && p != LFT_NO_PORT &&
-			    (p > nd->nports || !topo_port_linked(&nd->ports[p])))
-				n++;
-		}
-	}
-	return n;
 }
 
 int route_verify_threads(const struct topo *t, const struct route_tables *rt,
@@ -472,7 +479,6 @@ int route_verify_threads(const struct topo *t, const struct route_tables *rt,
 	threads = rg_par_threads(&g, threads);
 	v->nhosts = g.nhosts;
 	v->nswitches = g.nsw;
-	v->dead_entries = count_dead_entries(t, rt);
 	pick_shifts(&x, v);
 	run_parts(&x, v, threads);
 	a2a_bound(&x, v);
