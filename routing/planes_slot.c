@@ -196,7 +196,9 @@ static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, 
 		uint8_t *c = d > 0 ? blk_take(ss, row, b) : (uint8_t *)(uintptr_t)blk_at(ss, row, b);
 		if (c) {
 			bump_run(c + off, n, d);
-			bm[b] = (uint8_t)pl_runmax(c, 0, bl, BLK);
+			/* adding raises only the run; taking off may lower the block's largest */
+			uint32_t m = d > 0 ? pl_runmax(c, off, n, BLK) : pl_runmax(c, 0, bl, BLK);
+			bm[b] = (uint8_t)(d > 0 && bm[b] > m ? bm[b] : m);
 		}
 		len -= n;
 		s = s + n == ss->N ? 0 : s + n;
