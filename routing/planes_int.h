@@ -109,6 +109,9 @@ static inline uint32_t pl_rstart(uint32_t i, uint32_t a0, uint32_t h, uint32_t N
 /* Largest counter in the cyclic run [st, st + len) of c (N counters, and
  * 16 readable bytes after the last: counter arrays get PL_PAD more). */
 uint32_t pl_runmax(const uint8_t *c, uint32_t st, uint32_t len, uint32_t N);
+/* 1 if some counter of the cyclic run [st, st + len) of c is k or more
+ * (the same reads as pl_runmax()). */
+int pl_run_reaches(const uint8_t *c, uint32_t st, uint32_t len, uint32_t N, uint32_t k);
 /* Largest c[s] + add - lim[s] over the cyclic run, from the run's largest
  * counter (runmax, if known, else UINT32_MAX) where lim is T throughout. */
 int32_t pl_run_excess(const struct pl *x, const uint8_t *c, uint32_t st, uint32_t len,

@@ -232,10 +232,9 @@ static uint32_t up_room(const struct pl *x, uint32_t p1, uint32_t p, uint32_t q)
 	return n ? n : 1;
 }
 
-/* How far placing (a, i) on plane q goes over the shift target; with
- * quick, any value >= 0 once one link reaches it (cheapest first). */
+/* How far placing (a, i) on plane q goes over the shift target. */
 static int32_t excess(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_t i,
-		      uint32_t q, int quick)
+		      uint32_t q)
 {
 	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
 	uint32_t N = x->N, h = w->nhosts, st = pl_rstart(i, w->hfirst, h, N), rowlim = x->T;
@@ -246,19 +245,40 @@ static int32_t excess(const struct pl *x, const struct lstate *ls, uint32_t a, u
 		uint32_t at = (st + N - ls->ubase[p1]) % N;
 		e = (int32_t)pl_runmax(ls->up + ((size_t)p1 * x->P + q) * ls->uw, at, h, ls->uw) +
 		    1 - (int32_t)ls->room[(size_t)p1 * x->P + q];
-		if (quick && e >= 0)
-			return e;
 	}
 	d = pl_run_excess(x, ls->cnt + (size_t)q * N, st, h, 1u + ls->base[q], UINT32_MAX);
 	e = d > e ? d : e;
-	if (quick && e >= 0)
-		return e;
 	/* a's uplink, held to the lowest limit of the run of shifts */
 	if (st < x->zone || st + h > N - x->zone)
 		for (uint32_t k = 0, s = st; k < h; k++, s = s + 1 == N ? 0 : s + 1)
 			rowlim = x->lim[s] < rowlim ? x->lim[s] : rowlim;
 	d = h <= 256 ? (int32_t)row_load(x, ls, a, q, i, h) - (int32_t)rowlim : 0;
 	return d > e ? d : e;
+}
+
+/* 1 if excess() is below 0, asked the cheapest way first: whether some
+ * counter reaches its limit (a compare), the uplink's windows last. */
+static int fits(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_t i, uint32_t q)
+{
+	const struct rg_sw *w = &x->g->sw[x->leafsw[a]];
+	uint32_t N = x->N, h = w->nhosts, st = pl_rstart(i, w->hfirst, h, N), rowlim = x->T;
+	uint32_t p1 = x->pod[a], p = x->pod[ls->cur], add = 1u + ls->base[q];
+
+	if (x->S && p1 != p &&
+	    pl_run_reaches(ls->up + ((size_t)p1 * x->P + q) * ls->uw,
+			   (st + N - ls->ubase[p1]) % N, h, ls->uw,
+			   ls->room[(size_t)p1 * x->P + q] - 1))
+		return 0;
+	if (st >= x->zone && st + h <= N - x->zone) {
+		if (pl_run_reaches(ls->cnt + (size_t)q * N, st, h, N, x->T > add ? x->T - add : 0))
+			return 0;
+	} else {
+		if (pl_run_excess(x, ls->cnt + (size_t)q * N, st, h, add, UINT32_MAX) >= 0)
+			return 0;
+		for (uint32_t k = 0, s = st; k < h; k++, s = s + 1 == N ? 0 : s + 1)
+			rowlim = x->lim[s] < rowlim ? x->lim[s] : rowlim;
+	}
+	return h <= 256 && (int32_t)row_load(x, ls, a, q, i, h) < (int32_t)rowlim;
 }
 
 /* All-to-all load a plane would land on: the leaf's uplink, the down link
@@ -313,15 +333,14 @@ static uint32_t pick(const struct pl *x, const struct lstate *ls, uint32_t a, ui
 		uint32_t q = pl_take_min(key, cand, &left, &kk);
 		if (kk + h > x->B)
 			continue;
-		int32_t e = excess(x, ls, a, i, q, 1);
-		if (e < 0) {
-			*exc = e;
+		if (fits(x, ls, a, i, q)) {
+			*exc = -1; /* below the target: callers ask for the sign */
 			return q;
 		}
 	}
 	/* none is below both: the least bad */
 	for (uint32_t k = 0; k < n; k++) {
-		int32_t e = excess(x, ls, a, i, call[k], 0);
+		int32_t e = excess(x, ls, a, i, call[k]);
 		uint64_t sc = ((uint64_t)(e > 0 ? e : 0) << 56) | ((uint64_t)(kall[k] + h > x->B) << 55) |
 			      ((uint64_t)(e >= 0) << 54) | (kall[k] & ((1ull << 54) - 1));
 		if (sc < best) {
@@ -540,7 +559,7 @@ static int unblock(struct pl *x, struct lstate *ls, uint32_t l, uint32_t k, uint
 		}
 		place(x, ls, b, ib, l, nq, 1);
 		place(x, ls, a, i, l, q, 0);
-		e = excess(x, ls, a, i, q, 0);
+		e = excess(x, ls, a, i, q);
 		place(x, ls, a, i, l, q, 1);
 		if (e <= 0)
 			return 1;

@@ -47,6 +47,43 @@ uint32_t pl_runmax(const uint8_t *c, uint32_t st, uint32_t len, uint32_t N)
 	return a > b ? a : b;
 }
 
+/* 1 if some byte of c[0 .. n) is k or more (c readable 16 bytes on): a
+ * compare, without bytes_max()'s reduction. */
+static int bytes_reach(const uint8_t *c, uint32_t n, uint8_t k)
+{
+#ifdef __SSE2__
+	const __m128i kk = _mm_set1_epi8((char)k);
+	uint32_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = rg_load16(c + i);
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, kk), v)))
+			return 1;
+	}
+	if (i == n)
+		return 0;
+	__m128i v = _mm_and_si128(rg_load16(c + i), rg_lanes_below(n - i));
+	uint32_t hit = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, kk), v));
+	return (hit & ((1u << (n - i)) - 1)) != 0;
+#else
+	for (uint32_t i = 0; i < n; i++)
+		if (c[i] >= k)
+			return 1;
+	return 0;
+#endif
+}
+
+int pl_run_reaches(const uint8_t *c, uint32_t st, uint32_t len, uint32_t N, uint32_t k)
+{
+	if (!k)
+		return 1;
+	if (k > UINT8_MAX)
+		return 0;
+	if (st + len <= N)
+		return bytes_reach(c + st, len, (uint8_t)k);
+	return bytes_reach(c + st, N - st, (uint8_t)k) || bytes_reach(c, st + len - N, (uint8_t)k);
+}
+
 int32_t pl_run_excess(const struct pl *x, const uint8_t *c, uint32_t st, uint32_t len,
 		      uint32_t add, uint32_t runmax)
 {
