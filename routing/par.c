@@ -2,6 +2,7 @@
  * DOC: two halves of a pure computation on two threads (see par.h).
  */
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "routing/par.h"
 
@@ -30,6 +31,56 @@ void rg_par2(void (*fn)(void *), void *a, void *b, unsigned threads)
 	}
 	fn(b);
 	pthread_join(th, NULL);
+}
+
+int rg_par2_both(void (*fn)(void *), void *a, void *b)
+{
+	struct job j = { fn, a };
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, run, &j))
+		return -1;
+	fn(b);
+	pthread_join(th, NULL);
+	return 0;
+}
+
+struct rg_steps {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint32_t done[2];
+};
+
+struct rg_steps *rg_steps_new(void)
+{
+	struct rg_steps *s = rg_xcalloc(1, sizeof(*s));
+
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	return s;
+}
+
+void rg_steps_free(struct rg_steps *s)
+{
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}
+
+void rg_steps_done(struct rg_steps *s, int side, uint32_t n)
+{
+	pthread_mutex_lock(&s->mu);
+	s->done[side] = n;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+void rg_steps_wait(struct rg_steps *s, int side, uint32_t n)
+{
+	pthread_mutex_lock(&s->mu);
+	while (s->done[side] < n)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
 }
 
 unsigned rg_par_threads(const struct rgraph *g, unsigned threads)

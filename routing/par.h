@@ -20,6 +20,24 @@
  * after the other here if threads < 2 or no thread can be started. */
 void rg_par2(void (*fn)(void *), void *a, void *b, unsigned threads);
 
+/* fn(a) on a second thread and fn(b) on this one, both done on return: 0.
+ * -1, and neither run, if no second thread could be started (for halves
+ * that wait for each other, which one after the other would not end). */
+int rg_par2_both(void (*fn)(void *), void *a, void *b);
+
+/*
+ * Two sides stepping together: each says when it finished a step and may
+ * wait until the other finished some number of them (a mutex and a
+ * condition variable, so that the waits order the memory too).
+ */
+struct rg_steps;
+struct rg_steps *rg_steps_new(void);
+void rg_steps_free(struct rg_steps *s);
+/* Side (0 or 1) finished its first n steps. */
+void rg_steps_done(struct rg_steps *s, int side, uint32_t n);
+/* Waits until side finished at least n steps. */
+void rg_steps_wait(struct rg_steps *s, int side, uint32_t n);
+
 /* threads, or 1 on a fabric too small for a second one to pay. */
 unsigned rg_par_threads(const struct rgraph *g, unsigned threads);
 

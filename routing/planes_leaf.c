@@ -28,6 +28,9 @@
 
 #define PL_UNBLOCK 64 /* other extras unblock() may try to move */
 #define NOPL 0xFF     /* erow: no plane (yet) */
+/* Steps of placements a half keeps for the other: it takes those of step
+ * k - 2 at step k, and the two are at most one step apart. */
+#define PL_LOGS 4
 
 /* A destination leaf's extras, listed at its turn (half_step()). */
 struct lkeys {
@@ -54,11 +57,11 @@ struct lstate {
 	uint32_t nkeys;
 	uint8_t *rq;
 	/* this half's view of the all-to-all loads (struct pl's, with
-	 * route_all_leaves()'s two halves), its placements in this step (log)
-	 * and in the step before (last, for the other half) */
+	 * route_all_leaves()'s two halves), and its placements of the last
+	 * PL_LOGS steps for the other half (step k's in log[k % PL_LOGS]) */
 	uint64_t *rowload, *midup, *middn;
-	struct ldelta *log, *last;
-	uint32_t nlog, caplog, nlast, caplast;
+	struct ldelta *log[PL_LOGS];
+	uint32_t nlog[PL_LOGS], caplog[PL_LOGS], logk; /* logk: this step's */
 	uint32_t **xl, *nxl, *capxl; /* its extras by plane, for struct pl's */
 	uint64_t extras, over, a2a_max; /* its part of planes_stats' */
 };
@@ -405,16 +408,18 @@ static void add_loads(const struct pl *x, struct lstate *ls, uint32_t a, uint32_
 /* Notes a placement for the other half (if any). */
 static void log_delta(struct lstate *ls, uint32_t a, uint32_t l, uint32_t q, int add)
 {
-	if (!ls->log)
+	uint32_t c = ls->logk;
+
+	if (!ls->log[c])
 		return;
-	if (ls->nlog == ls->caplog) {
-		ls->caplog *= 2;
-		struct ldelta *n = realloc(ls->log, ls->caplog * sizeof(*n));
+	if (ls->nlog[c] == ls->caplog[c]) {
+		ls->caplog[c] *= 2;
+		struct ldelta *n = realloc(ls->log[c], ls->caplog[c] * sizeof(*n));
 		if (!n)
 			abort();
-		ls->log = n;
+		ls->log[c] = n;
 	}
-	ls->log[ls->nlog++] = (struct ldelta){ a, l, q, (uint32_t)add };
+	ls->log[c][ls->nlog[c]++] = (struct ldelta){ a, l, q, (uint32_t)add };
 }
 
 /* Puts extra (a, i) of leaf l on plane q (add) or takes it off. */
@@ -707,48 +712,52 @@ static void write_leaves(const struct pl *x, const struct lstate *ls, uint8_t **
 struct lhalf {
 	struct pl *x;
 	struct lstate ls;
-	const struct lstate *other; /* the other half's, with two */
+	struct lhalf *other;    /* with two halves: the other one, */
+	struct rg_steps *sy;    /* how far each got, */
+	int side;               /* and which this one is */
 	const uint32_t *list;
-	uint32_t n, step;
+	uint32_t n, off;        /* its leaves: list[k - off] at step k */
+	uint32_t steps;         /* n, or with two halves both's last step + 3 */
 	struct lkeys k;
 };
 
-/* The other half's placements of the step before, into a's view. */
-static void take_deltas(const struct pl *x, struct lstate *a, const struct lstate *b)
+/* b's placements of step j into a's view. */
+static void take_deltas(const struct pl *x, struct lstate *a, const struct lstate *b, uint32_t j)
 {
-	for (uint32_t k = 0; k < b->nlast; k++) {
-		const struct ldelta *d = &b->last[k];
-		uint64_t h = x->g->sw[x->leafsw[d->a]].nhosts;
-		add_loads(x, a, d->a, d->l, d->q, d->add ? h : -h);
+	const struct ldelta *d = b->log[j % PL_LOGS];
+
+	for (uint32_t k = 0; k < b->nlog[j % PL_LOGS]; k++) {
+		uint64_t h = x->g->sw[x->leafsw[d[k].a]].nhosts;
+		add_loads(x, a, d[k].a, d[k].l, d[k].q, d[k].add ? h : -h);
 	}
 }
 
-static void half_step(void *arg)
+/* Step k of a half: the other's placements of step k - 2 taken (once it
+ * finished that step), then this half's k-th leaf, if any. */
+static void half_step(struct lhalf *h, uint32_t k)
+{
+	if (h->other && k >= 2) {
+		rg_steps_wait(h->sy, !h->side, k - 1);
+		take_deltas(h->x, &h->ls, &h->other->ls, k - 2);
+	}
+	h->ls.logk = k % PL_LOGS;
+	h->ls.nlog[h->ls.logk] = 0;
+	if (k >= h->off && k - h->off < h->n) {
+		uint32_t l = h->list[k - h->off];
+		leaf_primaries(h->x, h->ls.erow, l, &h->k);
+		sort_keys(h->x, &h->k, h->x->g->sw[h->x->leafsw[l]].nhosts);
+		route_leaf(h->x, &h->ls, l, &h->k);
+	}
+	if (h->other)
+		rg_steps_done(h->sy, h->side, k + 1);
+}
+
+static void half_run(void *arg)
 {
 	struct lhalf *h = arg;
 
-	if (h->other)
-		take_deltas(h->x, &h->ls, h->other);
-	if (h->step >= h->n)
-		return;
-	uint32_t l = h->list[h->step++];
-	leaf_primaries(h->x, h->ls.erow, l, &h->k);
-	sort_keys(h->x, &h->k, h->x->g->sw[h->x->leafsw[l]].nhosts);
-	route_leaf(h->x, &h->ls, l, &h->k);
-}
-
-/* After a step: this step's placements become the step before's. */
-static void next_log(struct lstate *s)
-{
-	struct ldelta *t = s->last;
-	uint32_t c = s->caplast;
-
-	s->last = s->log;
-	s->caplast = s->caplog;
-	s->nlast = s->nlog;
-	s->log = t;
-	s->caplog = c;
-	s->nlog = 0;
+	for (uint32_t k = 0; k < h->steps; k++)
+		half_step(h, k);
 }
 
 static uint64_t *dup_u64(const uint64_t *a, size_t n)
@@ -780,13 +789,13 @@ static void fork_state(const struct pl *x, struct lstate *a, struct lstate *b)
 	b->xl = rg_xcalloc(x->P, sizeof(*b->xl));
 	b->nxl = rg_xcalloc(x->P, sizeof(*b->nxl));
 	b->capxl = rg_xcalloc(x->P, sizeof(*b->capxl));
-	for (int k = 0; k < 2; k++) {
-		struct lstate *s = k ? b : a;
-		s->caplog = s->caplast = 1024;
-		s->nlog = s->nlast = 0;
-		s->log = rg_xmalloc(s->caplog, sizeof(*s->log));
-		s->last = rg_xmalloc(s->caplast, sizeof(*s->last));
-	}
+	for (int k = 0; k < 2; k++)
+		for (uint32_t j = 0; j < PL_LOGS; j++) {
+			struct lstate *s = k ? b : a;
+			s->caplog[j] = 1024;
+			s->nlog[j] = 0;
+			s->log[j] = rg_xmalloc(s->caplog[j], sizeof(*s->log[j]));
+		}
 }
 
 /* b's extras after a's (a's destinations come first), b's state freed. */
@@ -817,11 +826,11 @@ static void join_state(const struct pl *x, struct lstate *a, struct lstate *b)
 	free(b->rowload);
 	free(b->midup);
 	free(b->middn);
-	free(b->log);
-	free(b->last);
-	free(a->log);
-	free(a->last);
-	a->log = a->last = NULL;
+	for (uint32_t j = 0; j < PL_LOGS; j++) {
+		free(b->log[j]);
+		free(a->log[j]);
+		a->log[j] = NULL;
+	}
 }
 
 /* 1 if the leaves a and b, routed side by side, lie far enough apart in
@@ -835,17 +844,30 @@ static int apart(const struct pl *x, uint32_t a, uint32_t b, uint32_t gap)
 	return ea + gap <= wb->hfirst && eb + gap <= (uint64_t)wa->hfirst + x->N;
 }
 
+/* 1 if the leaves of halves h routed side by side (b's at step k - off
+ * beside a's at steps k - 1 .. k + 1) stay apart(). */
+static int apart_all(const struct pl *x, uint32_t *const h[2], const uint32_t nh[2],
+		     uint32_t off, uint32_t gap)
+{
+	for (uint32_t j = 0; j < nh[1]; j++)
+		for (uint32_t k = j + off ? j + off - 1 : 0; k <= j + off + 1 && k < nh[0]; k++)
+			if (!apart(x, h[0][k], h[1][j], gap) && !apart(x, h[1][j], h[0][k], gap))
+				return 0;
+	return 1;
+}
+
 /*
  * The destination leaves (list, in host order) in two halves: runs of a
  * pod's leaves (up counts one pod's flows from its first leaf on; 16
  * leaves on two ranks) to each in turn, so that both halves go through
- * the hosts together, and the leaves routed side by side stay apart
- * (apart()). 0 (and nothing in h) where they would not.
+ * the hosts together; b half a run behind, so that the leaves routed side
+ * by side stay apart (apart_all()). 0 (and nothing in h) where they
+ * would not.
  */
 static int split(const struct pl *x, const uint32_t *list, uint32_t n, uint32_t *h[2],
-		 uint32_t nh[2])
+		 uint32_t nh[2], uint32_t *off)
 {
-	uint32_t hmax = 0, run = 0;
+	uint32_t hmax = 0, run = 0, first = 0;
 
 	h[0] = rg_xmalloc(n ? n : 1, sizeof(*h[0]));
 	h[1] = rg_xmalloc(n ? n : 1, sizeof(*h[1]));
@@ -855,12 +877,11 @@ static int split(const struct pl *x, const uint32_t *list, uint32_t n, uint32_t 
 		hmax = nhost > hmax ? nhost : hmax;
 		if (k && (x->S ? x->pod[list[k - 1]] != x->pod[list[k]] : k % 16 == 0))
 			run ^= 1;
+		first += !run && !nh[1];
 		h[run][nh[run]++] = list[k];
 	}
-	int ok = nh[1] > 0;
-	for (uint32_t k = 0; ok && k < nh[0] && k < nh[1]; k++)
-		ok = apart(x, h[0][k], h[1][k], 2 * hmax + 32) ||
-		     apart(x, h[1][k], h[0][k], 2 * hmax + 32);
+	*off = first / 2;
+	int ok = nh[1] > 0 && apart_all(x, h, nh, *off, 2 * hmax + 32);
 	if (!ok) {
 		free(h[0]);
 		free(h[1]);
@@ -868,50 +889,57 @@ static int split(const struct pl *x, const uint32_t *list, uint32_t n, uint32_t 
 	return ok;
 }
 
+/* Both halves, to two steps past the last leaf of either: a's view then
+ * holds b's every placement. On two threads, or step by step. */
+static void run_halves(struct pl *x, struct lhalf *h, unsigned threads)
+{
+	uint32_t steps = (h[0].n > h[1].off + h[1].n ? h[0].n : h[1].off + h[1].n) + 2;
+
+	fork_state(x, &h[0].ls, &h[1].ls);
+	h[0].sy = h[1].sy = rg_steps_new();
+	h[0].other = &h[1];
+	h[1].other = &h[0];
+	h[0].steps = h[1].steps = steps;
+	if (threads < 2 || rg_par2_both(half_run, &h[1], &h[0]))
+		for (uint32_t k = 0; k < steps; k++) {
+			half_step(&h[0], k);
+			half_step(&h[1], k);
+		}
+	rg_steps_free(h[0].sy);
+	join_state(x, &h[0].ls, &h[1].ls);
+}
+
 /*
  * The destination leaves in order; with halves (a big fabric, where this
  * is most of the routing's time), in two halves (split()) side by side
- * (two threads, or one after the other), a leaf of each at every step: each
- * half counts its shifts itself (they are per destination leaf and pod)
- * and sees the other's all-to-all loads as they were after the step
- * before. The same entries on any number of threads.
+ * (two threads, or step by step), a leaf of each at every step: each half
+ * counts its shifts itself (they are per destination leaf and pod) and
+ * sees the other's all-to-all loads as they were two steps before, so
+ * that one may run a step ahead. The same entries on any number of
+ * threads.
  */
 static void route_all_leaves(struct pl *x, struct lstate *ls, int halves, unsigned threads)
 {
 	uint32_t *list = rg_xmalloc(x->nleaf ? x->nleaf : 1, sizeof(*list)), n = 0;
-	uint32_t *hl[2] = { list, NULL }, nh[2] = { 0, 0 };
+	uint32_t *hl[2] = { list, NULL }, nh[2] = { 0, 0 }, off = 0;
 	struct lhalf h[2];
 
 	for (uint32_t l = 0; l < x->nleaf; l++)
 		if (x->g->sw[x->leafsw[l]].nhosts)
 			list[n++] = l;
-	if (!(halves && split(x, list, n, hl, nh))) {
+	if (!(halves && split(x, list, n, hl, nh, &off))) {
 		hl[0] = list;
 		hl[1] = NULL;
 		nh[0] = n;
 		nh[1] = 0;
 	}
 	memset(h, 0, sizeof(h));
-	h[0] = (struct lhalf){ .x = x, .ls = *ls, .list = hl[0], .n = nh[0] };
-	h[1] = (struct lhalf){ .x = x, .list = hl[1], .n = nh[1] };
-	if (h[1].n) {
-		fork_state(x, &h[0].ls, &h[1].ls);
-		h[0].other = &h[1].ls;
-		h[1].other = &h[0].ls;
-	}
-	while (h[0].step < h[0].n || h[1].step < h[1].n) {
-		if (!h[1].n) {
-			half_step(&h[0]);
-			continue;
-		}
-		rg_par2(half_step, &h[1], &h[0], threads);
-		next_log(&h[0].ls);
-		next_log(&h[1].ls);
-	}
+	h[0] = (struct lhalf){ .x = x, .ls = *ls, .list = hl[0], .n = nh[0], .steps = nh[0] };
+	h[1] = (struct lhalf){ .x = x, .list = hl[1], .n = nh[1], .off = off, .side = 1 };
 	if (h[1].n)
-		take_deltas(x, &h[0].ls, &h[1].ls); /* a's view: every load */
-	if (h[1].n)
-		join_state(x, &h[0].ls, &h[1].ls);
+		run_halves(x, h, threads);
+	else
+		half_run(&h[0]);
 	*ls = h[0].ls;
 	for (int k = 0; k < 2; k++) {
 		free(h[k].k.raw);
