@@ -900,11 +900,13 @@ static void run_halves(struct pl *x, struct lhalf *h, unsigned threads)
 	h[0].other = &h[1];
 	h[1].other = &h[0];
 	h[0].steps = h[1].steps = steps;
+	/* step by step: two of a's, then two of b's (each then reads loads
+	 * two steps old, as on two threads), the caches kept longer */
 	if (threads < 2 || rg_par2_both(half_run, &h[1], &h[0]))
-		for (uint32_t k = 0; k < steps; k++) {
-			half_step(&h[0], k);
-			half_step(&h[1], k);
-		}
+		for (uint32_t k = 0; k < steps; k += 2)
+			for (int j = 0; j < 4; j++)
+				if (k + (j & 1) < steps)
+					half_step(&h[j >> 1], k + (j & 1));
 	rg_steps_free(h[0].sy);
 	join_state(x, &h[0].ls, &h[1].ls);
 }
