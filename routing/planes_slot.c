@@ -278,6 +278,48 @@ static int32_t excess(const struct pl *x, const struct sstate *ss, const struct 
 	return m;
 }
 
+/* 1 if some counter of a row in [st, st + len), st + len <= N, is not 0:
+ * the blocks' largest first. */
+static int seg_busy(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len)
+{
+	const uint8_t *bm = ss->bm + (size_t)row * ss->NB;
+
+	while (len) {
+		uint32_t b = st / BLK, off = st % BLK, n = BLK - off < len ? BLK - off : len;
+		if (bm[b] && (n == blk_len(ss, b) ||
+			      pl_run_reaches(blk_at(ss, row, b), off, n, BLK, 1)))
+			return 1;
+		st += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * 1 if excess() with add 2 stays below goal (3 - T): where the limit is T
+ * throughout, every counter of the runs on both links is 0; elsewhere as
+ * row_excess() says. The first loop of choose() asks just that.
+ */
+static int empty(const struct pl *x, const struct sstate *ss, const struct runs *r,
+		 uint32_t p1, uint32_t t, uint32_t p, int32_t goal)
+{
+	uint32_t rows[2] = { uprow(x, p1, t), dnrow(x, t, p) }, N = x->N;
+
+	for (uint32_t k = 0; k < r->n; k++)
+		for (uint32_t j = 0; j < 2; j++) {
+			uint32_t st = r->st[k], len = r->len[k];
+			if (st < x->zone || st + len > N - x->zone) {
+				if (row_excess(x, ss, rows[j], st, len, 2, UINT32_MAX) >= goal)
+					return 0;
+			} else if (st + len <= N ? seg_busy(ss, rows[j], st, len) :
+				   seg_busy(ss, rows[j], st, N - st) ||
+				   seg_busy(ss, rows[j], 0, st + len - N)) {
+				return 0;
+			}
+		}
+	return 1;
+}
+
 /* The slot for an entry (pod p1, plane q, host of pod p), never excl, as
  * pick() in planes_leaf.c does for planes; *exc gets its excess. */
 static uint32_t choose(const struct pl *x, const struct sstate *ss, const struct runs *r,
@@ -303,10 +345,10 @@ static uint32_t choose(const struct pl *x, const struct sstate *ss, const struct
 		uint32_t t = pl_take_min(key, cand, &left, &kk);
 		if (kk + r->w > x->B)
 			continue;
-		/* the first with room to spare: no extra there yet */
-		int32_t e = excess(x, ss, r, p1, t, p, 2, goal);
-		if (e < goal) {
-			*exc = e;
+		/* the first with room to spare: no extra there yet (callers
+		 * look at the sign of the excess only, at most goal - 1 here) */
+		if (empty(x, ss, r, p1, t, p, goal)) {
+			*exc = goal > 1 ? excess(x, ss, r, p1, t, p, 2, INT32_MAX) : goal - 1;
 			return t;
 		}
 	}
