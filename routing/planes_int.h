@@ -120,6 +120,9 @@ int32_t pl_run_excess(const struct pl *x, const uint8_t *c, uint32_t st, uint32_
 /* Takes the candidate of smallest key out of cand[0 .. *left) (keys in key,
  * the order of the rest changes); returns it, its key in *kk. */
 uint32_t pl_take_min(uint64_t *key, uint32_t *cand, uint32_t *left, uint64_t *kk);
+/* The same for candidate k, the first of smallest key (its caller found it
+ * while it made the keys). */
+uint32_t pl_take_at(uint64_t *key, uint32_t *cand, uint32_t *left, uint32_t k, uint64_t *kk);
 
 /* 1 if leaf a reaches host i (leaf l) through i's own plane and slot. */
 int pl_primary(const struct pl *x, uint32_t a, uint32_t i, uint32_t l);

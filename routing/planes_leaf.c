@@ -318,7 +318,7 @@ static uint32_t pick(const struct pl *x, const struct lstate *ls, uint32_t a, ui
 {
 	uint32_t P = x->P, h = x->g->sw[x->leafsw[a]].nhosts;
 	uint64_t key[PL_MAXP], kall[PL_MAXP], best = UINT64_MAX;
-	uint32_t cand[PL_MAXP], call[PL_MAXP], n = 0, bq = RG_NONE;
+	uint32_t cand[PL_MAXP], call[PL_MAXP], n = 0, bq = RG_NONE, kmin = 0;
 	struct pmask m;
 
 	choices(x, a, l, &m);
@@ -329,11 +329,13 @@ static uint32_t pick(const struct pl *x, const struct lstate *ls, uint32_t a, ui
 				continue;
 			kall[n] = key[n] = a2a_key(x, ls, a, q, l);
 			call[n] = cand[n] = q;
+			kmin = key[n] < key[kmin] ? n : kmin;
 			n++;
 		}
 	for (uint32_t left = n; left;) {
 		uint64_t kk;
-		uint32_t q = pl_take_min(key, cand, &left, &kk);
+		uint32_t q = left == n ? pl_take_at(key, cand, &left, kmin, &kk) :
+					 pl_take_min(key, cand, &left, &kk);
 		if (kk + h > x->B)
 			continue;
 		if (fits(x, ls, a, i, q)) {

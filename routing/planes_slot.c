@@ -326,6 +326,7 @@ static uint32_t choose(const struct pl *x, const struct sstate *ss, const struct
 		       uint32_t q, uint32_t p1, uint32_t p, uint32_t excl, int32_t *exc)
 {
 	uint32_t S = x->S, np = x->npod, cand[PL_MAXP], call[PL_MAXP], n = 0, bt = RG_NONE;
+	uint32_t kmin = 0;
 	uint64_t key[PL_MAXP], kall[PL_MAXP], best = UINT64_MAX;
 	const uint64_t *ml = x->mload + ((size_t)q * np + p1) * S;
 	/* a primary, the extras there, this one: T - 2 extras fit */
@@ -338,11 +339,13 @@ static uint32_t choose(const struct pl *x, const struct sstate *ss, const struct
 			uint64_t tl = x->tload[((size_t)q * S + t) * np + p];
 			kall[n] = key[n] = ml[t] > tl ? ml[t] : tl;
 			call[n] = cand[n] = t;
+			kmin = key[n] < key[kmin] ? n : kmin;
 			n++;
 		}
 	for (uint32_t left = n; left;) {
 		uint64_t kk;
-		uint32_t t = pl_take_min(key, cand, &left, &kk);
+		uint32_t t = left == n ? pl_take_at(key, cand, &left, kmin, &kk) :
+					 pl_take_min(key, cand, &left, &kk);
 		if (kk + r->w > x->B)
 			continue;
 		/* the first with room to spare: no extra there yet (callers
