@@ -3,7 +3,8 @@
  * written into it, what was put is handed out again, no more than
  * POOL_KEEP objects are kept free whatever the peak, and a drained pool
  * starts over. Run under ASan in CI, which reports a leak or a use of a
- * freed object.
+ * freed object; there an object kept free must be poisoned, so that a use
+ * after pool_put is reported too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,17 @@
 #include <cmocka.h>
 
 #include "lib/pool.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifdef TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 struct obj {
 	uint64_t a[12];
@@ -79,12 +91,34 @@ static void test_tiny_objects(void **state)
 	pool_drain(&p);
 }
 
+/* Under ASan every byte of a kept object is poisoned until handed out. */
+static void test_kept_poisoned(void **state)
+{
+#ifdef TEST_ASAN
+	struct pool p = { 0 };
+	struct obj *o = pool_get(&p, sizeof(*o));
+
+	assert_int_equal(__asan_region_is_poisoned(o, sizeof(*o)), 0);
+	pool_put(&p, o);
+	assert_ptr_equal(__asan_region_is_poisoned(o, sizeof(*o)), o);
+	for (size_t i = 0; i < sizeof(*o); i++)
+		assert_int_not_equal(__asan_address_is_poisoned((char *)o + i), 0);
+	o = pool_get(&p, sizeof(*o));
+	assert_int_equal(__asan_region_is_poisoned(o, sizeof(*o)), 0);
+	pool_put(&p, o);
+	pool_drain(&p);
+#else
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zeroed_and_reused),
 		cmocka_unit_test(test_kept_bounded),
 		cmocka_unit_test(test_tiny_objects),
+		cmocka_unit_test(test_kept_poisoned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
