@@ -443,6 +443,10 @@ EOF
 	msg "kill -9: $(cat "$SIM_DIR/ms") ms into a reroute ($rr_dead dead entries left): LIDs kept, none twice, restart wrote $w blocks and works"
 	sim_cmd 'ReLink "L0005"[9]'
 	until_healthy "relink after the reroute kill" 20
+	# the fabric works on the degraded routes too: until the sweep that
+	# takes the link back has written its blocks, a restart has blocks to
+	# write (seen when the first sample came before that sweep's end)
+	ctl sweep --wait >/dev/null || fail "kill -9: sweep --wait after the relink"
 	stop_sm
 	i=0
 	while [ $i -lt 6 ]; do
@@ -463,14 +467,19 @@ EOF
 
 	# ---------------------------------------------------------------- rogue
 	SWLID=$(simstate --lid-of L0003 "$SIM_DIR/h.dump")
+	off=$(wc -l <"$SIM_DIR/kill-last.log")
 	sim_run_at H00030 "$ROGUE" lft "$SWLID" 0 255 || [ $? = 3 ] || fail "rogue: LFT Set failed"
 	sim_cmd 'Baselid "H00020"[1] 333'
 	sim_cmd 'Baselid "H00001"[1] 444'
 	state r
-	healthy && fail "rogue: the rogue changes did not take"
+	# an audit may repair all before this sample on a slow machine: then
+	# its log lines below show that the changes took
+	healthy && ! tail -n +"$((off + 1))" "$SIM_DIR/kill-last.log" | grep -q 'audit:' &&
+		fail "rogue: the rogue changes did not take"
 	until_healthy "rogue LFT block and LIDs (audit_period 4 s)" 8
-	grep -q 'audit:.*LFT block 0' "$SIM_DIR/kill-last.log" || fail "rogue: LFT repair not logged"
-	grep -q 'audit:.*H00001.*setting back' "$SIM_DIR/kill-last.log" || fail "rogue: SM port repair not logged"
+	tail -n +"$((off + 1))" "$SIM_DIR/kill-last.log" >"$SIM_DIR/rogue.log"
+	grep -q 'audit:.*LFT block 0' "$SIM_DIR/rogue.log" || fail "rogue: LFT repair not logged"
+	grep -q 'audit:.*H00001.*setting back' "$SIM_DIR/rogue.log" || fail "rogue: SM port repair not logged"
 	msg "rogue: LFT block and two LIDs repaired within one audit period"
 
 	# ---------------------------------------------------------------- dup GUIDs
@@ -555,9 +564,15 @@ EOF
 	sim_run_at H00030 "$ROGUE" lid "$smlid" 1 444 || [ $? = 3 ] || fail "rogue, own port: PortInfo Set failed"
 	sim_dump "$SIM_DIR/o1.dump" H00001
 	[ "$(simstate --lid-of H00001 "$SIM_DIR/o1.dump")" = 444 ] || fail "rogue, own port: the Set did not take"
-	sleep 1.5   # light_sweep_interval=1
-	sim_dump "$SIM_DIR/o2.dump" H00001
-	[ "$(simstate --lid-of H00001 "$SIM_DIR/o2.dump")" = "$smlid" ] || fail "rogue, own port: LID not set back within a light sweep"
+	# light_sweep_interval=1: set back by the next light sweep, so within
+	# a second and its sweep; 10 s allowed for a slow, loaded machine, the
+	# log below tells that it was the light sweep's audit
+	i=0
+	while sleep 0.25; sim_dump "$SIM_DIR/o2.dump" H00001
+	    [ "$(simstate --lid-of H00001 "$SIM_DIR/o2.dump")" != "$smlid" ]; do
+		i=$((i + 1))
+		[ $i -gt 40 ] && fail "rogue, own port: LID not set back within 10 s"
+	done
 	tail -n +"$((off + 1))" "$SIM_DIR/noaudit.log" | grep -q 'audit:.*"H00001" port 1 holds LID 444.*setting back LID '"$smlid" ||
 		fail "rogue, own port: repair not logged"
 	msg "rogue, own port: LID moved by a PortInfo Set, set back by the next light sweep (audit off), logged"
@@ -569,7 +584,7 @@ EOF
 	i=0
 	until ctl -j status >"$SIM_DIR/sb.json" && grep -q '"kind":"held"' "$SIM_DIR/sb.json"; do
 		i=$((i + 1))
-		[ $i -gt 30 ] && fail "bounce: never held: $(cat "$SIM_DIR/sb.json")"
+		[ $i -gt 100 ] && fail "bounce: never held: $(cat "$SIM_DIR/sb.json")"
 		sleep 0.1
 	done
 	grep -q '"subnet":"degraded"' "$SIM_DIR/sb.json" || fail "bounce: status not degraded while held"
