@@ -70,11 +70,17 @@ struct ft {
 	uint8_t **cone;     /* per top switch: group towards it, lazily */
 	uint32_t **cpath;   /* per top switch: see cone_paths() */
 	uint32_t *inD, curD;
+	uint32_t *dset, nd; /* D, l first (see down_set()) */
+	uint32_t *rest, nrest; /* the other ranked switches, in desc order */
 	uint8_t *ncand, *cand;
+	uint8_t *dport;     /* per D switch: its only way down, or 0 (a choice) */
 	uint32_t *ok, *onmain, *deferred, stamp;
 	uint8_t *route;
 	uint32_t *nxt;
-	uint64_t *flow;
+	uint64_t *flow;     /* sources behind each switch, see flows() */
+	uint32_t *touched;  /* switches whose flow may not be 0: commit() clears */
+	uint32_t *tstamp;   /* ... listed in touched for this stamp */
+	uint32_t ntouched;
 	uint32_t *lastuse;  /* per link id: last FT_RECENT destination indices + 1 */
 	uint32_t curidx;    /* host index of the destination being routed */
 	uint32_t *cstart, *cfill, *clist, *bfs, children_ok; /* build_children() */
@@ -94,28 +100,29 @@ struct ft {
 	uint32_t nplan;
 	int balance;        /* CA LIDs: balance loads; switch LIDs: do not */
 	uint32_t *peer;     /* per link id: peer switch or RG_NONE */
+	uint32_t *pb;       /* per switch: its portbase (hot loops read it) */
 	uint8_t *upg;       /* per switch at gfirst: its up groups */
 	uint8_t *nup;
 	uint32_t *leaves;   /* rank-0 switches */
 	uint32_t nleaves;
 	uint32_t *comp;     /* connected component of every switch */
 	uint64_t cut;       /* (leaf, CA LID) pairs cabled but not routable */
-	uint8_t *col;       /* FT_COLS LFT bytes per switch, see commit() */
+	uint8_t *col;       /* FT_COLS LFT bytes per switch, see flush_cols() */
 	uint32_t collid[FT_COLS], ncol;
+	uint32_t j;         /* column of the destination being routed */
 };
 
 /* Least-loaded port of group k of switch s (ports ascend: first wins ties). */
 static uint8_t least_port(const struct ft *f, uint32_t s, uint32_t k)
 {
 	const struct rg_group *gr = rg_group(f->g, s, k);
-	uint32_t base = f->g->sw[s].portbase;
-	uint8_t best = f->g->gports[gr->first];
+	const uint8_t *port = f->g->gports + gr->first;
+	const uint64_t *load = f->load + f->pb[s];
+	uint8_t best = port[0];
 
-	for (uint32_t i = 1; i < gr->n; i++) {
-		uint8_t p = f->g->gports[gr->first + i];
-		if (f->load[base + p] < f->load[base + best])
-			best = p;
-	}
+	for (uint32_t i = 1; i < gr->n; i++)
+		if (load[port[i]] < load[best])
+			best = port[i];
 	return best;
 }
 
@@ -159,20 +166,23 @@ static const uint8_t *get_cone(struct ft *f, uint32_t top)
 	return cn;
 }
 
-/* Step 1: D and each D switch's down groups into D. */
-static void down_set(struct ft *f, uint32_t l, uint32_t *queue)
+/*
+ * Step 1: D and each D switch's down groups into D; the ranked switches
+ * outside D into rest. A D switch with a single link down has no choice to
+ * make for any LID of l: dport keeps it.
+ */
+static void down_set(struct ft *f, uint32_t l)
 {
 	const struct rgraph *g = f->g;
-	uint32_t head = 0, tail = 0;
+	uint32_t head = 0, tail = 0, *queue = f->dset;
 
 	f->curD++;
 	f->inD[l] = f->curD;
 	queue[tail++] = l;
 	while (head < tail) {
 		uint32_t y = queue[head++];
-		for (uint32_t k = 0; k < g->sw[y].ngroups; k++) {
-			if (!is_up(f, y, k))
-				continue;
+		for (uint32_t i = 0; i < f->nup[y]; i++) {
+			uint32_t k = f->upg[g->sw[y].gfirst + i];
 			uint32_t p = rg_group(g, y, k)->peer;
 			if (f->inD[p] != f->curD) {
 				f->inD[p] = f->curD;
@@ -182,6 +192,16 @@ static void down_set(struct ft *f, uint32_t l, uint32_t *queue)
 			f->cand[g->sw[p].portbase + f->ncand[p]++] = back_group(g, y, k);
 		}
 	}
+	f->nd = tail;
+	for (uint32_t i = 1; i < tail; i++) {
+		uint32_t p = queue[i];
+		const struct rg_group *gr = rg_group(g, p, f->cand[g->sw[p].portbase]);
+		f->dport[p] = f->ncand[p] == 1 && gr->n == 1 ? g->gports[gr->first] : 0;
+	}
+	f->nrest = 0;
+	for (uint32_t i = 0; i < f->ndesc; i++)
+		if (f->inD[f->desc[i]] != f->curD)
+			f->rest[f->nrest++] = f->desc[i];
 }
 
 /*
@@ -431,12 +451,23 @@ static uint8_t turn_up(const struct ft *f, uint32_t s)
 	return 0;
 }
 
+/* The LFT byte of s for the current destination, as routed so far. */
+static void set_col(struct ft *f, uint32_t s)
+{
+	f->col[(size_t)s * FT_COLS + f->j] = f->ok[s] == f->stamp ? f->route[s] : LFT_NO_PORT;
+}
+
 static void set_route(struct ft *f, uint32_t s, uint8_t p)
 {
 	f->route[s] = p;
-	f->nxt[s] = p ? f->peer[f->g->sw[s].portbase + p] : RG_NONE;
-	if (p)
-		f->ok[s] = f->stamp;
+	if (!p) {
+		f->nxt[s] = RG_NONE;
+		set_col(f, s);
+		return;
+	}
+	f->nxt[s] = f->peer[f->pb[s] + p];
+	f->ok[s] = f->stamp;
+	f->col[(size_t)s * FT_COLS + f->j] = p;
 }
 
 /*
@@ -453,15 +484,23 @@ static void resolve(struct ft *f, uint32_t t)
 	}
 }
 
-static uint8_t route_switch(struct ft *f, uint32_t s, const uint8_t *cone)
+/* A switch of D: down along the main path or to the least loaded link. */
+static uint8_t route_down(const struct ft *f, uint32_t s)
 {
 	if (f->onmain[s] == f->stamp)
 		return f->route[s];
-	if (f->inD[s] == f->curD)
-		return pick_down(f, s);
+	return f->dport[s] ? f->dport[s] : pick_down(f, s);
+}
+
+/* A switch outside D: up, towards the top when it can. */
+static uint8_t route_up(struct ft *f, uint32_t s, const uint8_t *cone)
+{
 	uint8_t k = cone[s];
-	if (k < 0xFE && f->ok[rg_group(f->g, s, k)->peer] == f->stamp)
-		return least_port(f, s, k);
+	if (k < 0xFE) {
+		const struct rg_group *gr = rg_group(f->g, s, k);
+		if (f->ok[gr->peer] == f->stamp)
+			return gr->n == 1 ? f->g->gports[gr->first] : least_port(f, s, k);
+	}
 	if (!f->balance)
 		return first_up(f, s);
 	if (!f->g->sw[s].nhosts) {
@@ -474,37 +513,70 @@ static uint8_t route_switch(struct ft *f, uint32_t s, const uint8_t *cone)
 	return p;
 }
 
-/* Step 3: routes of all ranked switches for the current destination. */
+/*
+ * Step 3: routes of all ranked switches for the current destination. A
+ * switch's choice reads only its own links' loads (fixed meanwhile) and
+ * the routes of switches above it: D first (its routes only go down),
+ * then the rest from the top rank down.
+ */
 static void route_all(struct ft *f, uint32_t l, uint32_t top)
 {
 	const uint8_t *cone = get_cone(f, top);
 
-	for (uint32_t i = 0; i < f->ndesc; i++) {
-		uint32_t s = f->desc[i];
-		if (s == l) {
-			f->ok[s] = f->stamp;
-			f->nxt[s] = RG_NONE;
-			continue;
-		}
-		set_route(f, s, route_switch(f, s, cone));
-	}
+	f->ok[l] = f->stamp;
+	f->nxt[l] = RG_NONE;
+	for (uint32_t i = 1; i < f->nd; i++)
+		set_route(f, f->dset[i], route_down(f, f->dset[i]));
+	for (uint32_t i = 0; i < f->nrest; i++)
+		set_route(f, f->rest[i], route_up(f, f->rest[i], cone));
 }
 
-/* Sources behind every switch: up hops first (rank ascending), then down. */
+static void add_flow(struct ft *f, uint32_t s, uint64_t n)
+{
+	if (f->tstamp[s] != f->stamp) {
+		f->tstamp[s] = f->stamp;
+		f->touched[f->ntouched++] = s;
+	}
+	f->flow[s] += n;
+}
+
+/* s passes its flow on to nxt[s] (l's own flow goes nowhere). */
+static void pass_flow(struct ft *f, uint32_t s, uint32_t l)
+{
+	if (f->ok[s] == f->stamp && f->nxt[s] != l && f->nxt[s] != RG_NONE)
+		add_flow(f, f->nxt[s], f->flow[s]);
+}
+
+/*
+ * Where s comes on its way to l: up-routed switches (outside D) by rank,
+ * then D from the top down. Every route goes to a later hop, so flows
+ * pass on in hop order.
+ */
+static uint32_t hop(const struct ft *f, uint32_t s)
+{
+	return f->inD[s] == f->curD ? 2 * f->maxdepth - 1 - f->rank[s] : f->rank[s];
+}
+
+/*
+ * Sources behind every routed switch but l. Only leaves have hosts and
+ * nothing routes into a leaf but l, so a leaf's flow is its hosts; the few
+ * switches above that get any are swept hop by hop, the rest keep flow 0.
+ */
 static void flows(struct ft *f, uint32_t l)
 {
-	for (uint32_t i = 0; i < f->ndesc; i++)
-		f->flow[f->desc[i]] = f->desc[i] == l ? 0 : f->g->sw[f->desc[i]].nhosts;
-	for (uint32_t i = f->ndesc; i-- > 0;) {
-		uint32_t s = f->desc[i];
-		if (s != l && f->ok[s] == f->stamp && f->inD[s] != f->curD)
-			f->flow[f->nxt[s]] += f->flow[s];
+	for (uint32_t i = 0; i < f->nleaves; i++) {
+		uint32_t x = f->leaves[i];
+		if (x != l && f->ok[x] == f->stamp)
+			add_flow(f, x, f->g->sw[x].nhosts);
 	}
-	for (uint32_t i = 0; i < f->ndesc; i++) {
-		uint32_t s = f->desc[i];
-		if (s != l && f->ok[s] == f->stamp && f->inD[s] == f->curD)
-			f->flow[f->nxt[s]] += f->flow[s];
-	}
+	uint32_t first = f->ntouched;
+	for (uint32_t i = 0; i < first; i++)
+		pass_flow(f, f->touched[i], l);
+	/* what a sweep adds to the list is of a later hop: a later sweep's */
+	for (uint32_t h = 1; h < 2 * f->maxdepth; h++)
+		for (uint32_t i = first; i < f->ntouched; i++)
+			if (hop(f, f->touched[i]) == h)
+				pass_flow(f, f->touched[i], l);
 }
 
 static uint64_t into_l(const struct ft *f, uint32_t u)
@@ -567,9 +639,10 @@ static void move_flow(struct ft *f, uint32_t z, uint32_t w, uint32_t k, uint32_t
 	for (uint32_t t = f->nxt[z]; t != l; t = f->nxt[t])
 		f->flow[t] -= f->flow[z];
 	for (uint32_t t = w; t != l; t = f->nxt[t])
-		f->flow[t] += f->flow[z];
+		add_flow(f, t, f->flow[z]);
 	f->route[z] = least_port(f, z, k);
 	f->nxt[z] = w;
+	set_col(f, z);
 }
 
 /* Who forwards to whom for this destination: children lists by parent. */
@@ -696,7 +769,7 @@ static void flush_cols(struct ft *f)
 				lft[f->collid[j]] = col[j];
 	}
 	f->ncol = 0;
-	/* commit() writes only the ranked switches' bytes of a column */
+	/* set_col() writes only the ranked switches' bytes of a column */
 	memset(f->col, LFT_NO_PORT, (size_t)f->g->nsw * FT_COLS);
 }
 
@@ -710,23 +783,20 @@ static uint32_t new_col(struct ft *f, uint32_t lid)
 }
 
 /*
- * Step 5 and the LFT write in one pass: link loads grow by the number of
- * sources behind each switch (count), and every switch's port for this
- * LID goes to the column buffer.
+ * Step 5: link loads grow by the number of sources behind each switch
+ * that has any, and flows go back to 0 for the next destination.
  */
-static void commit(struct ft *f, uint32_t l, uint32_t lid, int count)
+static void commit(struct ft *f)
 {
-	uint32_t j = new_col(f, lid);
-
-	for (uint32_t i = 0; i < f->ndesc; i++) {
-		uint32_t s = f->desc[i];
-		int ok = s != l && f->ok[s] == f->stamp;
-		f->col[(size_t)s * FT_COLS + j] = ok ? f->route[s] : LFT_NO_PORT;
-		if (!ok || !count || !f->flow[s])
-			continue;
-		f->load[f->g->sw[s].portbase + f->route[s]] += f->flow[s];
-		mark_use(f, s, f->route[s]);
+	for (uint32_t i = 0; i < f->ntouched; i++) {
+		uint32_t s = f->touched[i];
+		if (f->flow[s] && f->ok[s] == f->stamp) {
+			f->load[f->g->sw[s].portbase + f->route[s]] += f->flow[s];
+			mark_use(f, s, f->route[s]);
+		}
+		f->flow[s] = 0;
 	}
+	f->ntouched = 0;
 }
 
 /* The all-to-all share of one uplink port of leaf l (see verify.h). */
@@ -751,6 +821,7 @@ static void route_lid(struct ft *f, uint32_t l, uint32_t lid, const struct mp *m
 		      uint64_t cap)
 {
 	f->stamp++;
+	f->j = new_col(f, lid);
 	uint32_t top = apply_plan(f, mp);
 	route_all(f, l, top);
 	if (cap) {
@@ -758,8 +829,8 @@ static void route_lid(struct ft *f, uint32_t l, uint32_t lid, const struct mp *m
 		if (cap != UINT64_MAX)
 			divert(f, l, cap, mp);
 		count_cut(f, l);
+		commit(f);
 	}
-	commit(f, l, lid, cap != 0);
 }
 
 struct dest {
@@ -877,7 +948,7 @@ static int even_leaves(const struct ft *f)
 
 /* Routes every CA LID; returns 1 if the tree is degraded (some leaf
  * detours or splits its LIDs unevenly over its uplinks). */
-static int route_hosts(struct ft *f, uint32_t *queue)
+static int route_hosts(struct ft *f)
 {
 	const struct rgraph *g = f->g;
 	uint32_t cap = 0;
@@ -903,7 +974,7 @@ static int route_hosts(struct ft *f, uint32_t *queue)
 		predict(f, d[i].leaf, &mp[i], 1);
 	for (uint32_t i = 0; i < n; i++) {
 		if (!i || d[i].leaf != d[i - 1].leaf)
-			down_set(f, d[i].leaf, queue);
+			down_set(f, d[i].leaf);
 		unpredict(f, &mp[i], f->nsrc - g->sw[d[i].leaf].nhosts);
 		if (forecast)
 			predict(f, d[i].leaf, &mp[i], -1);
@@ -948,7 +1019,7 @@ static void patch_switch_lid(struct ft *f, uint32_t d, uint32_t j)
 	}
 }
 
-static void route_switch_lids(struct ft *f, uint32_t *queue)
+static void route_switch_lids(struct ft *f)
 {
 	const struct rgraph *g = f->g;
 	struct mp mp[1];
@@ -959,7 +1030,7 @@ static void route_switch_lids(struct ft *f, uint32_t *queue)
 		if (!g->sw[d].lid)
 			continue;
 		if (f->rank[d] != UINT32_MAX) {
-			down_set(f, d, queue);
+			down_set(f, d);
 			main_path(f, d, 0, mp);
 			route_lid(f, d, g->sw[d].lid, mp, 0);
 		} else {
@@ -1035,6 +1106,9 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->cone = rg_xcalloc(n, sizeof(*f->cone));
 	f->cpath = rg_xcalloc(n, sizeof(*f->cpath));
 	f->inD = rg_xcalloc(n, sizeof(*f->inD));
+	f->dset = rg_xcalloc(n, sizeof(*f->dset));
+	f->rest = rg_xcalloc(n, sizeof(*f->rest));
+	f->dport = rg_xcalloc(n, 1);
 	f->ncand = rg_xcalloc(n, 1);
 	f->cand = rg_xcalloc(g->nlinks, 1);
 	f->ok = rg_xcalloc(n, sizeof(*f->ok));
@@ -1043,6 +1117,8 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->route = rg_xcalloc(n, 1);
 	f->nxt = rg_xcalloc(n, sizeof(*f->nxt));
 	f->flow = rg_xcalloc(n, sizeof(*f->flow));
+	f->touched = rg_xcalloc(n, sizeof(*f->touched));
+	f->tstamp = rg_xcalloc(n, sizeof(*f->tstamp));
 	f->lastuse = rg_xcalloc(g->nlinks, FT_RECENT * sizeof(*f->lastuse));
 	f->usehead = rg_xcalloc(g->nlinks, 1);
 	f->early = rg_xcalloc(g->nlinks, 2 * sizeof(*f->early));
@@ -1061,6 +1137,7 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->col = rg_xmalloc((size_t)n * FT_COLS, 1);
 	memset(f->col, LFT_NO_PORT, (size_t)n * FT_COLS);
 	f->peer = rg_xmalloc(g->nlinks, sizeof(*f->peer));
+	f->pb = rg_xmalloc(n, sizeof(*f->pb));
 	f->upg = rg_xcalloc(g->ngroups, 1);
 	f->nup = rg_xcalloc(n, 1);
 	f->leaves = rg_xcalloc(n, sizeof(*f->leaves));
@@ -1074,6 +1151,7 @@ static void ft_index(struct ft *f)
 	const struct rgraph *g = f->g;
 
 	for (uint32_t s = 0; s < g->nsw; s++) {
+		f->pb[s] = g->sw[s].portbase;
 		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
 			f->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
 		for (uint32_t k = 0; k < g->sw[s].ngroups; k++)
@@ -1111,6 +1189,9 @@ static void ft_free(struct ft *f)
 	free(f->desc);
 	free(f->load);
 	free(f->inD);
+	free(f->dset);
+	free(f->rest);
+	free(f->dport);
 	free(f->ncand);
 	free(f->cand);
 	free(f->ok);
@@ -1119,6 +1200,8 @@ static void ft_free(struct ft *f)
 	free(f->route);
 	free(f->nxt);
 	free(f->flow);
+	free(f->touched);
+	free(f->tstamp);
 	free(f->lastuse);
 	free(f->usehead);
 	free(f->early);
@@ -1135,6 +1218,7 @@ static void ft_free(struct ft *f)
 	free(f->tlast);
 	free(f->col);
 	free(f->peer);
+	free(f->pb);
 	free(f->upg);
 	free(f->nup);
 	free(f->leaves);
@@ -1185,15 +1269,15 @@ static int route_planes(struct rctx *c, const uint32_t *rank)
 /* One of the two sides of route_planes_beside(). */
 struct side {
 	struct ft *f;
-	uint32_t *queue;    /* NULL: the plane side */
+	int lids;           /* 0: the plane side */
 };
 
 static void side_run(void *arg)
 {
 	struct side *d = arg;
 
-	if (d->queue) {
-		route_switch_lids(d->f, d->queue);
+	if (d->lids) {
+		route_switch_lids(d->f);
 		/* not needed again: their room is planes' while it works */
 		for (uint32_t s = 0; s < d->f->g->nsw; s++) {
 			free(d->f->cone[s]);
@@ -1211,9 +1295,9 @@ static void side_run(void *arg)
  * switch LIDs are routed from ftree's state alone (its loads stay zero
  * when planes routes), so the tables are those of one after the other.
  */
-static void route_planes_beside(struct ft *f, uint32_t *queue, unsigned threads)
+static void route_planes_beside(struct ft *f, unsigned threads)
 {
-	struct side lids = { f, queue }, planes = { f, NULL };
+	struct side lids = { f, 1 }, planes = { f, 0 };
 
 	f->balance = 0;
 	rg_par2(side_run, &lids, &planes, threads);
@@ -1222,27 +1306,24 @@ static void route_planes_beside(struct ft *f, uint32_t *queue, unsigned threads)
 int route_ftree(struct rctx *c)
 {
 	struct ft f;
-	uint32_t *queue = rg_xmalloc(c->g->nsw ? c->g->nsw : 1, sizeof(*queue));
 	unsigned threads = rg_par_threads(c->g, c->o->threads ? c->o->threads : ROUTE_THREADS);
 
 	if (c->o->nroots)
 		route_why(c, "; ftree ranks from the CA leaves, root GUIDs ignored");
 	ft_init(&f, c);
 	if (threads > 1 && planes_fit(c->g, f.rank)) {
-		route_planes_beside(&f, queue, threads);
+		route_planes_beside(&f, threads);
 		ft_free(&f);
-		free(queue);
 		return 0;
 	}
 	f.balance = 1;
-	if (!route_planes(c, f.rank) && (route_hosts(&f, queue) || over_cap(&f)) && !f.cut)
+	if (!route_planes(c, f.rank) && (route_hosts(&f) || over_cap(&f)) && !f.cut)
 		route_balance_ctx(c, f.rank, 1);
 	f.balance = 0;
 	uint64_t cut = f.cut;
 	if (!cut)
-		route_switch_lids(&f, queue);
+		route_switch_lids(&f);
 	ft_free(&f);
-	free(queue);
 	if (cut) {
 		route_why(c, "; %llu leaf-to-LID routes impossible up*/down* from the leaves, "
 			  "using updn", (unsigned long long)cut);
