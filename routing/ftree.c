@@ -331,23 +331,27 @@ static uint64_t recent(const struct ft *f, uint32_t x, uint8_t p)
 	return n;
 }
 
-static void mark_use(struct ft *f, uint32_t x, uint8_t p)
+/* Records for recent() that upper switch x forwards this destination on p. */
+static void mark_upper_use(struct ft *f, uint32_t x, uint8_t p)
 {
-	uint32_t id = f->g->sw[x].portbase + p;
-	uint32_t *u = f->lastuse + FT_RECENT * id;
+	uint32_t id = f->pb[x] + p;
 
-	if (f->rank[x] != 0) {
-		if (!f->midrec || !f->below[x])
-			return;
-		uint32_t b = f->curidx / f->below[x] + 1;
-		if (f->bucket[id] != b) {
-			f->bcnt[2 * id + 1] = f->bucket[id] + 1 == b ? f->bcnt[2 * id] : 0;
-			f->bcnt[2 * id] = 0;
-			f->bucket[id] = b;
-		}
-		f->bcnt[2 * id]++;
+	if (!f->midrec || !f->below[x])
 		return;
+	uint32_t b = f->curidx / f->below[x] + 1;
+	if (f->bucket[id] != b) {
+		f->bcnt[2 * id + 1] = f->bucket[id] + 1 == b ? f->bcnt[2 * id] : 0;
+		f->bcnt[2 * id] = 0;
+		f->bucket[id] = b;
 	}
+	f->bcnt[2 * id]++;
+}
+
+/* Records for recent() that leaf x sends this destination up port p. */
+static void mark_leaf_use(struct ft *f, uint32_t x, uint8_t p)
+{
+	uint32_t id = f->pb[x] + p;
+	uint32_t *u = f->lastuse + FT_RECENT * id;
 
 	if (u[f->usehead[id]] == f->curidx + 1)
 		return;
@@ -419,15 +423,15 @@ static uint8_t pick_up(struct ft *f, uint32_t s)
 }
 
 /* Switch LIDs need no balance: the first upper switch with a route. */
-static uint8_t first_up(const struct ft *f, uint32_t s)
+static const struct rg_group *first_up(const struct ft *f, uint32_t s)
 {
 	const struct rgraph *g = f->g;
 	const uint8_t *up = f->upg + g->sw[s].gfirst;
 
 	for (uint32_t i = 0; i < f->nup[s]; i++)
 		if (f->ok[rg_group(g, s, up[i])->peer] == f->stamp)
-			return g->gports[rg_group(g, s, up[i])->first];
-	return 0;
+			return rg_group(g, s, up[i]);
+	return NULL;
 }
 
 /*
@@ -437,7 +441,7 @@ static uint8_t first_up(const struct ft *f, uint32_t s)
  * first one would collect them all (one window of a shift then crowds a
  * single link).
  */
-static uint8_t turn_up(const struct ft *f, uint32_t s)
+static const struct rg_group *turn_up(const struct ft *f, uint32_t s)
 {
 	const struct rgraph *g = f->g;
 	const uint8_t *up = f->upg + g->sw[s].gfirst;
@@ -447,8 +451,8 @@ static uint8_t turn_up(const struct ft *f, uint32_t s)
 	 * full tree, where every switch of a large fabric passes here */
 	for (uint32_t i = 0, at = n ? f->curidx % n : 0; i < n; i++, at = at + 1 == n ? 0 : at + 1)
 		if (f->ok[rg_group(g, s, up[at])->peer] == f->stamp)
-			return g->gports[rg_group(g, s, up[at])->first];
-	return 0;
+			return rg_group(g, s, up[at]);
+	return NULL;
 }
 
 /* The LFT byte of s for the current destination, as routed so far. */
@@ -457,7 +461,8 @@ static void set_col(struct ft *f, uint32_t s)
 	f->col[(size_t)s * FT_COLS + f->j] = f->ok[s] == f->stamp ? f->route[s] : LFT_NO_PORT;
 }
 
-static void set_route(struct ft *f, uint32_t s, uint8_t p)
+/* s forwards through port p to switch peer (p 0: s has no route). */
+static void set_hop(struct ft *f, uint32_t s, uint8_t p, uint32_t peer)
 {
 	f->route[s] = p;
 	if (!p) {
@@ -465,9 +470,23 @@ static void set_route(struct ft *f, uint32_t s, uint8_t p)
 		set_col(f, s);
 		return;
 	}
-	f->nxt[s] = f->peer[f->pb[s] + p];
+	f->nxt[s] = peer;
 	f->ok[s] = f->stamp;
 	f->col[(size_t)s * FT_COLS + f->j] = p;
+}
+
+static void set_route(struct ft *f, uint32_t s, uint8_t p)
+{
+	set_hop(f, s, p, p ? f->peer[f->pb[s] + p] : RG_NONE);
+}
+
+/* s forwards through the first port of group gr (NULL: no route). */
+static void set_first(struct ft *f, uint32_t s, const struct rg_group *gr)
+{
+	if (gr)
+		set_hop(f, s, f->g->gports[gr->first], gr->peer);
+	else
+		set_hop(f, s, 0, RG_NONE);
 }
 
 /*
@@ -485,32 +504,39 @@ static void resolve(struct ft *f, uint32_t t)
 }
 
 /* A switch of D: down along the main path or to the least loaded link. */
-static uint8_t route_down(const struct ft *f, uint32_t s)
+static void route_down(struct ft *f, uint32_t s)
 {
 	if (f->onmain[s] == f->stamp)
-		return f->route[s];
-	return f->dport[s] ? f->dport[s] : pick_down(f, s);
+		set_route(f, s, f->route[s]);
+	else
+		set_route(f, s, f->dport[s] ? f->dport[s] : pick_down(f, s));
 }
 
 /* A switch outside D: up, towards the top when it can. */
-static uint8_t route_up(struct ft *f, uint32_t s, const uint8_t *cone)
+static void route_up(struct ft *f, uint32_t s, const uint8_t *cone)
 {
 	uint8_t k = cone[s];
 	if (k < 0xFE) {
 		const struct rg_group *gr = rg_group(f->g, s, k);
-		if (f->ok[gr->peer] == f->stamp)
-			return gr->n == 1 ? f->g->gports[gr->first] : least_port(f, s, k);
+		if (f->ok[gr->peer] == f->stamp) {
+			if (gr->n == 1)
+				set_first(f, s, gr);
+			else
+				set_hop(f, s, least_port(f, s, k), gr->peer);
+			return;
+		}
 	}
-	if (!f->balance)
-		return first_up(f, s);
-	if (!f->g->sw[s].nhosts) {
+	if (!f->balance) {
+		set_first(f, s, first_up(f, s));
+	} else if (!f->g->sw[s].nhosts) {
 		f->deferred[s] = f->stamp;
-		return turn_up(f, s);
+		set_first(f, s, turn_up(f, s));
+	} else {
+		uint8_t p = pick_up(f, s);
+		if (p)
+			resolve(f, f->peer[f->pb[s] + p]);
+		set_route(f, s, p);
 	}
-	uint8_t p = pick_up(f, s);
-	if (p)
-		resolve(f, f->peer[f->g->sw[s].portbase + p]);
-	return p;
 }
 
 /*
@@ -526,9 +552,9 @@ static void route_all(struct ft *f, uint32_t l, uint32_t top)
 	f->ok[l] = f->stamp;
 	f->nxt[l] = RG_NONE;
 	for (uint32_t i = 1; i < f->nd; i++)
-		set_route(f, f->dset[i], route_down(f, f->dset[i]));
+		route_down(f, f->dset[i]);
 	for (uint32_t i = 0; i < f->nrest; i++)
-		set_route(f, f->rest[i], route_up(f, f->rest[i], cone));
+		route_up(f, f->rest[i], cone);
 }
 
 static void add_flow(struct ft *f, uint32_t s, uint64_t n)
@@ -559,22 +585,26 @@ static uint32_t hop(const struct ft *f, uint32_t s)
 
 /*
  * Sources behind every routed switch but l. Only leaves have hosts and
- * nothing routes into a leaf but l, so a leaf's flow is its hosts; the few
- * switches above that get any are swept hop by hop, the rest keep flow 0.
+ * nothing routes into a leaf but l, so a leaf's flow is always its hosts
+ * (set once, in ft_index()); the few switches above that get any are
+ * listed in touched and swept hop by hop, the rest keep flow 0. Leaves
+ * that cannot reach l although cabled to it count in cut (up*\/down*
+ * limits).
  */
 static void flows(struct ft *f, uint32_t l)
 {
 	for (uint32_t i = 0; i < f->nleaves; i++) {
 		uint32_t x = f->leaves[i];
-		if (x != l && f->ok[x] == f->stamp)
-			add_flow(f, x, f->g->sw[x].nhosts);
+		if (x == l)
+			continue;
+		if (f->ok[x] == f->stamp)
+			pass_flow(f, x, l);
+		else if (f->comp[x] == f->comp[l])
+			f->cut++;
 	}
-	uint32_t first = f->ntouched;
-	for (uint32_t i = 0; i < first; i++)
-		pass_flow(f, f->touched[i], l);
 	/* what a sweep adds to the list is of a later hop: a later sweep's */
 	for (uint32_t h = 1; h < 2 * f->maxdepth; h++)
-		for (uint32_t i = first; i < f->ntouched; i++)
+		for (uint32_t i = 0; i < f->ntouched; i++)
 			if (hop(f, f->touched[i]) == h)
 				pass_flow(f, f->touched[i], l);
 }
@@ -735,16 +765,6 @@ static void divert(struct ft *f, uint32_t l, uint64_t cap, const struct mp *mp)
 		divert_link(f, l, mp->sw[i], f->gcap);
 }
 
-/* Leaves that cannot reach l although cabled to it: up*\/down* limits. */
-static void count_cut(struct ft *f, uint32_t l)
-{
-	for (uint32_t i = 0; i < f->nleaves; i++) {
-		uint32_t x = f->leaves[i];
-		if (x != l && f->ok[x] != f->stamp && f->comp[x] == f->comp[l])
-			f->cut++;
-	}
-}
-
 /*
  * LFT writes go through a column buffer: one LFT byte per switch per LID
  * is a cache miss each on big fabrics; COLS consecutive LIDs per switch
@@ -784,15 +804,23 @@ static uint32_t new_col(struct ft *f, uint32_t lid)
 
 /*
  * Step 5: link loads grow by the number of sources behind each switch
- * that has any, and flows go back to 0 for the next destination.
+ * that has any, and flows above the leaves go back to 0 for the next
+ * destination.
  */
-static void commit(struct ft *f)
+static void commit(struct ft *f, uint32_t l)
 {
+	for (uint32_t i = 0; i < f->nleaves; i++) {
+		uint32_t x = f->leaves[i];
+		if (x != l && f->ok[x] == f->stamp) {
+			f->load[f->pb[x] + f->route[x]] += f->flow[x];
+			mark_leaf_use(f, x, f->route[x]);
+		}
+	}
 	for (uint32_t i = 0; i < f->ntouched; i++) {
 		uint32_t s = f->touched[i];
 		if (f->flow[s] && f->ok[s] == f->stamp) {
-			f->load[f->g->sw[s].portbase + f->route[s]] += f->flow[s];
-			mark_use(f, s, f->route[s]);
+			f->load[f->pb[s] + f->route[s]] += f->flow[s];
+			mark_upper_use(f, s, f->route[s]);
 		}
 		f->flow[s] = 0;
 	}
@@ -828,8 +856,7 @@ static void route_lid(struct ft *f, uint32_t l, uint32_t lid, const struct mp *m
 		flows(f, l);
 		if (cap != UINT64_MAX)
 			divert(f, l, cap, mp);
-		count_cut(f, l);
-		commit(f);
+		commit(f, l);
 	}
 }
 
@@ -1159,6 +1186,7 @@ static void ft_index(struct ft *f)
 				f->upg[g->sw[s].gfirst + f->nup[s]++] = (uint8_t)k;
 		if (f->rank[s] == 0)
 			f->leaves[f->nleaves++] = s;
+		f->flow[s] = g->sw[s].nhosts;
 	}
 	for (uint32_t i = f->ndesc; i-- > 0;) {
 		uint32_t s = f->desc[i];
