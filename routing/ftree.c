@@ -102,6 +102,9 @@ struct ft {
 	uint32_t *peer;     /* per link id: peer switch or RG_NONE */
 	uint32_t *pb;       /* per switch: its portbase (hot loops read it) */
 	uint8_t *upg;       /* per switch at gfirst: its up groups */
+	uint8_t *back;      /* per group: back_group() */
+	uint32_t *upsw;     /* per switch at gfirst: peers of its up groups */
+	uint8_t *upport;    /* ... and their one port down to it, 0 if several */
 	uint8_t *nup;
 	uint32_t *leaves;   /* rank-0 switches */
 	uint32_t nleaves;
@@ -127,11 +130,9 @@ static uint8_t least_port(const struct ft *f, uint32_t s, uint32_t k)
 }
 
 /* Group index at the peer of group k of s that leads back to s. */
-static uint8_t back_group(const struct rgraph *g, uint32_t s, uint32_t k)
+static uint8_t back_group(const struct ft *f, uint32_t s, uint32_t k)
 {
-	const struct rg_group *gr = rg_group(g, s, k);
-
-	return g->port2group[g->sw[gr->peer].portbase + gr->rport0];
+	return f->back[f->g->sw[s].gfirst + k];
 }
 
 static int is_up(const struct ft *f, uint32_t s, uint32_t k)
@@ -157,7 +158,7 @@ static const uint8_t *get_cone(struct ft *f, uint32_t top)
 			uint32_t p = rg_group(g, y, k)->peer;
 			if (f->rank[p] + 1 != f->rank[y] || cn[p] != 0xFF)
 				continue;
-			cn[p] = back_group(g, y, k);
+			cn[p] = back_group(f, y, k);
 			queue[tail++] = p;
 		}
 	}
@@ -189,7 +190,7 @@ static void down_set(struct ft *f, uint32_t l)
 				f->ncand[p] = 0;
 				queue[tail++] = p;
 			}
-			f->cand[g->sw[p].portbase + f->ncand[p]++] = back_group(g, y, k);
+			f->cand[g->sw[p].portbase + f->ncand[p]++] = back_group(f, y, k);
 		}
 	}
 	f->nd = tail;
@@ -204,6 +205,15 @@ static void down_set(struct ft *f, uint32_t l)
 			f->rest[f->nrest++] = f->desc[i];
 }
 
+/* The least loaded port of the i-th upper neighbour of s (*q) down to s. */
+static uint8_t port_into(const struct ft *f, uint32_t s, uint32_t i, uint32_t *q)
+{
+	uint32_t at = f->g->sw[s].gfirst + i;
+
+	*q = f->upsw[at];
+	return f->upport[at] ? f->upport[at] : least_port(f, *q, back_group(f, s, f->upg[at]));
+}
+
 /*
  * How loaded the main path gets if it climbs to p, entering it by port:
  * the larger of that down link's load and of the least loaded link into
@@ -216,11 +226,10 @@ static uint64_t climb_key(const struct ft *f, uint32_t p, uint8_t port)
 	uint64_t a = f->load[g->sw[p].portbase + port], b = UINT64_MAX;
 
 	for (uint32_t i = 0; i < f->nup[p]; i++) {
-		uint32_t k = f->upg[g->sw[p].gfirst + i];
-		uint32_t q = rg_group(g, p, k)->peer;
-		uint8_t qp = least_port(f, q, back_group(g, p, k));
-		if (f->load[g->sw[q].portbase + qp] < b)
-			b = f->load[g->sw[q].portbase + qp];
+		uint32_t q;
+		uint8_t qp = port_into(f, p, i, &q);
+		uint64_t x = f->load[f->pb[q] + qp];
+		b = x < b ? x : b;
 	}
 	return b == UINT64_MAX || b < a ? a : b;
 }
@@ -242,11 +251,9 @@ static void main_path(struct ft *f, uint32_t l, uint64_t w, struct mp *mp)
 		uint32_t bestp = RG_NONE;
 		uint8_t bestport = 0;
 		uint64_t bestkey = 0;
-		for (uint32_t k = 0; k < g->sw[y].ngroups; k++) {
-			if (!is_up(f, y, k))
-				continue;
-			uint32_t p = rg_group(g, y, k)->peer;
-			uint8_t port = least_port(f, p, back_group(g, y, k));
+		for (uint32_t i = 0; i < f->nup[y]; i++) {
+			uint32_t p;
+			uint8_t port = port_into(f, y, i, &p);
 			uint64_t key = climb_key(f, p, port);
 			if (bestp == RG_NONE || key < bestkey ||
 			    (key == bestkey && f->tlast[p] < f->tlast[bestp])) {
@@ -1166,10 +1173,35 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->peer = rg_xmalloc(g->nlinks, sizeof(*f->peer));
 	f->pb = rg_xmalloc(n, sizeof(*f->pb));
 	f->upg = rg_xcalloc(g->ngroups, 1);
+	f->back = rg_xcalloc(g->ngroups, 1);
+	f->upsw = rg_xcalloc(g->ngroups, sizeof(*f->upsw));
+	f->upport = rg_xcalloc(g->ngroups, 1);
 	f->nup = rg_xcalloc(n, 1);
 	f->leaves = rg_xcalloc(n, sizeof(*f->leaves));
 	f->comp = components(g);
 	ft_index(f);
+}
+
+/* Group lookups of s: back groups, up groups, their peers and ports. */
+static void index_groups(struct ft *f, uint32_t s)
+{
+	const struct rgraph *g = f->g;
+	uint32_t gf = g->sw[s].gfirst;
+
+	for (uint32_t k = 0; k < g->sw[s].ngroups; k++) {
+		const struct rg_group *gr = rg_group(g, s, k);
+		f->back[gf + k] = g->port2group[g->sw[gr->peer].portbase + gr->rport0];
+	}
+	for (uint32_t k = 0; k < g->sw[s].ngroups; k++) {
+		const struct rg_group *gr = rg_group(g, s, k);
+		if (!is_up(f, s, k))
+			continue;
+		const struct rg_group *bg = rg_group(g, gr->peer, f->back[gf + k]);
+		f->upg[gf + f->nup[s]] = (uint8_t)k;
+		f->upsw[gf + f->nup[s]] = gr->peer;
+		/* what least_port() picks where there is no choice */
+		f->upport[gf + f->nup[s]++] = bg->n == 1 ? g->gports[bg->first] : 0;
+	}
 }
 
 /* Per-switch lookups: peers by link id, up groups, leaves, leaf caps. */
@@ -1181,9 +1213,7 @@ static void ft_index(struct ft *f)
 		f->pb[s] = g->sw[s].portbase;
 		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
 			f->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
-		for (uint32_t k = 0; k < g->sw[s].ngroups; k++)
-			if (is_up(f, s, k))
-				f->upg[g->sw[s].gfirst + f->nup[s]++] = (uint8_t)k;
+		index_groups(f, s);
 		if (f->rank[s] == 0)
 			f->leaves[f->nleaves++] = s;
 		f->flow[s] = g->sw[s].nhosts;
@@ -1248,6 +1278,9 @@ static void ft_free(struct ft *f)
 	free(f->peer);
 	free(f->pb);
 	free(f->upg);
+	free(f->back);
+	free(f->upsw);
+	free(f->upport);
 	free(f->nup);
 	free(f->leaves);
 	free(f->comp);
