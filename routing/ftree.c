@@ -74,6 +74,7 @@ struct ft {
 	uint32_t *rest, nrest; /* the other ranked switches, in desc order */
 	uint8_t *ncand, *cand;
 	uint8_t *dport;     /* per D switch: its only way down, or 0 (a choice) */
+	uint32_t *dnxt;     /* ... and the switch it leads to */
 	uint32_t *ok, *onmain, *deferred, stamp;
 	uint8_t *route;
 	uint32_t *nxt;
@@ -83,6 +84,7 @@ struct ft {
 	uint32_t ntouched;
 	uint32_t *lastuse;  /* per link id: last FT_RECENT destination indices + 1 */
 	uint32_t curidx;    /* host index of the destination being routed */
+	uint32_t turn_n, turn_at; /* curidx % turn_n for turn_up(), 0: none yet */
 	uint32_t *cstart, *cfill, *clist, *bfs, children_ok; /* build_children() */
 	uint64_t *nlcache;  /* next_load() of deferred switches ... */
 	uint32_t *nlstamp;  /* ... valid for this stamp */
@@ -154,7 +156,8 @@ static const uint8_t *get_cone(struct ft *f, uint32_t top)
 	queue[tail++] = top;
 	while (head < tail) {
 		uint32_t y = queue[head++];
-		for (uint32_t k = 0; k < g->sw[y].ngroups; k++) {
+		/* nothing is below a leaf */
+		for (uint32_t k = 0; f->rank[y] && k < g->sw[y].ngroups; k++) {
 			uint32_t p = rg_group(g, y, k)->peer;
 			if (f->rank[p] + 1 != f->rank[y] || cn[p] != 0xFF)
 				continue;
@@ -198,6 +201,7 @@ static void down_set(struct ft *f, uint32_t l)
 		uint32_t p = queue[i];
 		const struct rg_group *gr = rg_group(g, p, f->cand[g->sw[p].portbase]);
 		f->dport[p] = f->ncand[p] == 1 && gr->n == 1 ? g->gports[gr->first] : 0;
+		f->dnxt[p] = gr->peer;
 	}
 	f->nrest = 0;
 	for (uint32_t i = 0; i < f->ndesc; i++)
@@ -357,14 +361,14 @@ static void mark_upper_use(struct ft *f, uint32_t x, uint8_t p)
 /* Records for recent() that leaf x sends this destination up port p. */
 static void mark_leaf_use(struct ft *f, uint32_t x, uint8_t p)
 {
-	uint32_t id = f->pb[x] + p;
+	uint32_t id = f->pb[x] + p, h = f->g->sw[x].nhosts;
 	uint32_t *u = f->lastuse + FT_RECENT * id;
 
 	if (u[f->usehead[id]] == f->curidx + 1)
 		return;
 	f->usehead[id] = (uint8_t)((f->usehead[id] + 1) % FT_RECENT);
 	u[f->usehead[id]] = f->curidx + 1;
-	if (f->curidx < f->g->sw[x].nhosts)
+	if (f->curidx < h)
 		for (uint32_t i = 0; i < 2; i++)
 			if (!f->early[2 * id + i]) {
 				f->early[2 * id + i] = f->curidx + 1;
@@ -448,15 +452,21 @@ static const struct rg_group *first_up(const struct ft *f, uint32_t s)
  * first one would collect them all (one window of a shift then crowds a
  * single link).
  */
-static const struct rg_group *turn_up(const struct ft *f, uint32_t s)
+static const struct rg_group *turn_up(struct ft *f, uint32_t s)
 {
 	const struct rgraph *g = f->g;
 	const uint8_t *up = f->upg + g->sw[s].gfirst;
 	uint32_t n = f->nup[s];
 
+	/* a division per switch costs more than all the rest here: most
+	 * switches have as many uplinks as the one before */
+	if (n && n != f->turn_n) {
+		f->turn_n = n;
+		f->turn_at = f->curidx % n;
+	}
 	/* from the destination's turn on, the first usable one: O(1) on a
 	 * full tree, where every switch of a large fabric passes here */
-	for (uint32_t i = 0, at = n ? f->curidx % n : 0; i < n; i++, at = at + 1 == n ? 0 : at + 1)
+	for (uint32_t i = 0, at = n ? f->turn_at : 0; i < n; i++, at = at + 1 == n ? 0 : at + 1)
 		if (f->ok[rg_group(g, s, up[at])->peer] == f->stamp)
 			return rg_group(g, s, up[at]);
 	return NULL;
@@ -515,8 +525,10 @@ static void route_down(struct ft *f, uint32_t s)
 {
 	if (f->onmain[s] == f->stamp)
 		set_route(f, s, f->route[s]);
+	else if (f->dport[s])
+		set_hop(f, s, f->dport[s], f->dnxt[s]);
 	else
-		set_route(f, s, f->dport[s] ? f->dport[s] : pick_down(f, s));
+		set_route(f, s, pick_down(f, s));
 }
 
 /* A switch outside D: up, towards the top when it can. */
@@ -564,7 +576,7 @@ static void route_all(struct ft *f, uint32_t l, uint32_t top)
 		route_up(f, f->rest[i], cone);
 }
 
-static void add_flow(struct ft *f, uint32_t s, uint64_t n)
+static inline void add_flow(struct ft *f, uint32_t s, uint64_t n)
 {
 	if (f->tstamp[s] != f->stamp) {
 		f->tstamp[s] = f->stamp;
@@ -574,7 +586,7 @@ static void add_flow(struct ft *f, uint32_t s, uint64_t n)
 }
 
 /* s passes its flow on to nxt[s] (l's own flow goes nowhere). */
-static void pass_flow(struct ft *f, uint32_t s, uint32_t l)
+static inline void pass_flow(struct ft *f, uint32_t s, uint32_t l)
 {
 	if (f->ok[s] == f->stamp && f->nxt[s] != l && f->nxt[s] != RG_NONE)
 		add_flow(f, f->nxt[s], f->flow[s]);
@@ -959,6 +971,21 @@ static int cone_covers_leaves(struct ft *f, uint32_t top)
 	return 1;
 }
 
+/* cone_covers_leaves() of the top of every main path (each top once). */
+static int cones_cover_leaves(struct ft *f, const struct mp *mp, uint32_t n)
+{
+	uint8_t *seen = rg_xcalloc(f->g->nsw ? f->g->nsw : 1, 1);
+	int all = 1;
+
+	for (uint32_t i = 0; i < n && all; i++)
+		if (!seen[mp[i].top]) {
+			seen[mp[i].top] = 1;
+			all = cone_covers_leaves(f, mp[i].top);
+		}
+	free(seen);
+	return all;
+}
+
 /*
  * 1 if every leaf's LIDs split evenly over its uplink ports: then no link
  * into a leaf ever exceeds its share on a complete tree and step 4 never
@@ -1000,9 +1027,7 @@ static int route_hosts(struct ft *f)
 		mp[i].port = pport + (size_t)i * md;
 		main_path(f, d[i].leaf, f->nsrc - g->sw[d[i].leaf].nhosts, &mp[i]);
 	}
-	int forecast = !even_leaves(f);
-	for (uint32_t i = 0; i < n && !forecast; i++)
-		forecast = !cone_covers_leaves(f, mp[i].top);
+	int forecast = !even_leaves(f) || !cones_cover_leaves(f, mp, n);
 	f->midrec = forecast;
 	for (uint32_t i = 0; i < n && forecast; i++)
 		predict(f, d[i].leaf, &mp[i], 1);
@@ -1013,6 +1038,7 @@ static int route_hosts(struct ft *f)
 		if (forecast)
 			predict(f, d[i].leaf, &mp[i], -1);
 		f->curidx = d[i].host;
+		f->turn_n = 0;
 		route_lid(f, d[i].leaf, d[i].lid, &mp[i], f->cap[d[i].leaf]);
 	}
 	flush_cols(f);
@@ -1143,6 +1169,7 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->dset = rg_xcalloc(n, sizeof(*f->dset));
 	f->rest = rg_xcalloc(n, sizeof(*f->rest));
 	f->dport = rg_xcalloc(n, 1);
+	f->dnxt = rg_xcalloc(n, sizeof(*f->dnxt));
 	f->ncand = rg_xcalloc(n, 1);
 	f->cand = rg_xcalloc(g->nlinks, 1);
 	f->ok = rg_xcalloc(n, sizeof(*f->ok));
@@ -1250,6 +1277,7 @@ static void ft_free(struct ft *f)
 	free(f->dset);
 	free(f->rest);
 	free(f->dport);
+	free(f->dnxt);
 	free(f->ncand);
 	free(f->cand);
 	free(f->ok);
