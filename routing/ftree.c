@@ -99,6 +99,9 @@ struct ft {
 	uint64_t gcap;      /* the largest of those: the all-to-all bound */
 	uint32_t maxdepth;  /* longest main path: number of ranks */
 	uint32_t *tlast;    /* last main path (plan number + 1) through each switch */
+	uint64_t *above;    /* per switch: above_load(), while planning ... */
+	uint8_t *above_ok;  /* ... and whether it is still that */
+	int planning;       /* main paths of the CA LIDs: only they move loads */
 	uint32_t nplan;
 	int balance;        /* CA LIDs: balance loads; switch LIDs: do not */
 	uint32_t *peer;     /* per link id: peer switch or RG_NONE */
@@ -219,22 +222,37 @@ static uint8_t port_into(const struct ft *f, uint32_t s, uint32_t i, uint32_t *q
 }
 
 /*
- * How loaded the main path gets if it climbs to p, entering it by port:
- * the larger of that down link's load and of the least loaded link into
- * p from above (one step of lookahead, so that a middle switch that lost
- * uplinks does not collect as many destinations as its full siblings).
+ * The least load on a link into p from above. While all main paths are
+ * planned, main_path() is the only one to change loads and it drops the
+ * value of the switch below each link it loads: keep it until then.
  */
-static uint64_t climb_key(const struct ft *f, uint32_t p, uint8_t port)
+static uint64_t above_load(struct ft *f, uint32_t p)
 {
-	const struct rgraph *g = f->g;
-	uint64_t a = f->load[g->sw[p].portbase + port], b = UINT64_MAX;
+	uint64_t b = UINT64_MAX;
 
+	if (f->planning && f->above_ok[p])
+		return f->above[p];
 	for (uint32_t i = 0; i < f->nup[p]; i++) {
 		uint32_t q;
 		uint8_t qp = port_into(f, p, i, &q);
 		uint64_t x = f->load[f->pb[q] + qp];
 		b = x < b ? x : b;
 	}
+	f->above[p] = b;
+	f->above_ok[p] = 1;
+	return b;
+}
+
+/*
+ * How loaded the main path gets if it climbs to p, entering it by port:
+ * the larger of that down link's load and of the least loaded link into
+ * p from above (one step of lookahead, so that a middle switch that lost
+ * uplinks does not collect as many destinations as its full siblings).
+ */
+static uint64_t climb_key(struct ft *f, uint32_t p, uint8_t port)
+{
+	uint64_t a = f->load[f->pb[p] + port], b = above_load(f, p);
+
 	return b == UINT64_MAX || b < a ? a : b;
 }
 
@@ -272,6 +290,7 @@ static void main_path(struct ft *f, uint32_t l, uint64_t w, struct mp *mp)
 		mp->sw[mp->n] = bestp;
 		mp->port[mp->n++] = bestport;
 		f->load[g->sw[bestp].portbase + bestport] += w;
+		f->above_ok[y] = 0;
 		y = bestp;
 	}
 	mp->top = y;
@@ -358,10 +377,10 @@ static void mark_upper_use(struct ft *f, uint32_t x, uint8_t p)
 	f->bcnt[2 * id]++;
 }
 
-/* Records for recent() that leaf x sends this destination up port p. */
-static void mark_leaf_use(struct ft *f, uint32_t x, uint8_t p)
+/* Records for recent() that a leaf with h hosts sends this destination
+ * out on link id. */
+static void mark_leaf_use(struct ft *f, uint32_t id, uint32_t h)
 {
-	uint32_t id = f->pb[x] + p, h = f->g->sw[x].nhosts;
 	uint32_t *u = f->lastuse + FT_RECENT * id;
 
 	if (u[f->usehead[id]] == f->curidx + 1)
@@ -437,11 +456,11 @@ static uint8_t pick_up(struct ft *f, uint32_t s)
 static const struct rg_group *first_up(const struct ft *f, uint32_t s)
 {
 	const struct rgraph *g = f->g;
-	const uint8_t *up = f->upg + g->sw[s].gfirst;
+	uint32_t gf = g->sw[s].gfirst, n = f->nup[s];
 
-	for (uint32_t i = 0; i < f->nup[s]; i++)
-		if (f->ok[rg_group(g, s, up[i])->peer] == f->stamp)
-			return rg_group(g, s, up[i]);
+	for (uint32_t i = 0; i < n; i++)
+		if (f->ok[f->upsw[gf + i]] == f->stamp)
+			return rg_group(g, s, f->upg[gf + i]);
 	return NULL;
 }
 
@@ -455,8 +474,7 @@ static const struct rg_group *first_up(const struct ft *f, uint32_t s)
 static const struct rg_group *turn_up(struct ft *f, uint32_t s)
 {
 	const struct rgraph *g = f->g;
-	const uint8_t *up = f->upg + g->sw[s].gfirst;
-	uint32_t n = f->nup[s];
+	uint32_t gf = g->sw[s].gfirst, n = f->nup[s];
 
 	/* a division per switch costs more than all the rest here: most
 	 * switches have as many uplinks as the one before */
@@ -467,8 +485,8 @@ static const struct rg_group *turn_up(struct ft *f, uint32_t s)
 	/* from the destination's turn on, the first usable one: O(1) on a
 	 * full tree, where every switch of a large fabric passes here */
 	for (uint32_t i = 0, at = n ? f->turn_at : 0; i < n; i++, at = at + 1 == n ? 0 : at + 1)
-		if (f->ok[rg_group(g, s, up[at])->peer] == f->stamp)
-			return rg_group(g, s, up[at]);
+		if (f->ok[f->upsw[gf + at]] == f->stamp)
+			return rg_group(g, s, f->upg[gf + at]);
 	return NULL;
 }
 
@@ -831,8 +849,10 @@ static void commit(struct ft *f, uint32_t l)
 	for (uint32_t i = 0; i < f->nleaves; i++) {
 		uint32_t x = f->leaves[i];
 		if (x != l && f->ok[x] == f->stamp) {
-			f->load[f->pb[x] + f->route[x]] += f->flow[x];
-			mark_leaf_use(f, x, f->route[x]);
+			uint32_t id = f->pb[x] + f->route[x];
+			f->load[id] += f->flow[x];
+			/* a leaf's flow is its hosts */
+			mark_leaf_use(f, id, (uint32_t)f->flow[x]);
 		}
 	}
 	for (uint32_t i = 0; i < f->ntouched; i++) {
@@ -1022,11 +1042,14 @@ static int route_hosts(struct ft *f)
 	uint32_t *psw = rg_xcalloc((size_t)n * md, sizeof(*psw));
 	uint8_t *pport = rg_xcalloc((size_t)n * md, 1);
 
+	f->planning = 1;
+	memset(f->above_ok, 0, g->nsw);
 	for (uint32_t i = 0; i < n; i++) {
 		mp[i].sw = psw + (size_t)i * md;
 		mp[i].port = pport + (size_t)i * md;
 		main_path(f, d[i].leaf, f->nsrc - g->sw[d[i].leaf].nhosts, &mp[i]);
 	}
+	f->planning = 0;
 	int forecast = !even_leaves(f) || !cones_cover_leaves(f, mp, n);
 	f->midrec = forecast;
 	for (uint32_t i = 0; i < n && forecast; i++)
@@ -1195,6 +1218,8 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->nsrc = g->nhosts;
 	f->cap = rg_xcalloc(n, sizeof(*f->cap));
 	f->tlast = rg_xcalloc(n, sizeof(*f->tlast));
+	f->above = rg_xcalloc(n, sizeof(*f->above));
+	f->above_ok = rg_xcalloc(n, 1);
 	f->col = rg_xmalloc((size_t)n * FT_COLS, 1);
 	memset(f->col, LFT_NO_PORT, (size_t)n * FT_COLS);
 	f->peer = rg_xmalloc(g->nlinks, sizeof(*f->peer));
@@ -1302,6 +1327,8 @@ static void ft_free(struct ft *f)
 	free(f->nlstamp);
 	free(f->cap);
 	free(f->tlast);
+	free(f->above);
+	free(f->above_ok);
 	free(f->col);
 	free(f->peer);
 	free(f->pb);
