@@ -106,6 +106,7 @@ struct ft {
 	int balance;        /* CA LIDs: balance loads; switch LIDs: do not */
 	uint32_t *peer;     /* per link id: peer switch or RG_NONE */
 	uint32_t *pb;       /* per switch: its portbase (hot loops read it) */
+	uint32_t *gf;       /* ... and its gfirst */
 	uint8_t *upg;       /* per switch at gfirst: its up groups */
 	uint8_t *back;      /* per group: back_group() */
 	uint32_t *upsw;     /* per switch at gfirst: peers of its up groups */
@@ -491,13 +492,13 @@ static const struct rg_group *turn_up(struct ft *f, uint32_t s)
 }
 
 /* The LFT byte of s for the current destination, as routed so far. */
-static void set_col(struct ft *f, uint32_t s)
+static inline void set_col(struct ft *f, uint32_t s)
 {
 	f->col[(size_t)s * FT_COLS + f->j] = f->ok[s] == f->stamp ? f->route[s] : LFT_NO_PORT;
 }
 
 /* s forwards through port p to switch peer (p 0: s has no route). */
-static void set_hop(struct ft *f, uint32_t s, uint8_t p, uint32_t peer)
+static inline void set_hop(struct ft *f, uint32_t s, uint8_t p, uint32_t peer)
 {
 	f->route[s] = p;
 	if (!p) {
@@ -516,7 +517,7 @@ static void set_route(struct ft *f, uint32_t s, uint8_t p)
 }
 
 /* s forwards through the first port of group gr (NULL: no route). */
-static void set_first(struct ft *f, uint32_t s, const struct rg_group *gr)
+static inline void set_first(struct ft *f, uint32_t s, const struct rg_group *gr)
 {
 	if (gr)
 		set_hop(f, s, f->g->gports[gr->first], gr->peer);
@@ -549,20 +550,10 @@ static void route_down(struct ft *f, uint32_t s)
 		set_route(f, s, pick_down(f, s));
 }
 
-/* A switch outside D: up, towards the top when it can. */
-static void route_up(struct ft *f, uint32_t s, const uint8_t *cone)
+/* A switch outside D whose way up the cone has no route (or that is not
+ * in the cone). */
+static void route_up(struct ft *f, uint32_t s)
 {
-	uint8_t k = cone[s];
-	if (k < 0xFE) {
-		const struct rg_group *gr = rg_group(f->g, s, k);
-		if (f->ok[gr->peer] == f->stamp) {
-			if (gr->n == 1)
-				set_first(f, s, gr);
-			else
-				set_hop(f, s, least_port(f, s, k), gr->peer);
-			return;
-		}
-	}
 	if (!f->balance) {
 		set_first(f, s, first_up(f, s));
 	} else if (!f->g->sw[s].nhosts) {
@@ -573,6 +564,36 @@ static void route_up(struct ft *f, uint32_t s, const uint8_t *cone)
 		if (p)
 			resolve(f, f->peer[f->pb[s] + p]);
 		set_route(f, s, p);
+	}
+}
+
+/*
+ * The switches outside D, from the top rank down: up the cone of the top
+ * where the next switch has a route, else route_up(). This runs for every
+ * switch and destination: the common case is inline, reading each
+ * switch's first group from gf rather than from the rgraph's switch.
+ */
+static void route_rest(struct ft *f, const uint8_t *cone)
+{
+	const struct rg_group *groups = f->g->groups;
+	const uint8_t *gports = f->g->gports;
+	const uint32_t *rest = f->rest, *gf = f->gf, stamp = f->stamp, n = f->nrest;
+	uint32_t *ok = f->ok, *nxt = f->nxt;
+	uint8_t *route = f->route, *col = f->col + f->j;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = rest[i];
+		uint8_t k = cone[s];
+		const struct rg_group *gr = k < 0xFE ? groups + gf[s] + k : NULL;
+		if (!gr || ok[gr->peer] != stamp) {
+			route_up(f, s);
+			continue;
+		}
+		uint8_t p = gr->n == 1 ? gports[gr->first] : least_port(f, s, k);
+		route[s] = p;
+		nxt[s] = gr->peer;
+		ok[s] = stamp;
+		col[(size_t)s * FT_COLS] = p;
 	}
 }
 
@@ -590,8 +611,7 @@ static void route_all(struct ft *f, uint32_t l, uint32_t top)
 	f->nxt[l] = RG_NONE;
 	for (uint32_t i = 1; i < f->nd; i++)
 		route_down(f, f->dset[i]);
-	for (uint32_t i = 0; i < f->nrest; i++)
-		route_up(f, f->rest[i], cone);
+	route_rest(f, cone);
 }
 
 static inline void add_flow(struct ft *f, uint32_t s, uint64_t n)
@@ -1224,6 +1244,7 @@ static void ft_init(struct ft *f, struct rctx *c)
 	memset(f->col, LFT_NO_PORT, (size_t)n * FT_COLS);
 	f->peer = rg_xmalloc(g->nlinks, sizeof(*f->peer));
 	f->pb = rg_xmalloc(n, sizeof(*f->pb));
+	f->gf = rg_xmalloc(n, sizeof(*f->gf));
 	f->upg = rg_xcalloc(g->ngroups, 1);
 	f->back = rg_xcalloc(g->ngroups, 1);
 	f->upsw = rg_xcalloc(g->ngroups, sizeof(*f->upsw));
@@ -1263,6 +1284,7 @@ static void ft_index(struct ft *f)
 
 	for (uint32_t s = 0; s < g->nsw; s++) {
 		f->pb[s] = g->sw[s].portbase;
+		f->gf[s] = g->sw[s].gfirst;
 		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
 			f->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
 		index_groups(f, s);
@@ -1332,6 +1354,7 @@ static void ft_free(struct ft *f)
 	free(f->col);
 	free(f->peer);
 	free(f->pb);
+	free(f->gf);
 	free(f->upg);
 	free(f->back);
 	free(f->upsw);
