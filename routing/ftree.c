@@ -111,6 +111,7 @@ struct ft {
 	uint8_t *back;      /* per group: back_group() */
 	uint32_t *upsw;     /* per switch at gfirst: peers of its up groups */
 	uint8_t *upport;    /* ... and their one port down to it, 0 if several */
+	uint8_t *upfirst;   /* ... and the first port up to them */
 	uint8_t *nup;
 	uint32_t *leaves;   /* rank-0 switches */
 	uint32_t nleaves;
@@ -465,32 +466,6 @@ static const struct rg_group *first_up(const struct ft *f, uint32_t s)
 	return NULL;
 }
 
-/*
- * A deferred switch's stand-in route: the usable upper switches in turn,
- * by destination. Step 4 may move sources onto a deferred switch without
- * resolving it; turn by turn spreads those over its uplinks, where the
- * first one would collect them all (one window of a shift then crowds a
- * single link).
- */
-static const struct rg_group *turn_up(struct ft *f, uint32_t s)
-{
-	const struct rgraph *g = f->g;
-	uint32_t gf = g->sw[s].gfirst, n = f->nup[s];
-
-	/* a division per switch costs more than all the rest here: most
-	 * switches have as many uplinks as the one before */
-	if (n && n != f->turn_n) {
-		f->turn_n = n;
-		f->turn_at = f->curidx % n;
-	}
-	/* from the destination's turn on, the first usable one: O(1) on a
-	 * full tree, where every switch of a large fabric passes here */
-	for (uint32_t i = 0, at = n ? f->turn_at : 0; i < n; i++, at = at + 1 == n ? 0 : at + 1)
-		if (f->ok[f->upsw[gf + at]] == f->stamp)
-			return rg_group(g, s, f->upg[gf + at]);
-	return NULL;
-}
-
 /* The LFT byte of s for the current destination, as routed so far. */
 static inline void set_col(struct ft *f, uint32_t s)
 {
@@ -514,6 +489,33 @@ static inline void set_hop(struct ft *f, uint32_t s, uint8_t p, uint32_t peer)
 static void set_route(struct ft *f, uint32_t s, uint8_t p)
 {
 	set_hop(f, s, p, p ? f->peer[f->pb[s] + p] : RG_NONE);
+}
+
+/*
+ * A deferred switch's stand-in route: the usable upper switches in turn,
+ * by destination. Step 4 may move sources onto a deferred switch without
+ * resolving it; turn by turn spreads those over its uplinks, where the
+ * first one would collect them all (one window of a shift then crowds a
+ * single link).
+ */
+static void turn_up(struct ft *f, uint32_t s)
+{
+	uint32_t gf = f->gf[s], n = f->nup[s];
+
+	/* a division per switch costs more than all the rest here: most
+	 * switches have as many uplinks as the one before */
+	if (n && n != f->turn_n) {
+		f->turn_n = n;
+		f->turn_at = f->curidx % n;
+	}
+	/* from the destination's turn on, the first usable one: O(1) on a
+	 * full tree, where every switch of a large fabric passes here */
+	for (uint32_t i = 0, at = n ? f->turn_at : 0; i < n; i++, at = at + 1 == n ? 0 : at + 1)
+		if (f->ok[f->upsw[gf + at]] == f->stamp) {
+			set_hop(f, s, f->upfirst[gf + at], f->upsw[gf + at]);
+			return;
+		}
+	set_hop(f, s, 0, RG_NONE);
 }
 
 /* s forwards through the first port of group gr (NULL: no route). */
@@ -556,9 +558,10 @@ static void route_up(struct ft *f, uint32_t s)
 {
 	if (!f->balance) {
 		set_first(f, s, first_up(f, s));
-	} else if (!f->g->sw[s].nhosts) {
+	} else if (f->rank[s]) {
+		/* no hosts: rank 0 is the switches with hosts */
 		f->deferred[s] = f->stamp;
-		set_first(f, s, turn_up(f, s));
+		turn_up(f, s);
 	} else {
 		uint8_t p = pick_up(f, s);
 		if (p)
@@ -1249,6 +1252,7 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->back = rg_xcalloc(g->ngroups, 1);
 	f->upsw = rg_xcalloc(g->ngroups, sizeof(*f->upsw));
 	f->upport = rg_xcalloc(g->ngroups, 1);
+	f->upfirst = rg_xcalloc(g->ngroups, 1);
 	f->nup = rg_xcalloc(n, 1);
 	f->leaves = rg_xcalloc(n, sizeof(*f->leaves));
 	f->comp = components(g);
@@ -1272,6 +1276,7 @@ static void index_groups(struct ft *f, uint32_t s)
 		const struct rg_group *bg = rg_group(g, gr->peer, f->back[gf + k]);
 		f->upg[gf + f->nup[s]] = (uint8_t)k;
 		f->upsw[gf + f->nup[s]] = gr->peer;
+		f->upfirst[gf + f->nup[s]] = g->gports[gr->first];
 		/* what least_port() picks where there is no choice */
 		f->upport[gf + f->nup[s]++] = bg->n == 1 ? g->gports[bg->first] : 0;
 	}
@@ -1359,6 +1364,7 @@ static void ft_free(struct ft *f)
 	free(f->back);
 	free(f->upsw);
 	free(f->upport);
+	free(f->upfirst);
 	free(f->nup);
 	free(f->leaves);
 	free(f->comp);
