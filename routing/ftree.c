@@ -113,6 +113,8 @@ struct ft {
 	uint8_t *upport;    /* ... and their one port down to it, 0 if several */
 	uint8_t *upfirst;   /* ... and the first port up to them */
 	uint8_t *nup;
+	uint32_t *upcls;    /* per switch: first switch with the same upper ones */
+	uint32_t *noup;     /* per class: stamp at which first_up() found none */
 	uint32_t *leaves;   /* rank-0 switches */
 	uint32_t nleaves;
 	uint32_t *comp;     /* connected component of every switch */
@@ -454,15 +456,23 @@ static uint8_t pick_up(struct ft *f, uint32_t s)
 	return best;
 }
 
-/* Switch LIDs need no balance: the first upper switch with a route. */
-static const struct rg_group *first_up(const struct ft *f, uint32_t s)
+/*
+ * Switch LIDs need no balance: the first upper switch with a route. The
+ * upper rank is routed before s, so where one switch found none, all with
+ * the same upper switches find none (a spine's switch LID leaves most
+ * middle switches so): noup keeps that per class.
+ */
+static const struct rg_group *first_up(struct ft *f, uint32_t s)
 {
 	const struct rgraph *g = f->g;
-	uint32_t gf = g->sw[s].gfirst, n = f->nup[s];
+	uint32_t gf = f->gf[s], n = f->nup[s], c = f->upcls[s];
 
+	if (f->noup[c] == f->stamp)
+		return NULL;
 	for (uint32_t i = 0; i < n; i++)
 		if (f->ok[f->upsw[gf + i]] == f->stamp)
 			return rg_group(g, s, f->upg[gf + i]);
+	f->noup[c] = f->stamp;
 	return NULL;
 }
 
@@ -1254,6 +1264,8 @@ static void ft_init(struct ft *f, struct rctx *c)
 	f->upport = rg_xcalloc(g->ngroups, 1);
 	f->upfirst = rg_xcalloc(g->ngroups, 1);
 	f->nup = rg_xcalloc(n, 1);
+	f->upcls = rg_xcalloc(n, sizeof(*f->upcls));
+	f->noup = rg_xcalloc(n, sizeof(*f->noup));
 	f->leaves = rg_xcalloc(n, sizeof(*f->leaves));
 	f->comp = components(g);
 	ft_index(f);
@@ -1280,6 +1292,60 @@ static void index_groups(struct ft *f, uint32_t s)
 		/* what least_port() picks where there is no choice */
 		f->upport[gf + f->nup[s]++] = bg->n == 1 ? g->gports[bg->first] : 0;
 	}
+}
+
+/* An order-free hash of the upper switches of s. */
+static uint32_t up_hash(const struct ft *f, uint32_t s)
+{
+	uint32_t h = 0;
+
+	for (uint32_t i = 0; i < f->nup[s]; i++) {
+		uint32_t x = f->upsw[f->gf[s] + i] * 0x9E3779B1u;
+		h += x ^ (x >> 15);
+	}
+	return h;
+}
+
+/* 1 if s and t have the same upper switches (mark: scratch, all 0). */
+static int same_ups(const struct ft *f, uint32_t s, uint32_t t, uint8_t *mark)
+{
+	int same = f->nup[s] == f->nup[t];
+
+	for (uint32_t i = 0; i < f->nup[s]; i++)
+		mark[f->upsw[f->gf[s] + i]] = 1;
+	for (uint32_t i = 0; i < f->nup[t] && same; i++)
+		same = mark[f->upsw[f->gf[t] + i]];
+	for (uint32_t i = 0; i < f->nup[s]; i++)
+		mark[f->upsw[f->gf[s] + i]] = 0;
+	return same;
+}
+
+/* upcls: switches sorted by up_hash(), each compared with the classes
+ * found before it among those of its hash. */
+static void up_classes(struct ft *f)
+{
+	uint32_t n = f->g->nsw;
+	uint64_t *key = rg_xmalloc(n ? n : 1, sizeof(*key));
+	uint8_t *mark = rg_xcalloc(n ? n : 1, 1);
+
+	for (uint32_t s = 0; s < n; s++)
+		key[s] = (uint64_t)up_hash(f, s) << 32 | s;
+	qsort(key, n, sizeof(*key), cmp_u64);
+	for (uint32_t i = 0, run = 0; i < n; i++) {
+		uint32_t s = (uint32_t)key[i];
+		if (key[i] >> 32 != key[run] >> 32)
+			run = i;
+		f->upcls[s] = s;
+		for (uint32_t j = run; j < i; j++) {
+			uint32_t t = (uint32_t)key[j];
+			if (f->upcls[t] == t && same_ups(f, s, t, mark)) {
+				f->upcls[s] = t;
+				break;
+			}
+		}
+	}
+	free(key);
+	free(mark);
 }
 
 /* Per-switch lookups: peers by link id, up groups, leaves, leaf caps. */
@@ -1312,6 +1378,7 @@ static void ft_index(struct ft *f)
 		} else {
 			f->cap[s] = UINT64_MAX;
 		}
+	up_classes(f);
 }
 
 static void ft_free(struct ft *f)
@@ -1366,6 +1433,8 @@ static void ft_free(struct ft *f)
 	free(f->upport);
 	free(f->upfirst);
 	free(f->nup);
+	free(f->upcls);
+	free(f->noup);
 	free(f->leaves);
 	free(f->comp);
 }
