@@ -381,22 +381,15 @@ static void mark_upper_use(struct ft *f, uint32_t x, uint8_t p)
 	f->bcnt[2 * id]++;
 }
 
-/* Records for recent() that a leaf with h hosts sends this destination
- * out on link id. */
-static void mark_leaf_use(struct ft *f, uint32_t id, uint32_t h)
+/* Records for recent() that a leaf sends one of the first destinations
+ * (as many as its hosts) out on link id. */
+static void mark_early(struct ft *f, uint32_t id)
 {
-	uint32_t *u = f->lastuse + FT_RECENT * id;
-
-	if (u[f->usehead[id]] == f->curidx + 1)
-		return;
-	f->usehead[id] = (uint8_t)((f->usehead[id] + 1) % FT_RECENT);
-	u[f->usehead[id]] = f->curidx + 1;
-	if (f->curidx < h)
-		for (uint32_t i = 0; i < 2; i++)
-			if (!f->early[2 * id + i]) {
-				f->early[2 * id + i] = f->curidx + 1;
-				break;
-			}
+	for (uint32_t i = 0; i < 2; i++)
+		if (!f->early[2 * id + i]) {
+			f->early[2 * id + i] = f->curidx + 1;
+			break;
+		}
 }
 
 /*
@@ -873,21 +866,46 @@ static uint32_t new_col(struct ft *f, uint32_t lid)
 }
 
 /*
+ * Step 5 for the leaves: their uplinks' loads, and the records for
+ * recent() that the leaf sends this destination out there. Every leaf
+ * passes here for every destination: the arrays are in locals, which
+ * the stores (that might alias f's fields) do not make the compiler
+ * read again.
+ */
+static void commit_leaves(struct ft *f, uint32_t l)
+{
+	const uint32_t *leaves = f->leaves, *ok = f->ok, *pb = f->pb;
+	const uint32_t stamp = f->stamp, cur = f->curidx + 1, n = f->nleaves;
+	const uint8_t *route = f->route;
+	const uint64_t *flow = f->flow;
+	uint64_t *load = f->load;
+	uint32_t *lastuse = f->lastuse;
+	uint8_t *head = f->usehead;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = leaves[i];
+		if (x == l || ok[x] != stamp)
+			continue;
+		uint32_t id = pb[x] + route[x], *u = lastuse + FT_RECENT * id;
+		load[id] += flow[x];
+		if (u[head[id]] == cur)
+			continue;
+		head[id] = (uint8_t)((head[id] + 1) % FT_RECENT);
+		u[head[id]] = cur;
+		/* a leaf's flow is its hosts */
+		if (cur <= (uint32_t)flow[x])
+			mark_early(f, id);
+	}
+}
+
+/*
  * Step 5: link loads grow by the number of sources behind each switch
  * that has any, and flows above the leaves go back to 0 for the next
  * destination.
  */
 static void commit(struct ft *f, uint32_t l)
 {
-	for (uint32_t i = 0; i < f->nleaves; i++) {
-		uint32_t x = f->leaves[i];
-		if (x != l && f->ok[x] == f->stamp) {
-			uint32_t id = f->pb[x] + f->route[x];
-			f->load[id] += f->flow[x];
-			/* a leaf's flow is its hosts */
-			mark_leaf_use(f, id, (uint32_t)f->flow[x]);
-		}
-	}
+	commit_leaves(f, l);
 	for (uint32_t i = 0; i < f->ntouched; i++) {
 		uint32_t s = f->touched[i];
 		if (f->flow[s] && f->ok[s] == f->stamp) {
