@@ -84,7 +84,6 @@ struct ft {
 	uint32_t ntouched;
 	uint32_t *lastuse;  /* per link id: last FT_RECENT destination indices + 1 */
 	uint32_t curidx;    /* host index of the destination being routed */
-	uint32_t turn_n, turn_at; /* curidx % turn_n for turn_up(), 0: none yet */
 	uint32_t *cstart, *cfill, *clist, *bfs, children_ok; /* build_children() */
 	uint64_t *nlcache;  /* next_load() of deferred switches ... */
 	uint32_t *nlstamp;  /* ... valid for this stamp */
@@ -494,33 +493,6 @@ static void set_route(struct ft *f, uint32_t s, uint8_t p)
 	set_hop(f, s, p, p ? f->peer[f->pb[s] + p] : RG_NONE);
 }
 
-/*
- * A deferred switch's stand-in route: the usable upper switches in turn,
- * by destination. Step 4 may move sources onto a deferred switch without
- * resolving it; turn by turn spreads those over its uplinks, where the
- * first one would collect them all (one window of a shift then crowds a
- * single link).
- */
-static void turn_up(struct ft *f, uint32_t s)
-{
-	uint32_t gf = f->gf[s], n = f->nup[s];
-
-	/* a division per switch costs more than all the rest here: most
-	 * switches have as many uplinks as the one before */
-	if (n && n != f->turn_n) {
-		f->turn_n = n;
-		f->turn_at = f->curidx % n;
-	}
-	/* from the destination's turn on, the first usable one: O(1) on a
-	 * full tree, where every switch of a large fabric passes here */
-	for (uint32_t i = 0, at = n ? f->turn_at : 0; i < n; i++, at = at + 1 == n ? 0 : at + 1)
-		if (f->ok[f->upsw[gf + at]] == f->stamp) {
-			set_hop(f, s, f->upfirst[gf + at], f->upsw[gf + at]);
-			return;
-		}
-	set_hop(f, s, 0, RG_NONE);
-}
-
 /* s forwards through the first port of group gr (NULL: no route). */
 static inline void set_first(struct ft *f, uint32_t s, const struct rg_group *gr)
 {
@@ -556,15 +528,11 @@ static void route_down(struct ft *f, uint32_t s)
 }
 
 /* A switch outside D whose way up the cone has no route (or that is not
- * in the cone). */
+ * in the cone), but not one route_rest() defers. */
 static void route_up(struct ft *f, uint32_t s)
 {
 	if (!f->balance) {
 		set_first(f, s, first_up(f, s));
-	} else if (f->rank[s]) {
-		/* no hosts: rank 0 is the switches with hosts */
-		f->deferred[s] = f->stamp;
-		turn_up(f, s);
 	} else {
 		uint8_t p = pick_up(f, s);
 		if (p)
@@ -574,30 +542,73 @@ static void route_up(struct ft *f, uint32_t s)
 }
 
 /*
+ * A deferred switch's stand-in route: the usable upper switches in turn,
+ * by destination. Step 4 may move sources onto a deferred switch without
+ * resolving it; turn by turn spreads those over its uplinks, where the
+ * first one would collect them all (one window of a shift then crowds a
+ * single link). at: curidx % n for the last switch's uplink count n.
+ */
+struct turn {
+	const uint32_t *ok, *upsw;
+	uint32_t stamp, idx, n, at;
+};
+
+/* Up index (at gfirst) of the upper switch s turns to, RG_NONE if none. */
+static inline uint32_t turn_up(struct turn *t, uint32_t gf, uint32_t n)
+{
+	/* a division per switch costs more than all the rest here: most
+	 * switches have as many uplinks as the one before */
+	if (n && n != t->n) {
+		t->n = n;
+		t->at = t->idx % n;
+	}
+	/* from the destination's turn on, the first usable one: O(1) on a
+	 * full tree, where every switch of a large fabric passes here */
+	for (uint32_t i = 0, at = n ? t->at : 0; i < n; i++, at = at + 1 == n ? 0 : at + 1)
+		if (t->ok[t->upsw[gf + at]] == t->stamp)
+			return gf + at;
+	return RG_NONE;
+}
+
+/*
  * The switches outside D, from the top rank down: up the cone of the top
- * where the next switch has a route, else route_up(). This runs for every
- * switch and destination: the common case is inline, reading each
- * switch's first group from gf rather than from the rgraph's switch.
+ * where the next switch has a route; switches without hosts (rank 0 is
+ * those with hosts) that are not in the cone are deferred; the rest go to
+ * route_up(). This runs for every switch and destination: the common
+ * cases are inline, with the arrays in locals (stores through f's
+ * pointers would make the compiler read them from f again).
  */
 static void route_rest(struct ft *f, const uint8_t *cone)
 {
 	const struct rg_group *groups = f->g->groups;
-	const uint8_t *gports = f->g->gports;
-	const uint32_t *rest = f->rest, *gf = f->gf, stamp = f->stamp, n = f->nrest;
-	uint32_t *ok = f->ok, *nxt = f->nxt;
+	const uint8_t *gports = f->g->gports, *nup = f->nup, *upfirst = f->upfirst;
+	const uint32_t *rest = f->rest, *gf = f->gf, *rank = f->rank, n = f->nrest;
+	const uint32_t stamp = f->stamp;
+	uint32_t *ok = f->ok, *nxt = f->nxt, *deferred = f->deferred;
 	uint8_t *route = f->route, *col = f->col + f->j;
+	struct turn tn = { ok, f->upsw, stamp, f->curidx, 0, 0 };
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = rest[i];
-		uint8_t k = cone[s];
+		uint32_t s = rest[i], peer, at;
+		uint8_t k = cone[s], p;
 		const struct rg_group *gr = k < 0xFE ? groups + gf[s] + k : NULL;
-		if (!gr || ok[gr->peer] != stamp) {
+		if (gr && ok[gr->peer] == stamp) {
+			p = gr->n == 1 ? gports[gr->first] : least_port(f, s, k);
+			peer = gr->peer;
+		} else if (f->balance && rank[s]) {
+			deferred[s] = stamp;
+			if ((at = turn_up(&tn, gf[s], nup[s])) == RG_NONE) {
+				set_hop(f, s, 0, RG_NONE);
+				continue;
+			}
+			p = upfirst[at];
+			peer = tn.upsw[at];
+		} else {
 			route_up(f, s);
 			continue;
 		}
-		uint8_t p = gr->n == 1 ? gports[gr->first] : least_port(f, s, k);
 		route[s] = p;
-		nxt[s] = gr->peer;
+		nxt[s] = peer;
 		ok[s] = stamp;
 		col[(size_t)s * FT_COLS] = p;
 	}
@@ -1112,7 +1123,6 @@ static int route_hosts(struct ft *f)
 		if (forecast)
 			predict(f, d[i].leaf, &mp[i], -1);
 		f->curidx = d[i].host;
-		f->turn_n = 0;
 		route_lid(f, d[i].leaf, d[i].lid, &mp[i], f->cap[d[i].leaf]);
 	}
 	flush_cols(f);
