@@ -176,6 +176,21 @@ static const uint8_t *get_cone(struct ft *f, uint32_t top)
 	return cn;
 }
 
+/* The ranked switches outside D, in desc order (runs per destination
+ * switch: locals, no branch). */
+static void rest_set(struct ft *f)
+{
+	const uint32_t *desc = f->desc, *inD = f->inD, curD = f->curD, n = f->ndesc;
+	uint32_t *rest = f->rest, nrest = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = desc[i];
+		rest[nrest] = s;
+		nrest += inD[s] != curD;
+	}
+	f->nrest = nrest;
+}
+
 /*
  * Step 1: D and each D switch's down groups into D; the ranked switches
  * outside D into rest. A D switch with a single link down has no choice to
@@ -209,10 +224,7 @@ static void down_set(struct ft *f, uint32_t l)
 		f->dport[p] = f->ncand[p] == 1 && gr->n == 1 ? g->gports[gr->first] : 0;
 		f->dnxt[p] = gr->peer;
 	}
-	f->nrest = 0;
-	for (uint32_t i = 0; i < f->ndesc; i++)
-		if (f->inD[f->desc[i]] != f->curD)
-			f->rest[f->nrest++] = f->desc[i];
+	rest_set(f);
 }
 
 /* The least loaded port of the i-th upper neighbour of s (*q) down to s. */
@@ -542,6 +554,32 @@ static void route_up(struct ft *f, uint32_t s)
 }
 
 /*
+ * The switches of D but l: those with a single way down take it inline
+ * (arrays in locals, as in route_rest()), the others go to route_down().
+ */
+static void route_dset(struct ft *f)
+{
+	const uint32_t *dset = f->dset, *onmain = f->onmain, *dnxt = f->dnxt;
+	const uint32_t stamp = f->stamp, n = f->nd;
+	const uint8_t *dport = f->dport;
+	uint32_t *ok = f->ok, *nxt = f->nxt;
+	uint8_t *route = f->route, *col = f->col + f->j;
+
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t s = dset[i];
+		uint8_t p = dport[s];
+		if (!p || onmain[s] == stamp) {
+			route_down(f, s);
+			continue;
+		}
+		route[s] = p;
+		nxt[s] = dnxt[s];
+		ok[s] = stamp;
+		col[(size_t)s * FT_COLS] = p;
+	}
+}
+
+/*
  * A deferred switch's stand-in route: the usable upper switches in turn,
  * by destination. Step 4 may move sources onto a deferred switch without
  * resolving it; turn by turn spreads those over its uplinks, where the
@@ -626,8 +664,7 @@ static void route_all(struct ft *f, uint32_t l, uint32_t top)
 
 	f->ok[l] = f->stamp;
 	f->nxt[l] = RG_NONE;
-	for (uint32_t i = 1; i < f->nd; i++)
-		route_down(f, f->dset[i]);
+	route_dset(f);
 	route_rest(f, cone);
 }
 
