@@ -23,7 +23,8 @@
 struct reach_stats {
 	uint64_t filled;   /* reach_fill(): entries written */
 	uint64_t cyclic;   /* of those (CA LIDs), entries whose every choice closed a CDG cycle */
-	uint64_t unchecked;/* dependencies added without a cycle search (see reach.c) */
+	uint64_t unchecked;/* dependencies added without a cycle search (see reach.c), or
+			      past_budget() the CA LIDs' entries written */
 };
 
 /*
@@ -32,7 +33,9 @@ struct reach_stats {
  * changes): the way with the fewest hops whose channel dependency keeps the
  * CDG of CA LIDs acyclic, where one exists (the way may turn down, up and
  * down again: only the switch's own packets use it); then the least used
- * link and the lowest port. Fills st->filled and st->cyclic.
+ * link and the lowest port. Where far more entries are missing than the
+ * cycle searches can check, the fewest hops alone (reach.c: past_budget()).
+ * Fills st->filled, st->cyclic and st->unchecked.
  */
 void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reach_stats *st);
 /* reach_fill() on at most threads threads (ROUTE_THREADS above; the same

@@ -302,15 +302,105 @@ static void test_verify_counts_broken_tables(void **state)
 	topo_free_all(&b.t);
 }
 
+/* Per LID up to top: 1 if a CA port holds it (its LMC range). */
+static uint8_t *ca_lids(const struct topo *t, uint32_t top)
+{
+	uint8_t *ca = calloc(top + 1u, 1);
+
+	for (uint32_t n = 0; n < t->nnodes; n++)
+		for (uint32_t p = 1; !is_sw(t, n) && p <= t->nodes[n].nports; p++) {
+			const struct topo_port *tp = &t->nodes[n].ports[p];
+			for (uint32_t lid = tp->lid; tp->lid && lid < tp->lid + (1u << tp->lmc); lid++)
+				if (lid <= top)
+					ca[lid] = 1;
+		}
+	return ca;
+}
+
+/* What fill_holes() saw. */
+struct filled {
+	uint64_t before, after; /* pairs that do not arrive */
+	uint64_t ca;            /* CA LIDs' entries that did not arrive before */
+	struct reach_stats st;
+};
+
+/*
+ * Fills rt's tables (routed on t) with reach_fill_threads() and checks that
+ * it wrote exactly the entries of switches that did not arrive, and that
+ * afterwards every switch arrives.
+ */
+static struct filled fill_holes(const struct topo *t, struct route_tables *rt,
+				unsigned threads, int halves)
+{
+	struct rgraph g;
+	struct filled r = { 0, 0, 0, { 0, 0, 0 } };
+	char err[128];
+	size_t cells = (size_t)t->nnodes * (rt->top + 1u);
+	uint8_t *was = malloc(cells), *ok = malloc(cells), *ca = ca_lids(t, rt->top);
+
+	r.before = count_pairs(t, rt).unrouted;
+	for (uint32_t s = 0; s < t->nnodes; s++)
+		for (uint32_t lid = 0; is_sw(t, s) && lid <= rt->top; lid++) {
+			was[(size_t)s * (rt->top + 1u) + lid] = rt->lft[s].ports[lid];
+			ok[(size_t)s * (rt->top + 1u) + lid] = (uint8_t)arrives(t, rt, s, lid);
+		}
+	assert_int_equal(rg_build(&g, t, err, sizeof(err)), 0);
+	uint8_t **rows = calloc(g.nsw, sizeof(*rows));
+	for (uint32_t s = 0; s < g.nsw; s++)
+		rows[s] = rt->lft[g.sw[s].node].ports;
+	reach_fill_threads(&g, rows, rt->top, &r.st, threads, halves);
+	r.after = count_pairs(t, rt).unrouted;
+	for (uint32_t s = 0; s < t->nnodes; s++)
+		for (uint32_t lid = 1; is_sw(t, s) && lid <= rt->top; lid++) {
+			size_t i = (size_t)s * (rt->top + 1u) + lid;
+			if (ok[i])
+				assert_int_equal(rt->lft[s].ports[lid], was[i]);
+			else
+				r.ca += ca[lid];
+		}
+	print_message("unrouted %llu -> %llu, %llu entries filled (%llu of CA LIDs), "
+		      "%llu unchecked\n", (unsigned long long)r.before,
+		      (unsigned long long)r.after, (unsigned long long)r.st.filled,
+		      (unsigned long long)r.ca, (unsigned long long)r.st.unchecked);
+	assert_int_equal(r.after, 0);
+	free(rows);
+	free(was);
+	free(ok);
+	free(ca);
+	rg_free(&g);
+	return r;
+}
+
+/* Takes away the entries of middle and top switches (those after the
+ * first nleaf) for LIDs where keep says no: holes for reach_fill(). */
+static void punch(const struct topo *t, struct route_tables *rt, uint32_t nleaf,
+		  int (*keep)(uint32_t k, uint32_t lid, uint64_t *seed))
+{
+	uint64_t seed = 5;
+
+	for (uint32_t s = 0, k = 0; s < t->nnodes; s++) {
+		if (!is_sw(t, s) || k++ < nleaf)
+			continue;
+		for (uint32_t lid = 1; lid <= rt->top; lid++)
+			if (rt->lft[s].ports[lid] && !keep(k - 1, lid, &seed))
+				rt->lft[s].ports[lid] = LFT_NO_PORT;
+	}
+}
+
+/* 200 random holes (never a last hop: their own LID). */
+static int keep_most(uint32_t k, uint32_t lid, uint64_t *seed)
+{
+	(void)k;
+	(void)lid;
+	return tb_rand(seed) % 1000 >= 40;
+}
+
 /* reach_fill() writes exactly the entries of switches that do not arrive,
- * and afterwards every switch arrives. */
+ * and afterwards every switch arrives; a few holes are all searched. */
 static void test_fill_keeps_working_entries(void **state)
 {
 	struct tb b;
 	struct route_tables rt;
-	struct rgraph g;
-	struct reach_stats st;
-	char err[128];
 
 	(void)state;
 	tb_init(&b);
@@ -318,43 +408,53 @@ static void test_fill_keeps_working_entries(void **state)
 	tb_remove_links(&b, 8, 3);
 	fill(&b.t, 0);
 	route(&b.t, "auto", &rt);
-	uint64_t seed = 5;
-	for (int i = 0; i < 200; i++) {
-		/* middles and tops, never a last hop (their own LID) */
-		uint32_t s = nth_switch(&b.t, (uint32_t)(32 + tb_rand(&seed) % 48));
-		uint32_t lid = (uint32_t)(1 + tb_rand(&seed) % rt.top);
-		if (rt.lft[s].ports[lid])
-			rt.lft[s].ports[lid] = LFT_NO_PORT;
-	}
-	struct count before = count_pairs(&b.t, &rt);
-	uint8_t *was = malloc((size_t)b.t.nnodes * (rt.top + 1u));
-	uint8_t *ok = malloc((size_t)b.t.nnodes * (rt.top + 1u));
-	for (uint32_t s = 0; s < b.t.nnodes; s++)
-		for (uint32_t lid = 0; is_sw(&b.t, s) && lid <= rt.top; lid++) {
-			was[(size_t)s * (rt.top + 1u) + lid] = rt.lft[s].ports[lid];
-			ok[(size_t)s * (rt.top + 1u) + lid] = (uint8_t)arrives(&b.t, &rt, s, lid);
-		}
-	assert_int_equal(rg_build(&g, &b.t, err, sizeof(err)), 0);
-	uint8_t **rows = calloc(g.nsw, sizeof(*rows));
-	for (uint32_t s = 0; s < g.nsw; s++)
-		rows[s] = rt.lft[g.sw[s].node].ports;
-	reach_fill(&g, rows, rt.top, &st);
-	struct count after = count_pairs(&b.t, &rt);
-	print_message("unrouted %llu -> %llu, %llu entries filled\n",
-		      (unsigned long long)before.unrouted, (unsigned long long)after.unrouted,
-		      (unsigned long long)st.filled);
-	assert_true(before.unrouted >= 150);
-	assert_int_equal(after.unrouted, 0);
-	for (uint32_t s = 0; s < b.t.nnodes; s++)
-		for (uint32_t lid = 1; is_sw(&b.t, s) && lid <= rt.top; lid++)
-			if (ok[(size_t)s * (rt.top + 1u) + lid])
-				assert_int_equal(rt.lft[s].ports[lid],
-						 was[(size_t)s * (rt.top + 1u) + lid]);
-	free(rows);
-	free(was);
-	free(ok);
-	rg_free(&g);
+	punch(&b.t, &rt, 32, keep_most);
+	struct filled r = fill_holes(&b.t, &rt, 2, 0);
+	assert_true(r.before >= 150);
+	assert_int_equal(r.st.unchecked, 0);
 	route_tables_free(&rt);
+	topo_free_all(&b.t);
+}
+
+/* A third of the entries (a switch's for every third LID). */
+static int keep_two_thirds(uint32_t k, uint32_t lid, uint64_t *seed)
+{
+	(void)seed;
+	return (k + lid) % 3 != 0;
+}
+
+/*
+ * Holes far past what the cycle searches' budget can check (the 320
+ * switches of a radix-16 3-level tree miss some 100,000 entries, more
+ * than budget / 64 = 16,384): filled without searches, every CA LID's
+ * entry counted unchecked, none searched; the same tables on one thread
+ * and on two.
+ */
+static void test_fill_past_budget(void **state)
+{
+	struct tb b;
+	struct route_tables rt[2];
+	struct filled r[2];
+
+	(void)state;
+	tb_init(&b);
+	tb_ft3(&b, 16);
+	tb_remove_links(&b, 5, 1);
+	fill(&b.t, 0);
+	for (int k = 0; k < 2; k++) {
+		route(&b.t, "ftree", &rt[k]);
+		punch(&b.t, &rt[k], 128, keep_two_thirds);
+		r[k] = fill_holes(&b.t, &rt[k], k ? 2 : 1, 1);
+	}
+	assert_true(r[0].before > 16384);
+	assert_int_equal(r[0].st.cyclic, 0);
+	assert_true(r[0].ca > 16384);
+	assert_int_equal(r[0].st.unchecked, r[0].ca);
+	for (uint32_t s = 0; s < b.t.nnodes; s++)
+		if (is_sw(&b.t, s))
+			assert_memory_equal(rt[0].lft[s].ports, rt[1].lft[s].ports, rt[0].top + 1u);
+	route_tables_free(&rt[0]);
+	route_tables_free(&rt[1]);
 	topo_free_all(&b.t);
 }
 
@@ -415,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_one_leaf_spine_link),
 		cmocka_unit_test(test_verify_counts_broken_tables),
 		cmocka_unit_test(test_fill_keeps_working_entries),
+		cmocka_unit_test(test_fill_past_budget),
 		cmocka_unit_test(test_cdg_order_matches_search),
 	};
 
