@@ -103,7 +103,7 @@ static uint64_t heap_pop(struct fill *f)
 /* 1 if switch x taking port p towards y for lid closes a CDG cycle. */
 static int closes(struct fill *f, uint32_t x, uint8_t p, uint32_t y, uint32_t lid)
 {
-	if (!f->w.last[lid] || y == f->w.own[lid])
+	if (f->unsearched || !f->w.last[lid] || y == f->w.own[lid])
 		return 0;
 	return cdg_closes(&f->d, f->w.g->sw[x].portbase + p, lw_at(&f->w, y, lid));
 }
