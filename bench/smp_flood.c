@@ -18,12 +18,16 @@
  * NodeDescription, and per port its PortInfo, LID Set and two state
  * Sets), interleaved round-robin; -u sends to every node alike.
  *
- *   smp-flood [-w WINDOW] [-d PER_DEST] [-n COUNT] [-a ATTR] [-s] [-u]
+ *   smp-flood [-w WINDOW] [-d PER_DEST] [-n COUNT] [-a ATTR] [-s] [-m] [-u]
  *
  * -a queries attribute ATTR instead of NodeInfo (0x15: PortInfo; 0x19, an
  * LFT block, and 0x12, SwitchInfo, go to switches only); -s sends
  * PortInfo Sets that change nothing instead (each node's port as read in
- * discovery, with the "no change" encodings): the rate of Sets.
+ * discovery, with the "no change" encodings): the rate of Sets. -m sends
+ * each node the very mix of its bring-up SMPs listed above, in that order
+ * (Gets, then Sets of PortInfo and SwitchInfo as read and of LFT blocks of
+ * unused entries, 0xFF, which a fresh switch holds already): what the bed
+ * takes for the bring-up's SMPs, not for as many NodeInfo Gets.
  *
  * Prints one line:
  *   flood smps=N failed=F ms=T rate=R window=W per_dest=D nodes=K discover_ms=M
@@ -53,6 +57,8 @@ struct flood {
 	bool uniform;                /* -u: every node alike */
 	uint16_t attr;
 	bool set;                    /* PortInfo Sets that change nothing */
+	bool mix;                    /* -m: each node's bring-up SMPs */
+	uint32_t blocks;             /* LFT blocks a switch is sent */
 };
 
 static double now_ms(void)
@@ -109,6 +115,7 @@ static void weigh(struct flood *fl)
 		for (unsigned p = 1; !node_is_switch(f->nodes[i]) && p <= f->nodes[i]->ni.num_ports; p++)
 			lids += f->nodes[i]->ports[p].guid != 0;
 	blocks = lids / 64 + 1;
+	fl->blocks = blocks;
 	fl->weight = calloc(f->nnodes, sizeof(*fl->weight));
 	if (!fl->weight)
 		abort();
@@ -122,45 +129,114 @@ static void weigh(struct flood *fl)
 }
 
 /* The next node of the round robin: pass k goes to the nodes weighing
- * more than k. */
-static const struct sm_node *next_node(struct flood *fl)
+ * more than k; *k that pass. */
+static const struct sm_node *next_node(struct flood *fl, uint32_t *k)
 {
 	for (;;) {
 		uint32_t i = fl->next;
 
+		*k = fl->pass;
 		if (++fl->next == fl->f->nnodes) {
 			fl->next = 0;
 			fl->pass = (fl->pass + 1) % fl->passes;
 		}
-		if (fl->weight[i] > fl->pass)
+		if (fl->weight[i] > *k)
 			return fl->f->nodes[i];
 	}
 }
 
+/* A PortInfo Set of n's port p that changes nothing: as read, with the
+ * Set's "no change" encodings. */
+static void port_set(const struct sm_node *n, unsigned p, struct mad_req *r)
+{
+	struct smp_port_info pi = n->ports[p].pi;
+
+	pi.port_state = 0;
+	pi.phys_state = 0;
+	pi.link_down_def_state = 0;
+	pi.link_speed_enabled = 0;
+	pi.link_width_enabled = 0;
+	pi.link_speed_ext_enabled = 0;
+	r->method = MAD_METHOD_SET;
+	r->attr_id = SMP_ATTR_PORT_INFO;
+	r->attr_mod = p;
+	smp_port_info_encode(&pi, r->data, sizeof(r->data));
+}
+
+/* The j-th port of n that is linked (linked 1) or has a GUID, 0 if none. */
+static unsigned nth_port(const struct sm_node *n, uint32_t j, bool linked)
+{
+	for (unsigned p = 1; p <= n->ni.num_ports; p++)
+		if ((linked ? n->ports[p].peer != NULL : n->ports[p].guid != 0) && !j--)
+			return p;
+	return 0;
+}
+
+/* -m: SMP k of a switch's bring-up list (see the DOC comment). */
+static void switch_smp(const struct flood *fl, const struct sm_node *n, uint32_t k,
+		       struct mad_req *r)
+{
+	uint32_t np = n->ni.num_ports + 1u;
+	static const uint16_t first[] = { SMP_ATTR_NODE_INFO, SMP_ATTR_NODE_DESC,
+					  SMP_ATTR_SWITCH_INFO };
+
+	if (k < 3) {
+		r->attr_id = first[k];
+	} else if ((k -= 3) < np) {
+		r->attr_id = SMP_ATTR_PORT_INFO;
+		r->attr_mod = k;
+	} else if ((k -= np) == 0) {
+		port_set(n, 0, r);
+	} else if (--k < fl->blocks) {
+		struct smp_lft_block b;
+		memset(b.port, 0xFF, sizeof(b.port));
+		r->method = MAD_METHOD_SET;
+		r->attr_id = SMP_ATTR_LFT;
+		r->attr_mod = k;
+		smp_lft_block_encode(&b, r->data, sizeof(r->data));
+	} else if ((k -= fl->blocks) == 0) {
+		r->method = MAD_METHOD_SET;
+		r->attr_id = SMP_ATTR_SWITCH_INFO;
+		smp_switch_info_encode(&n->si, r->data, sizeof(r->data));
+	} else {
+		port_set(n, nth_port(n, (k - 1) / 2, true), r);
+	}
+}
+
+/* -m: SMP k of a CA's bring-up list. */
+static void ca_smp(const struct sm_node *n, uint32_t k, struct mad_req *r)
+{
+	uint32_t nc = 0;
+
+	for (unsigned p = 1; p <= n->ni.num_ports; p++)
+		nc += n->ports[p].guid != 0;
+	if (k < 2)
+		r->attr_id = k ? SMP_ATTR_NODE_DESC : SMP_ATTR_NODE_INFO;
+	else if ((k -= 2) < nc) {
+		r->attr_id = SMP_ATTR_PORT_INFO;
+		r->attr_mod = nth_port(n, k, false);
+	} else if ((k -= nc) < nc)
+		port_set(n, nth_port(n, k, false), r);
+	else
+		port_set(n, nth_port(n, (k - nc) / 2, true), r);
+}
+
 static void submit_one(struct flood *fl)
 {
-	const struct sm_node *n = next_node(fl);
+	uint32_t k;
+	const struct sm_node *n = next_node(fl, &k);
 	struct mad_req r;
 
 	memset(&r, 0, sizeof(r));
 	r.mgmt_class = MAD_CLASS_SMI_DR;
 	r.method = MAD_METHOD_GET;
 	r.attr_id = fl->attr;
-	if (fl->set) {
-		/* the PortInfo as read, with the Set's "no change" encodings */
-		struct smp_port_info pi = n->ports[node_is_switch(n) ? 0 : n->via_local].pi;
-
-		pi.port_state = 0;
-		pi.phys_state = 0;
-		pi.link_down_def_state = 0;
-		pi.link_speed_enabled = 0;
-		pi.link_width_enabled = 0;
-		pi.link_speed_ext_enabled = 0;
-		r.method = MAD_METHOD_SET;
-		r.attr_id = SMP_ATTR_PORT_INFO;
-		r.attr_mod = node_is_switch(n) ? 0 : n->via_local;
-		smp_port_info_encode(&pi, r.data, sizeof(r.data));
-	}
+	if (fl->mix && node_is_switch(n))
+		switch_smp(fl, n, k, &r);
+	else if (fl->mix)
+		ca_smp(n, k, &r);
+	else if (fl->set)
+		port_set(n, node_is_switch(n) ? 0 : n->via_local, &r);
 	r.dlid = LID_PERMISSIVE;
 	r.hop_cnt = n->hop_cnt;
 	memcpy(r.path, n->path, sizeof(r.path));
@@ -209,7 +285,8 @@ static int open_engine(struct flood *fl, unsigned window, unsigned per_dest)
 
 static void usage(void)
 {
-	fputs("usage: smp-flood [-w WINDOW] [-d PER_DEST] [-n COUNT] [-a ATTR] [-s] [-u]\n", stderr);
+	fputs("usage: smp-flood [-w WINDOW] [-d PER_DEST] [-n COUNT] [-a ATTR] [-s] [-m] [-u]\n",
+	      stderr);
 	exit(2);
 }
 
@@ -220,13 +297,15 @@ int main(int argc, char **argv)
 	double t0, t1, t2;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "w:d:n:a:su")) != -1) {
+	while ((ch = getopt(argc, argv, "w:d:n:a:smu")) != -1) {
 		if (ch == 'w')
 			window = (unsigned)strtoul(optarg, NULL, 0);
 		else if (ch == 'd')
 			per_dest = (unsigned)strtoul(optarg, NULL, 0);
 		else if (ch == 's')
 			fl.set = true;
+		else if (ch == 'm')
+			fl.mix = true;
 		else if (ch == 'u')
 			fl.uniform = true;
 		else if (ch == 'a')
