@@ -1160,7 +1160,10 @@ static int route_planes(struct rctx *c, const uint32_t *rank)
 		  (unsigned long long)st.leaf_extras, (unsigned long long)st.slot_extras,
 		  (unsigned long long)st.leaf_over, (unsigned long long)st.slot_over,
 		  (unsigned long long)st.a2a_max, (unsigned long long)st.a2a_bound);
-	if (st.leaf_over || st.slot_over || st.a2a_max * 25 > st.a2a_bound * 27)
+	if (st.own)
+		route_why(c, "; %llu entries for switches' own packets down and up again",
+			  (unsigned long long)st.own);
+	if (planes_unbalanced(&st))
 		route_balance_ctx(c, rank, 1);
 	return 1;
 }

@@ -531,6 +531,11 @@ static int pl_take(struct pl *x, const struct rgraph *g, const uint32_t *rank, c
 	return 0;
 }
 
+int planes_unbalanced(const struct planes_stats *st)
+{
+	return st->leaf_over || st->slot_over || st->a2a_max * 25 > st->a2a_bound * 27;
+}
+
 int planes_fit(const struct rgraph *g, const uint32_t *rank)
 {
 	struct pl x;
@@ -568,6 +573,8 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 	for (uint32_t i = 0; i < x.N; i++)
 		for (uint32_t o = 1; x.lidx[g->hosts[i].sw] != RG_NONE && o < g->hosts[i].nlids; o++)
 			route_offset(&x, c->lft, i, o);
+	if (!planes_unbalanced(st))
+		st->own = pl_route_own(&x, c->lft);
 	pl_free(&x);
 	return 0;
 }

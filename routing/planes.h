@@ -20,17 +20,25 @@ struct planes_stats {
 	uint64_t slot_over;
 	uint64_t a2a_max;      /* busiest switch link under all-to-all */
 	uint64_t a2a_bound;    /* its lower bound (verify's) */
+	uint64_t own;          /* entries of switches' own ways (planes_own.c) */
 };
 
 /*
  * Routes every CA LID of a degraded fat tree whose leaves, middle and top
- * switches form planes (see planes.c); rank[] as ftree ranks switches.
+ * switches form planes (see planes.c), and the switches' own ways to them
+ * unless planes_unbalanced(); rank[] as ftree ranks switches.
  * Returns 0 when done, 1 when the tree is not one (complete, more ranks,
  * parallel links, no plane structure, a leaf pair up*\/down* cannot join):
  * then nothing was written and why says why.
  */
 int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, char *why,
 		 size_t whylen);
+
+/* 1 if ftree's balance has to go over what planes_route() gave: a shift
+ * over its target, or all-to-all more than 8 % over its bound. The
+ * switches' own ways are then left to route.c's fill, after balance,
+ * which may move every CA route. */
+int planes_unbalanced(const struct planes_stats *st);
 
 /* 1 if planes_route() would route the tree (it answers from the same
  * checks), so that a caller may start independent work beside it. */

@@ -1,8 +1,9 @@
 /*
  * DOC: plane routing's private state, shared by planes.c (the structure
  * and the tables' last writes), planes_leaf.c (every leaf's plane for
- * every destination), planes_slot.c (every middle switch's top switch)
- * and, below them all, planes_run.c (the counting primitives).
+ * every destination), planes_slot.c (every middle switch's top switch),
+ * planes_own.c (the switches' own ways where those leave none) and,
+ * below them all, planes_run.c (the counting primitives).
  */
 #ifndef IBSM_ROUTING_PLANES_INT_H
 #define IBSM_ROUTING_PLANES_INT_H
@@ -140,5 +141,12 @@ void pl_route_leaves(struct pl *x, uint8_t **lft, int split, unsigned threads);
 /* planes_slot.c */
 /* Every middle's entry for every CA base LID of another pod. */
 void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads);
+
+/* planes_own.c */
+/* After the rest, where far more are missing than route.c's fill could
+ * check for credit loops: middle and top switches without a way to a CA
+ * LID get one for their own packets, down and up again; returns the
+ * entries written. */
+uint64_t pl_route_own(const struct pl *x, uint8_t **lft);
 
 #endif

@@ -561,13 +561,16 @@ static void fill_free(struct fill *f)
 
 /* The searches may visit a sixteenth of the table's cells, at least
  * REACH_MIN_WORK (see there); none past_budget(). */
-static uint64_t fill_budget(const struct fill *f)
+static uint64_t budget_of(const struct rgraph *g, uint32_t ltop)
 {
-	if (f->unsearched)
-		return 0;
-	uint64_t b = (uint64_t)f->w.g->nsw * f->w.ltop / 16;
+	uint64_t b = (uint64_t)g->nsw * ltop / 16;
 
 	return b < REACH_MIN_WORK ? REACH_MIN_WORK : b;
+}
+
+static uint64_t fill_budget(const struct fill *f)
+{
+	return f->unsearched ? 0 : budget_of(f->w.g, f->w.ltop);
 }
 
 static void fill_all(struct fill *f, unsigned threads)
@@ -701,9 +704,14 @@ static void fill_pass(struct fill *f, unsigned threads, int halves)
  * three quarters of the fill's time. Past that count both are skipped:
  * every entry is taken by hops and use alone, counted unchecked.
  */
+uint64_t reach_search_limit(const struct rgraph *g, uint32_t top)
+{
+	return budget_of(g, g->top > top ? g->top : top) / 64;
+}
+
 static int past_budget(const struct fill *f, uint64_t missing)
 {
-	return missing > fill_budget(f) / 64;
+	return missing > reach_search_limit(f->w.g, f->w.top);
 }
 
 void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,

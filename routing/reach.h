@@ -45,4 +45,8 @@ void reach_fill(const struct rgraph *g, uint8_t **lft, uint32_t top, struct reac
 void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
 			struct reach_stats *st, unsigned threads, int halves);
 
+/* The missing entries past which reach_fill() makes no cycle search, so
+ * that an engine may give those ways itself (planes_own.c). */
+uint64_t reach_search_limit(const struct rgraph *g, uint32_t top);
+
 #endif
