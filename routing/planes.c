@@ -574,7 +574,7 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 		for (uint32_t o = 1; x.lidx[g->hosts[i].sw] != RG_NONE && o < g->hosts[i].nlids; o++)
 			route_offset(&x, c->lft, i, o);
 	if (!planes_unbalanced(st))
-		st->own = pl_route_own(&x, c->lft);
+		st->own = pl_route_own(&x, c->lft, threads);
 	pl_free(&x);
 	return 0;
 }

@@ -145,8 +145,8 @@ void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads);
 /* planes_own.c */
 /* After the rest, where far more are missing than route.c's fill could
  * check for credit loops: middle and top switches without a way to a CA
- * LID get one for their own packets, down and up again; returns the
- * entries written. */
-uint64_t pl_route_own(const struct pl *x, uint8_t **lft);
+ * LID get one for their own packets, down and up again (two halves of the
+ * hosts on threads); returns the entries written. */
+uint64_t pl_route_own(const struct pl *x, uint8_t **lft, unsigned threads);
 
 #endif

@@ -19,17 +19,23 @@
  * then skipped). Whatever this leaves (a middle with no link down, a leaf
  * without a way), and every way below that count, reach.c gives.
  */
+#include "routing/par.h"
 #include "routing/planes_int.h"
 #include "routing/reach.h"
 #include "routing/routing.h"
 
-/* 1 if switch y's entry for lid leads somewhere other than back to s. */
+/* 1 if switch y's entry for lid leads somewhere other than back to s
+ * (rg_port_peer_sw() inline: this runs for every way given). */
 static int onward(const struct pl *x, uint8_t *const *lft, uint32_t y, uint32_t s,
 		  uint32_t lid)
 {
+	const struct rgraph *g = x->g;
 	uint8_t e = lft[y][lid];
 
-	return e != LFT_NO_PORT && e && rg_port_peer_sw(x->g, y, e) != s;
+	if (e == LFT_NO_PORT || !e || e > g->sw[y].nports)
+		return 0;
+	uint8_t k = g->port2group[g->sw[y].portbase + e];
+	return k != 0xFF && rg_group(g, y, k)->peer != s;
 }
 
 /* Middle m (pod p1, plane q) without a way to lid: down to a leaf of its
@@ -120,18 +126,34 @@ static int past_limit(const struct pl *x, uint8_t *const *lft)
 	return 0;
 }
 
-uint64_t pl_route_own(const struct pl *x, uint8_t **lft)
+/* The hosts [lo, hi) of pl_route_own(), on one thread. */
+struct own_part {
+	const struct pl *x;
+	uint8_t **lft;
+	uint32_t lo, hi;
+	uint64_t n;
+};
+
+static void own_run(void *arg)
 {
-	const struct rgraph *g = x->g;
-	uint64_t n = 0;
+	struct own_part *h = arg;
+	const struct rgraph *g = h->x->g;
+
+	for (uint32_t i = h->lo; i < h->hi; i++) {
+		uint32_t l = h->x->lidx[g->hosts[i].sw];
+		for (uint32_t o = 0; l != RG_NONE && o < g->hosts[i].nlids; o++)
+			h->n += own_lid(h->x, h->lft, l, g->hosts[i].lid + o);
+	}
+}
+
+uint64_t pl_route_own(const struct pl *x, uint8_t **lft, unsigned threads)
+{
+	/* a LID's ways read and write only its own entries: the hosts in
+	 * two halves, side by side */
+	struct own_part h[2] = { { x, lft, 0, x->N / 2, 0 }, { x, lft, x->N / 2, x->N, 0 } };
 
 	if (!past_limit(x, lft))
 		return 0;
-
-	for (uint32_t i = 0; i < x->N; i++) {
-		uint32_t l = x->lidx[g->hosts[i].sw];
-		for (uint32_t o = 0; l != RG_NONE && o < g->hosts[i].nlids; o++)
-			n += own_lid(x, lft, l, g->hosts[i].lid + o);
-	}
-	return n;
+	rg_par2(own_run, &h[1], &h[0], threads);
+	return h[0].n + h[1].n;
 }
