@@ -31,6 +31,7 @@
 /* Steps of placements a half keeps for the other: it takes those of step
  * k - 2 at step k, and the two are at most one step apart. */
 #define PL_LOGS 4
+#define PL_AHEAD 8 /* rows of erow fetched ahead of their reading */
 
 /* A destination leaf's extras, listed at its turn (half_step()). */
 struct lkeys {
@@ -476,6 +477,12 @@ static void leaf_primaries(const struct pl *x, const uint8_t *erow, uint32_t l,
 	for (uint32_t a = 0; a < x->nleaf; a++) {
 		const uint8_t *row = erow + (size_t)a * N;
 		uint64_t h = g->sw[x->leafsw[a]].nhosts;
+		/* a column of rows N apart: too far apart for the hardware to
+		 * fetch ahead on a big fabric */
+		if (a + PL_AHEAD < x->nleaf) {
+			__builtin_prefetch(row + (size_t)PL_AHEAD * N + w->hfirst);
+			__builtin_prefetch(row + (size_t)PL_AHEAD * N + w->hfirst + w->nhosts - 1);
+		}
 		if (a == l || x->lcomp[a] != x->lcomp[l])
 			continue;
 		for (uint32_t i = w->hfirst; i < w->hfirst + w->nhosts; i++) {

@@ -45,14 +45,14 @@ struct runs {
 
 struct sstate {
 	/* extras on a link (row) in a shift: block shift / BLK of the row is
-	 * pool + BLK * (dir[row * NB + block] - 1), all zero where dir is 0 */
+	 * pool + BLK * (dir[row + S * block] - 1), all zero where dir is 0 */
 	uint32_t *dir;
 	uint8_t *pool;    /* room for every block (only those used are ever
 			     touched, so only they take memory), PL_PAD more */
-	uint32_t *owner;  /* per pool block: its row * NB + block */
+	uint32_t *owner;  /* per pool block: its row + S * block */
 	uint32_t npool;
-	uint8_t *bm;      /* [row * NB + block]: the block's largest */
-	uint32_t NB, N;
+	uint8_t *bm;      /* [row + S * block]: the block's largest */
+	uint32_t NB, N, S;
 	uint64_t extras, over; /* planes_stats' slot_extras and slot_over */
 	uint8_t *slot;    /* [pod * N + host]: chosen slot, 0xFF none */
 	uint64_t *ent;    /* a plane's entries: (pod, slots, sources, first extra) */
@@ -61,21 +61,26 @@ struct sstate {
 	uint32_t nxl;
 };
 
-/* Link rows: a middle's uplinks [0, np*S), the tops' down links after. */
-static uint32_t uprow(const struct pl *x, uint32_t p1, uint32_t t)
+/*
+ * Link rows: a middle's uplinks, then the tops' down links, each pod's
+ * first; a row is where its block 0 is in dir and bm, its block b S
+ * after block b - 1: the S slots an entry chooses from have their blocks
+ * of a shift side by side (one or two cache lines, not S).
+ */
+static uint32_t uprow(const struct pl *x, const struct sstate *ss, uint32_t p1, uint32_t t)
 {
-	return p1 * x->S + t;
+	return p1 * ss->NB * x->S + t;
 }
 
-static uint32_t dnrow(const struct pl *x, uint32_t t, uint32_t p)
+static uint32_t dnrow(const struct pl *x, const struct sstate *ss, uint32_t t, uint32_t p)
 {
-	return x->npod * x->S + t * x->npod + p;
+	return (x->npod + p) * ss->NB * x->S + t;
 }
 
 /* Block b of a row's counters; NULL while they are all zero. */
 static const uint8_t *blk_at(const struct sstate *ss, uint32_t row, uint32_t b)
 {
-	uint32_t k = ss->dir[(size_t)row * ss->NB + b];
+	uint32_t k = ss->dir[row + (size_t)ss->S * b];
 
 	return k ? ss->pool + (size_t)(k - 1) * BLK : NULL;
 }
@@ -83,11 +88,11 @@ static const uint8_t *blk_at(const struct sstate *ss, uint32_t row, uint32_t b)
 /* Block b of a row's counters, taken from the pool (zero) if need be. */
 static uint8_t *blk_take(struct sstate *ss, uint32_t row, uint32_t b)
 {
-	uint32_t *k = &ss->dir[(size_t)row * ss->NB + b];
+	uint32_t *k = &ss->dir[row + (size_t)ss->S * b];
 
 	if (!*k) {
 		memset(ss->pool + (size_t)ss->npool * BLK, 0, BLK);
-		ss->owner[ss->npool] = row * ss->NB + b;
+		ss->owner[ss->npool] = row + ss->S * b;
 		*k = ++ss->npool;
 	}
 	return ss->pool + (size_t)(*k - 1) * BLK;
@@ -125,15 +130,15 @@ static uint8_t at_shift(const struct sstate *ss, uint32_t row, uint32_t s)
 
 static uint32_t seg_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len)
 {
-	const uint8_t *bm = ss->bm + (size_t)row * ss->NB;
-	uint32_t e = st + len, m = 0;
+	const uint8_t *bm = ss->bm + row;
+	uint32_t e = st + len, m = 0, S = ss->S;
 
 	if (len < 3 * BLK)
 		return part_max(ss, row, st, len);
 	uint32_t b0 = (st + BLK - 1) / BLK, b1 = e / BLK;
 	m = part_max(ss, row, st, b0 * BLK - st);
 	for (uint32_t b = b0; b < b1; b++)
-		m = bm[b] > m ? bm[b] : m;
+		m = bm[(size_t)S * b] > m ? bm[(size_t)S * b] : m;
 	uint32_t t = part_max(ss, row, b1 * BLK, e - b1 * BLK);
 	return t > m ? t : m;
 }
@@ -188,7 +193,7 @@ static void bump_run(uint8_t *c, uint32_t n, int d)
  * block by block, each block's largest brought up to date. */
 static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, int d)
 {
-	uint8_t *bm = ss->bm + (size_t)row * ss->NB;
+	uint8_t *bm = ss->bm + row;
 
 	for (uint32_t s = st; len;) {
 		uint32_t b = s / BLK, off = s % BLK, bl = blk_len(ss, b);
@@ -198,7 +203,8 @@ static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, 
 			bump_run(c + off, n, d);
 			/* adding raises only the run; taking off may lower the block's largest */
 			uint32_t m = d > 0 ? pl_runmax(c, off, n, BLK) : pl_runmax(c, 0, bl, BLK);
-			bm[b] = (uint8_t)(d > 0 && bm[b] > m ? bm[b] : m);
+			uint8_t *bb = bm + (size_t)ss->S * b;
+			*bb = (uint8_t)(d > 0 && *bb > m ? *bb : m);
 		}
 		len -= n;
 		s = s + n == ss->N ? 0 : s + n;
@@ -266,7 +272,7 @@ static int32_t excess(const struct pl *x, const struct sstate *ss, const struct 
 		      uint32_t p1, uint32_t t, uint32_t p, uint32_t add, int32_t stop)
 {
 	int32_t m = INT32_MIN;
-	uint32_t rows[2] = { uprow(x, p1, t), dnrow(x, t, p) };
+	uint32_t rows[2] = { uprow(x, ss, p1, t), dnrow(x, ss, t, p) };
 
 	for (uint32_t k = 0; k < r->n; k++)
 		for (uint32_t j = 0; j < 2; j++) {
@@ -282,11 +288,11 @@ static int32_t excess(const struct pl *x, const struct sstate *ss, const struct 
  * the blocks' largest first. */
 static int seg_busy(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len)
 {
-	const uint8_t *bm = ss->bm + (size_t)row * ss->NB;
+	const uint8_t *bm = ss->bm + row;
 
 	while (len) {
 		uint32_t b = st / BLK, off = st % BLK, n = BLK - off < len ? BLK - off : len;
-		if (bm[b] && (n == blk_len(ss, b) ||
+		if (bm[(size_t)ss->S * b] && (n == blk_len(ss, b) ||
 			      pl_run_reaches(blk_at(ss, row, b), off, n, BLK, 1)))
 			return 1;
 		st += n;
@@ -303,7 +309,7 @@ static int seg_busy(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t
 static int empty(const struct pl *x, const struct sstate *ss, const struct runs *r,
 		 uint32_t p1, uint32_t t, uint32_t p, int32_t goal)
 {
-	uint32_t rows[2] = { uprow(x, p1, t), dnrow(x, t, p) }, N = x->N;
+	uint32_t rows[2] = { uprow(x, ss, p1, t), dnrow(x, ss, t, p) }, N = x->N;
 
 	for (uint32_t k = 0; k < r->n; k++)
 		for (uint32_t j = 0; j < 2; j++) {
@@ -377,8 +383,8 @@ static void place(struct pl *x, struct sstate *ss, const struct runs *r, uint32_
 
 	ss->slot[(size_t)p1 * x->N + i] = add ? (uint8_t)t : 0xFF;
 	for (uint32_t k = 0; k < r->n; k++) {
-		run_add(ss, uprow(x, p1, t), r->st[k], r->len[k], add ? 1 : -1);
-		run_add(ss, dnrow(x, t, p), r->st[k], r->len[k], add ? 1 : -1);
+		run_add(ss, uprow(x, ss, p1, t), r->st[k], r->len[k], add ? 1 : -1);
+		run_add(ss, dnrow(x, ss, t, p), r->st[k], r->len[k], add ? 1 : -1);
 	}
 	x->mload[((size_t)q * np + p1) * S + t] += dw;
 	x->tload[((size_t)q * S + t) * np + p] += dw;
@@ -602,6 +608,7 @@ static void route_half(void *arg)
 
 	ss->N = x->N;
 	ss->NB = (x->N + BLK - 1) / BLK;
+	ss->S = x->S;
 	ss->dir = rg_xcalloc((size_t)rows * ss->NB, sizeof(*ss->dir));
 	ss->pool = rg_xmalloc((size_t)rows * ss->NB * BLK + PL_PAD, 1);
 	ss->owner = rg_xmalloc((size_t)rows * ss->NB, sizeof(*ss->owner));
