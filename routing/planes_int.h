@@ -99,11 +99,19 @@ static inline void pm_and(struct pmask *r, const struct pmask *a, const struct p
 		r->w[k] = a->w[k] & b->w[k];
 }
 
+/* v mod N, without a division where v < 3N (what callers mostly have). */
+static inline uint32_t pl_mod(uint64_t v, uint32_t N)
+{
+	if (v >= 2 * (uint64_t)N)
+		v = v < 3 * (uint64_t)N ? v - 2 * (uint64_t)N : v % N;
+	return (uint32_t)(v >= N ? v - N : v);
+}
+
 /* The first host of the run of shifts in which leaf (or pod) hosts
  * [a0, a0 + h) send to host i: shifts i - a0 - h + 1 .. i - a0, mod N. */
 static inline uint32_t pl_rstart(uint32_t i, uint32_t a0, uint32_t h, uint32_t N)
 {
-	return (uint32_t)(((uint64_t)i + 2 * (uint64_t)N - a0 - h + 1) % N);
+	return pl_mod((uint64_t)i + 2 * (uint64_t)N - a0 - h + 1, N);
 }
 
 /* planes_run.c */

@@ -190,7 +190,7 @@ static uint32_t row_load(const struct pl *x, const struct lstate *ls, uint32_t a
 {
 	const uint8_t *row = ls->erow + (size_t)a * x->N;
 	uint32_t N = x->N, span = 2 * h - 1 < N ? 2 * h - 1 : N, m = 0, best = 0;
-	uint32_t d = (uint32_t)(((uint64_t)i + N - (h - 1)) % N);
+	uint32_t d = pl_mod((uint64_t)i + N - (h - 1), N);
 	uint16_t pos[2 * 256];
 
 	int done = 0;
@@ -246,7 +246,7 @@ static int32_t excess(const struct pl *x, const struct lstate *ls, uint32_t a, u
 	int32_t e = INT32_MIN, d;
 
 	if (x->S && p1 != p) {
-		uint32_t at = (st + N - ls->ubase[p1]) % N;
+		uint32_t at = pl_mod((uint64_t)st + N - ls->ubase[p1], N);
 		e = (int32_t)pl_runmax(ls->up + ((size_t)p1 * x->P + q) * ls->uw, at, h, ls->uw) +
 		    1 - (int32_t)ls->room[(size_t)p1 * x->P + q];
 	}
@@ -268,11 +268,7 @@ static int fits(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_
 	uint32_t N = x->N, h = w->nhosts, st = pl_rstart(i, w->hfirst, h, N), rowlim = x->T;
 	uint32_t p1 = x->pod[a], p = x->pod[ls->cur], add = 1u + ls->base[q];
 
-	if (x->S && p1 != p &&
-	    pl_run_reaches(ls->up + ((size_t)p1 * x->P + q) * ls->uw,
-			   (st + N - ls->ubase[p1]) % N, h, ls->uw,
-			   ls->room[(size_t)p1 * x->P + q] - 1))
-		return 0;
+	/* the down link first: it turns most candidates away */
 	if (st >= x->zone && st + h <= N - x->zone) {
 		if (pl_run_reaches(ls->cnt + (size_t)q * N, st, h, N, x->T > add ? x->T - add : 0))
 			return 0;
@@ -282,6 +278,11 @@ static int fits(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_
 		for (uint32_t k = 0, s = st; k < h; k++, s = s + 1 == N ? 0 : s + 1)
 			rowlim = x->lim[s] < rowlim ? x->lim[s] : rowlim;
 	}
+	if (x->S && p1 != p &&
+	    pl_run_reaches(ls->up + ((size_t)p1 * x->P + q) * ls->uw,
+			   pl_mod((uint64_t)st + N - ls->ubase[p1], N), h, ls->uw,
+			   ls->room[(size_t)p1 * x->P + q] - 1))
+		return 0;
 	return h <= 256 && (int32_t)row_load(x, ls, a, q, i, h) < (int32_t)rowlim;
 }
 
@@ -439,7 +440,7 @@ static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint3
 
 	bump_run(cnt, N, st, h, d);
 	if (up)
-		bump_run(up, ls->uw, (st + N - ls->ubase[x->pod[a]]) % N, h, d);
+		bump_run(up, ls->uw, pl_mod((uint64_t)st + N - ls->ubase[x->pod[a]], N), h, d);
 	ls->erow[(size_t)a * N + i] = add ? (uint8_t)q : NOPL;
 	ls->colload[q] += dh;
 	log_delta(ls, a, l, q, add);

@@ -230,12 +230,12 @@ static void add_run(const struct pl *x, struct runs *r, uint32_t a, uint32_t i)
 
 	r->w += len;
 	for (uint32_t k = 0; k < r->n; k++) {
-		if ((st + len) % N == r->st[k] && r->len[k] + len < N) {
+		if (pl_mod((uint64_t)st + len, N) == r->st[k] && r->len[k] + len < N) {
 			r->st[k] = st;
 			r->len[k] += len;
 			return;
 		}
-		if ((r->st[k] + r->len[k]) % N == st && r->len[k] + len < N) {
+		if (pl_mod((uint64_t)r->st[k] + r->len[k], N) == st && r->len[k] + len < N) {
 			r->len[k] += len;
 			return;
 		}
@@ -246,7 +246,7 @@ static void add_run(const struct pl *x, struct runs *r, uint32_t a, uint32_t i)
 		return;
 	}
 	/* more runs than kept: widen the last one over the gap */
-	uint32_t e = (st + len + N - r->st[r->n - 1]) % N;
+	uint32_t e = pl_mod((uint64_t)st + len + N - r->st[r->n - 1], N);
 	r->len[r->n - 1] = e > r->len[r->n - 1] && e < N ? e : N - 1;
 }
 
@@ -512,20 +512,47 @@ static void plane_entries(struct pl *x, struct sstate *ss, uint32_t q)
 }
 
 /* Greedy over the entries, then the second try for those over the target. */
+/* What choose() will read first for an entry of pod p1 into pod p,
+ * fetched ahead: every slot's block maxima and directory at the start of
+ * each run, on the uplinks (the down links of one destination pod stay in
+ * cache: entries come by destination pod). */
+static void fetch_ahead(const struct pl *x, const struct sstate *ss, const struct runs *r,
+			uint32_t p1)
+{
+	uint32_t row = uprow(x, ss, p1, 0);
+
+	for (uint32_t k = 0; k < r->n; k++) {
+		size_t c = row + (size_t)ss->S * (r->st[k] / BLK);
+		__builtin_prefetch(ss->bm + c);
+		__builtin_prefetch(ss->dir + c);
+		__builtin_prefetch(ss->dir + c + ss->S - 1);
+	}
+}
+
 static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 {
-	uint32_t i, p1;
-	struct runs r;
+	uint32_t i, p1, ni = 0, np1 = 0;
+	struct runs rr[2], *r = &rr[0], *rn = &rr[1], *rt;
 	int32_t e;
 
+	if (ss->nent)
+		entry(x, ss, 0, &ni, &np1, rn);
 	for (uint32_t j = 0; j < ss->nent; j++) {
-		entry(x, ss, j, &i, &p1, &r);
+		rt = r;
+		r = rn;
+		rn = rt;
+		i = ni;
+		p1 = np1;
+		if (j + 1 < ss->nent) {
+			entry(x, ss, j + 1, &ni, &np1, rn);
+			fetch_ahead(x, ss, rn, np1);
+		}
 		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
-		uint32_t t = choose(x, ss, &r, q, p1, p, RG_NONE, &e);
+		uint32_t t = choose(x, ss, r, q, p1, p, RG_NONE, &e);
 		ss->extras++;
 		if (t == RG_NONE)
 			continue;
-		place(x, ss, &r, q, p1, i, t, 1);
+		place(x, ss, r, q, p1, i, t, 1);
 		if (e > 0)
 			ss->ent[j] |= ENT_OVER;
 	}
@@ -533,12 +560,12 @@ static void plane_slots(struct pl *x, struct sstate *ss, uint32_t q)
 		if (!(ss->ent[j] & ENT_OVER))
 			continue;
 		ss->ent[j] &= ~(uint64_t)ENT_OVER;
-		entry(x, ss, j, &i, &p1, &r);
+		entry(x, ss, j, &i, &p1, r);
 		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
 		uint32_t t = ss->slot[(size_t)p1 * x->N + i];
-		place(x, ss, &r, q, p1, i, t, 0);
-		t = choose(x, ss, &r, q, p1, p, RG_NONE, &e);
-		place(x, ss, &r, q, p1, i, t, 1);
+		place(x, ss, r, q, p1, i, t, 0);
+		t = choose(x, ss, r, q, p1, p, RG_NONE, &e);
+		place(x, ss, r, q, p1, i, t, 1);
 		/* unblock() walks the plane's entries: a bounded number of times */
 		if (e > 0 && (tries++ >= PL_UNBLOCKS || !unblock(x, ss, q, j, t)))
 			ss->over++;
