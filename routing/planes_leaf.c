@@ -45,6 +45,7 @@ struct lstate {
 	uint8_t *cnt;        /* [q * N + shift]: extra flows into the leaf from plane q */
 	uint8_t base[PL_MAXP]; /* and its primaries' (one flow each, every shift) */
 	uint64_t colload[PL_MAXP]; /* all-to-all into the leaf from plane q */
+	uint64_t coldn[PL_MAXP];   /* the larger of it and dn[upod * P + q] */
 	uint8_t *erow;       /* [a * N + host]: leaf a's plane for the host */
 	uint8_t *up;         /* [(p1 * P + q) * uw + shift - ubase[p1]]: extras from
 				pod p1 through plane q into pod upod */
@@ -286,21 +287,6 @@ static int fits(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_
 	return h <= 256 && (int32_t)row_load(x, ls, a, q, i, h) < (int32_t)rowlim;
 }
 
-/* All-to-all load a plane would land on: the leaf's uplink, the down link
- * into l, and per uplink of the two middle switches. */
-static uint64_t a2a_key(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_t q,
-			uint32_t l)
-{
-	uint32_t P = x->P, p1 = x->pod[a], p = x->pod[l];
-	uint64_t k = ls->rowload[(size_t)a * P + q];
-
-	k = ls->colload[q] > k ? ls->colload[q] : k;
-	if (p1 == p || !x->S)
-		return k;
-	k = ls->un[(size_t)p1 * P + q] > k ? ls->un[(size_t)p1 * P + q] : k;
-	return ls->dn[(size_t)p * P + q] > k ? ls->dn[(size_t)p * P + q] : k;
-}
-
 /* The middles' loads per uplink, after midup or middn changed at k. */
 static void norm(const struct pl *x, struct lstate *ls, size_t k)
 {
@@ -318,10 +304,17 @@ static void norm(const struct pl *x, struct lstate *ls, size_t k)
 static uint32_t pick(const struct pl *x, const struct lstate *ls, uint32_t a, uint32_t i,
 		     uint32_t l, uint32_t excl, int32_t *exc)
 {
+	static const uint64_t zero[PL_MAXP];
 	uint32_t P = x->P, h = x->g->sw[x->leafsw[a]].nhosts;
-	uint64_t key[PL_MAXP], kall[PL_MAXP], best = UINT64_MAX;
+	uint64_t key[PL_MAXP], kall[PL_MAXP], best = UINT64_MAX, vmin = UINT64_MAX;
 	uint32_t cand[PL_MAXP], call[PL_MAXP], n = 0, bq = RG_NONE, kmin = 0;
 	struct pmask m;
+	/* the all-to-all load each plane would land on: the leaf's uplink,
+	 * the down link into l, and per uplink of the two middle switches
+	 * (from another pod; coldn holds the second middle's) */
+	int far = x->pod[a] != x->pod[l] && x->S;
+	const uint64_t *row = ls->rowload + (size_t)a * P, *col = far ? ls->coldn : ls->colload;
+	const uint64_t *un = far ? ls->un + (size_t)x->pod[a] * P : zero;
 
 	choices(x, a, l, &m);
 	for (uint32_t w = 0; w < (P + 63) / 64; w++)
@@ -329,9 +322,12 @@ static uint32_t pick(const struct pl *x, const struct lstate *ls, uint32_t a, ui
 			uint32_t q = w * 64 + (uint32_t)__builtin_ctzll(b);
 			if (q == excl)
 				continue;
-			kall[n] = key[n] = a2a_key(x, ls, a, q, l);
+			uint64_t k = row[q] > col[q] ? row[q] : col[q];
+			k = un[q] > k ? un[q] : k;
+			kmin = k < vmin ? n : kmin;
+			vmin = k < vmin ? k : vmin;
+			kall[n] = key[n] = k;
 			call[n] = cand[n] = q;
-			kmin = key[n] < key[kmin] ? n : kmin;
 			n++;
 		}
 	for (uint32_t left = n; left;) {
@@ -409,6 +405,14 @@ static void add_loads(const struct pl *x, struct lstate *ls, uint32_t a, uint32_
 	}
 }
 
+/* coldn[q] after colload[q] or dn changed. */
+static void coldn(const struct pl *x, struct lstate *ls, uint32_t q)
+{
+	uint64_t d = x->S ? ls->dn[(size_t)x->pod[ls->cur] * x->P + q] : 0;
+
+	ls->coldn[q] = ls->colload[q] > d ? ls->colload[q] : d;
+}
+
 /* Notes a placement for the other half (if any). */
 static void log_delta(struct lstate *ls, uint32_t a, uint32_t l, uint32_t q, int add)
 {
@@ -445,6 +449,7 @@ static void place(struct pl *x, struct lstate *ls, uint32_t a, uint32_t i, uint3
 	ls->colload[q] += dh;
 	log_delta(ls, a, l, q, add);
 	add_loads(x, ls, a, l, q, dh);
+	coldn(x, ls, q);
 }
 
 static void grow_keys(struct lkeys *ls)
@@ -687,6 +692,8 @@ static void route_leaf(struct pl *x, struct lstate *ls, uint32_t l, const struct
 		ls->colload[q] = lk->colload[q];
 	}
 	ls->cur = l;
+	for (uint32_t q = 0; q < P; q++)
+		coldn(x, ls, q);
 	ls->keys = lk->keys;
 	ls->raw = lk->raw;
 	ls->rq = lk->rq;

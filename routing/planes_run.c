@@ -105,10 +105,12 @@ int32_t pl_run_excess(const struct pl *x, const uint8_t *c, uint32_t st, uint32_
 uint32_t pl_take_min(uint64_t *key, uint32_t *cand, uint32_t *left, uint64_t *kk)
 {
 	uint32_t k = 0;
+	uint64_t v = key[0];
 
-	for (uint32_t j = 1; j < *left; j++)
-		if (key[j] < key[k])
-			k = j;
+	for (uint32_t j = 1; j < *left; j++) {
+		k = key[j] < v ? j : k;
+		v = key[j] < v ? key[j] : v;
+	}
 	return pl_take_at(key, cand, left, k, kk);
 }
 

@@ -333,19 +333,24 @@ static uint32_t choose(const struct pl *x, const struct sstate *ss, const struct
 {
 	uint32_t S = x->S, np = x->npod, cand[PL_MAXP], call[PL_MAXP], n = 0, bt = RG_NONE;
 	uint32_t kmin = 0;
-	uint64_t key[PL_MAXP], kall[PL_MAXP], best = UINT64_MAX;
+	uint64_t key[PL_MAXP], kall[PL_MAXP], best = UINT64_MAX, vmin = UINT64_MAX;
 	const uint64_t *ml = x->mload + ((size_t)q * np + p1) * S;
+	const uint64_t *tl = x->tload + (size_t)q * S * np + p;
 	/* a primary, the extras there, this one: T - 2 extras fit */
 	int32_t goal = 3 - (int32_t)x->T;
 	struct pmask m;
 
 	pm_and(&m, &x->upm[(size_t)p1 * x->P + q], &x->dnm[(size_t)q * np + p]);
-	for (uint32_t t = 0; t < S; t++)
-		if (pm_has(&m, t) && t != excl) {
-			uint64_t tl = x->tload[((size_t)q * S + t) * np + p];
-			kall[n] = key[n] = ml[t] > tl ? ml[t] : tl;
+	for (uint32_t w = 0; w < (S + 63) / 64; w++)
+		for (uint64_t b = m.w[w]; b; b &= b - 1) {
+			uint32_t t = w * 64 + (uint32_t)__builtin_ctzll(b);
+			if (t == excl)
+				continue;
+			uint64_t k = ml[t] > tl[(size_t)t * np] ? ml[t] : tl[(size_t)t * np];
+			kmin = k < vmin ? n : kmin;
+			vmin = k < vmin ? k : vmin;
+			kall[n] = key[n] = k;
 			call[n] = cand[n] = t;
-			kmin = key[n] < key[kmin] ? n : kmin;
 			n++;
 		}
 	for (uint32_t left = n; left;) {
