@@ -25,11 +25,7 @@ static uint8_t bytes_max(const uint8_t *c, uint32_t n)
 		for (uint32_t k = 0; k + 16 < n; k += 16)
 			v = _mm_max_epu8(v, rg_load16(c + k));
 	}
-	v = _mm_max_epu8(v, _mm_srli_si128(v, 8));
-	v = _mm_max_epu8(v, _mm_srli_si128(v, 4));
-	v = _mm_max_epu8(v, _mm_srli_si128(v, 2));
-	v = _mm_max_epu8(v, _mm_srli_si128(v, 1));
-	return (uint8_t)_mm_cvtsi128_si32(v);
+	return rg_max_lane(v);
 #else
 	uint8_t m = 0;
 

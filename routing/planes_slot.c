@@ -172,21 +172,33 @@ static int32_t row_excess(const struct pl *x, const struct sstate *ss, uint32_t 
 	return e;
 }
 
-/* Adds d (1 or -1) to n counters from c, saturating at both ends. */
-static void bump_run(uint8_t *c, uint32_t n, int d)
+/* Adds d (1 or -1) to n counters from c (n <= BLK), saturating at both
+ * ends; returns the largest of them after. Where the CPU has SSE2, 16 at
+ * a time, the last 16 masked: the bytes after the n are written back as
+ * they were (the pool has PL_PAD bytes after its last block). */
+static uint8_t bump_max(uint8_t *c, uint32_t n, int d)
 {
-	uint32_t k = 0;
-
 #ifdef __SSE2__
-	const __m128i one = _mm_set1_epi8(1);
-	for (; k + 16 <= n; k += 16) {
-		__m128i v = rg_load16(c + k);
-		v = d > 0 ? _mm_adds_epu8(v, one) : _mm_subs_epu8(v, one);
+	const __m128i one = _mm_set1_epi8(1), all = _mm_set1_epi8(-1);
+	__m128i mx = _mm_setzero_si128();
+
+	for (uint32_t k = 0; k < n; k += 16) {
+		__m128i in = n - k < 16 ? rg_lanes_below(n - k) : all;
+		__m128i v = rg_load16(c + k), inc = _mm_and_si128(one, in);
+		v = d > 0 ? _mm_adds_epu8(v, inc) : _mm_subs_epu8(v, inc);
 		_mm_storeu_si128((__m128i *)(void *)(c + k), v);
+		mx = _mm_max_epu8(mx, _mm_and_si128(v, in));
 	}
-#endif
-	for (; k < n; k++)
+	return rg_max_lane(mx);
+#else
+	uint8_t m = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
 		c[k] = d > 0 ? (uint8_t)(c[k] + (c[k] < UINT8_MAX)) : (uint8_t)(c[k] - (c[k] > 0));
+		m = c[k] > m ? c[k] : m;
+	}
+	return m;
+#endif
 }
 
 /* Adds d (1 or -1) to a cyclic run's counters (saturating at both ends),
@@ -200,9 +212,9 @@ static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, 
 		uint32_t n = bl - off < len ? bl - off : len;
 		uint8_t *c = d > 0 ? blk_take(ss, row, b) : (uint8_t *)(uintptr_t)blk_at(ss, row, b);
 		if (c) {
-			bump_run(c + off, n, d);
+			uint32_t m = bump_max(c + off, n, d);
 			/* adding raises only the run; taking off may lower the block's largest */
-			uint32_t m = d > 0 ? pl_runmax(c, off, n, BLK) : pl_runmax(c, 0, bl, BLK);
+			m = d > 0 ? m : pl_runmax(c, 0, bl, BLK);
 			uint8_t *bb = bm + (size_t)ss->S * b;
 			*bb = (uint8_t)(d > 0 && *bb > m ? *bb : m);
 		}
@@ -476,7 +488,7 @@ static uint64_t pod_leaf(const struct pl *x, uint32_t e)
 static void plane_entries(struct pl *x, struct sstate *ss, uint32_t q)
 {
 	uint32_t *e = x->xl[q];
-	uint32_t n = x->nxl[q], S = x->S, np = x->npod;
+	uint32_t n = x->nxl[q], np = x->npod;
 
 	/* planes_leaf.c lists them by host: order each host's by (pod, leaf) */
 	for (uint32_t k = 1; k < n; k++) {
@@ -499,15 +511,14 @@ static void plane_entries(struct pl *x, struct sstate *ss, uint32_t q)
 	for (uint32_t k = 0; k < n;) {
 		uint32_t i = PL_EXTRA_HOST(e[k]), p1 = x->pod[PL_EXTRA_LEAF(e[k])], k0 = k;
 		uint32_t p = x->pod[x->lidx[x->g->hosts[i].sw]];
-		uint64_t w = 0, nc = 0;
+		uint64_t w = 0, nc;
 		struct pmask m;
 		for (; k < n && PL_EXTRA_HOST(e[k]) == i && x->pod[PL_EXTRA_LEAF(e[k])] == p1; k++)
 			w += x->g->sw[x->leafsw[PL_EXTRA_LEAF(e[k])]].nhosts;
 		if (p1 == p)
 			continue;
 		pm_and(&m, &x->upm[(size_t)p1 * x->P + q], &x->dnm[(size_t)q * np + p]);
-		for (uint32_t t = 0; t < S; t++)
-			nc += pm_has(&m, t);
+		nc = pm_count(&m);
 		/* by destination pod (its down links stay in cache), then the most
 		 * constrained first: fewest slots, then most sources */
 		uint64_t pk = p < 0x7FFF ? p : 0x7FFF, wb = w / 16 < 0xFF ? w / 16 : 0xFF;
@@ -590,9 +601,10 @@ static void plane_pods(const struct pl *x, uint32_t q, uint32_t *hp)
 }
 
 /* Middle switches of plane q, every host of another pod they can reach:
- * switch by switch (its table row and its slots in one run each). */
+ * switch by switch (its table row and its slots in one run each); t0:
+ * every host's own slot. */
 static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q, uint32_t *hp,
-			uint8_t **lft)
+			const uint8_t *t0s, uint8_t **lft)
 {
 	const struct rgraph *g = x->g;
 	uint32_t P = x->P, S = x->S, np = x->npod;
@@ -606,7 +618,7 @@ static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q,
 		if (s == RG_NONE)
 			continue;
 		for (uint32_t i = 0; i < x->N; i++) {
-			uint32_t p = hp[i], t = slot[i], t0 = (i / P) % S;
+			uint32_t p = hp[i], t = slot[i], t0 = t0s[i];
 			if (p == p1 || p == RG_NONE)
 				continue;
 			if (t == 0xFF && pm_has(up, t0) && pm_has(&x->dnm[(size_t)q * np + p], t0)) {
@@ -637,6 +649,10 @@ static void route_half(void *arg)
 	struct sstate *ss = &h->ss;
 	uint32_t rows = 2 * x->npod * x->S;
 	uint32_t *hp = rg_xmalloc(x->N ? x->N : 1, sizeof(*hp));
+	uint8_t *t0s = rg_xmalloc(x->N ? x->N : 1, 1);
+
+	for (uint32_t i = 0; i < x->N; i++)
+		t0s[i] = (uint8_t)((i / x->P) % x->S); /* S < PL_MAXP (pl_take()) */
 
 	ss->N = x->N;
 	ss->NB = (x->N + BLK - 1) / BLK;
@@ -651,7 +667,7 @@ static void route_half(void *arg)
 		memset(ss->slot, 0xFF, (size_t)x->npod * x->N);
 		plane_entries(x, ss, q);
 		plane_slots(x, ss, q);
-		write_plane(x, ss, q, hp, h->lft);
+		write_plane(x, ss, q, hp, t0s, h->lft);
 		free(x->xl[q]); /* done with: the next planes need the room */
 		x->xl[q] = NULL;
 	}
@@ -662,6 +678,7 @@ static void route_half(void *arg)
 	free(ss->slot);
 	free(ss->ent);
 	free(hp);
+	free(t0s);
 }
 
 /* Planes are apart: two threads may take them one by one, whichever is

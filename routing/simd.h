@@ -23,6 +23,16 @@ static inline __m128i rg_lanes_below(uint32_t n)
 
 	return rg_load16(ramp + 16 - n);
 }
+
+/* The largest of v's 16 bytes. */
+static inline uint8_t rg_max_lane(__m128i v)
+{
+	v = _mm_max_epu8(v, _mm_srli_si128(v, 8));
+	v = _mm_max_epu8(v, _mm_srli_si128(v, 4));
+	v = _mm_max_epu8(v, _mm_srli_si128(v, 2));
+	v = _mm_max_epu8(v, _mm_srli_si128(v, 1));
+	return (uint8_t)_mm_cvtsi128_si32(v);
+}
 #endif
 
 #endif
