@@ -138,6 +138,12 @@ int pl_primary(const struct pl *x, uint32_t a, uint32_t i, uint32_t l);
 /* The first plane of m from q on (cyclically), or RG_NONE. */
 uint32_t pl_next(const struct pmask *m, uint32_t q, uint32_t n);
 
+/* n bytes (zero if asked) for a big array read at random: on 2 MB pages
+ * where the system gives them on request, which spares most of the TLB
+ * misses (and page faults) of tens of MB of counters. free() frees it. */
+#define PL_HUGE ((size_t)2 << 20)
+void *pl_big(size_t n, int zero);
+
 /* planes_leaf.c */
 /* Allocates the all-to-all load counts (and middles' uplink counts). */
 void pl_loads_init(struct pl *x);

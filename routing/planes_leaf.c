@@ -792,9 +792,9 @@ static void fork_state(const struct pl *x, struct lstate *a, struct lstate *b)
 	size_t N = x->N ? x->N : 1, np = (size_t)x->npod * x->P;
 
 	*b = *a;
-	b->cnt = rg_xcalloc((size_t)x->P * N + PL_PAD, 1);
+	b->cnt = pl_big((size_t)x->P * N + PL_PAD, 1);
 	if (x->S) {
-		b->up = rg_xcalloc(np * b->uw + PL_PAD, 1);
+		b->up = pl_big(np * b->uw + PL_PAD, 1);
 		b->room = rg_xmalloc(np, sizeof(*b->room));
 		b->ubase = rg_xcalloc(x->npod, sizeof(*b->ubase));
 	}
@@ -978,12 +978,12 @@ void pl_route_leaves(struct pl *x, uint8_t **lft, int split, unsigned threads)
 	size_t N = x->N ? x->N : 1;
 
 	memset(&ls, 0, sizeof(ls));
-	ls.cnt = rg_xcalloc((size_t)x->P * N + PL_PAD, 1);
-	ls.erow = rg_xmalloc((size_t)x->nleaf * N + PL_PAD, 1);
+	ls.cnt = pl_big((size_t)x->P * N + PL_PAD, 1);
+	ls.erow = pl_big((size_t)x->nleaf * N + PL_PAD, 0);
 	ls.upod = RG_NONE;
 	if (x->S) {
 		up_windows(x, &ls);
-		ls.up = rg_xcalloc((size_t)x->npod * x->P * ls.uw + PL_PAD, 1);
+		ls.up = pl_big((size_t)x->npod * x->P * ls.uw + PL_PAD, 1);
 		ls.room = rg_xmalloc((size_t)x->npod * x->P, sizeof(*ls.room));
 	}
 	ls.un = rg_xcalloc((size_t)x->npod * x->P, sizeof(*ls.un));

@@ -5,6 +5,10 @@
  * keeps its own plane and slot. planes.c, planes_leaf.c and
  * planes_slot.c build on these; nothing here calls back into them.
  */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
 #include "routing/planes_int.h"
 #include "routing/simd.h"
 
@@ -141,4 +145,17 @@ int pl_primary(const struct pl *x, uint32_t a, uint32_t i, uint32_t l)
 		return 0;
 	uint32_t t0 = (i / P) % S;
 	return x->mup[((size_t)p1 * P + j0) * S + t0] && x->tdown[((size_t)j0 * S + t0) * x->npod + p];
+}
+
+void *pl_big(size_t n, int zero)
+{
+#ifdef MADV_HUGEPAGE
+	void *p = NULL;
+
+	if (n >= PL_HUGE && !posix_memalign(&p, PL_HUGE, n)) {
+		(void)madvise(p, n, MADV_HUGEPAGE); /* a hint: without it, small pages */
+		return zero ? memset(p, 0, n) : p;
+	}
+#endif
+	return zero ? rg_xcalloc(n, 1) : rg_xmalloc(n, 1);
 }

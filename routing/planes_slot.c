@@ -657,10 +657,10 @@ static void route_half(void *arg)
 	ss->N = x->N;
 	ss->NB = (x->N + BLK - 1) / BLK;
 	ss->S = x->S;
-	ss->dir = rg_xcalloc((size_t)rows * ss->NB, sizeof(*ss->dir));
-	ss->pool = rg_xmalloc((size_t)rows * ss->NB * BLK + PL_PAD, 1);
+	ss->dir = pl_big((size_t)rows * ss->NB * sizeof(*ss->dir), 1);
+	ss->pool = pl_big((size_t)rows * ss->NB * BLK + PL_PAD, 0);
 	ss->owner = rg_xmalloc((size_t)rows * ss->NB, sizeof(*ss->owner));
-	ss->bm = rg_xcalloc((size_t)rows * ss->NB, 1);
+	ss->bm = pl_big((size_t)rows * ss->NB, 1);
 	ss->slot = rg_xmalloc((size_t)x->npod * x->N, 1);
 	for (uint32_t q; (q = atomic_fetch_add(h->next, 1)) < x->P;) {
 		clear_counts(ss);
