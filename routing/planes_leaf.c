@@ -355,33 +355,32 @@ static uint32_t pick(const struct pl *x, const struct lstate *ls, uint32_t a, ui
 	return bq;
 }
 
-/* A counter plus d (1 or -1); one that reached 255 stays there (a count
- * that high is over any target anyway, and undoing must not wrap). */
-static uint8_t bump(uint8_t c, int d)
-{
-	return c == UINT8_MAX ? c : (uint8_t)(c + d);
-}
-
-/* bump() on n counters from c, 16 at a time where the CPU has SSE2. */
+/* n counters from c plus d (1 or -1); one that reached 255 stays there (a
+ * count that high is over any target anyway, and undoing must not wrap).
+ * 16 at a time where the CPU has SSE2, the last 16 masked: the bytes after
+ * the n (the next row's, or PL_PAD) are written back as they were, by the
+ * one thread that owns the counters. */
 static void bump_span(uint8_t *c, uint32_t n, int d)
 {
-	uint32_t k = 0;
-
 #ifdef __SSE2__
 	const __m128i one = _mm_set1_epi8(1), full = _mm_set1_epi8((char)0xFF);
-	for (; k + 16 <= n; k += 16) {
+	const __m128i all = _mm_set1_epi8(-1);
+
+	for (uint32_t k = 0; k < n; k += 16) {
+		__m128i in = n - k < 16 ? rg_lanes_below(n - k) : all, inc = _mm_and_si128(one, in);
 		__m128i v = rg_load16(c + k), keep = _mm_cmpeq_epi8(v, full);
-		__m128i r = d > 0 ? _mm_adds_epu8(v, one) :
+		__m128i r = d > 0 ? _mm_adds_epu8(v, inc) :
 			    _mm_or_si128(_mm_and_si128(keep, v),
-					 _mm_andnot_si128(keep, _mm_sub_epi8(v, one)));
+					 _mm_andnot_si128(keep, _mm_sub_epi8(v, inc)));
 		_mm_storeu_si128((__m128i *)(void *)(c + k), r);
 	}
+#else
+	for (uint32_t k = 0; k < n; k++)
+		c[k] = c[k] == UINT8_MAX ? c[k] : (uint8_t)(c[k] + d);
 #endif
-	for (; k < n; k++)
-		c[k] = bump(c[k], d);
 }
 
-/* bump() on the cyclic run [st, st + len) of a row of n counters. */
+/* bump_span() on the cyclic run [st, st + len) of a row of n counters. */
 static void bump_run(uint8_t *c, uint32_t n, uint32_t st, uint32_t len, int d)
 {
 	uint32_t first = n - st < len ? n - st : len;
