@@ -488,6 +488,7 @@ static void leaf_primaries(const struct pl *x, const uint8_t *erow, uint32_t l,
 			__builtin_prefetch(row + (size_t)PL_AHEAD * N + w->hfirst);
 			__builtin_prefetch(row + (size_t)PL_AHEAD * N + w->hfirst + w->nhosts - 1);
 		}
+		uint64_t nc = UINT64_MAX; /* a's choices for l's hosts, once needed */
 		if (a == l || x->lcomp[a] != x->lcomp[l])
 			continue;
 		for (uint32_t i = w->hfirst; i < w->hfirst + w->nhosts; i++) {
@@ -495,9 +496,11 @@ static void leaf_primaries(const struct pl *x, const uint8_t *erow, uint32_t l,
 				ls->colload[row[i]] += h;
 				continue;
 			}
-			struct pmask m;
-			choices(x, a, l, &m);
-			uint64_t nc = pm_count(&m);
+			if (nc == UINT64_MAX) {
+				struct pmask m;
+				choices(x, a, l, &m);
+				nc = pm_count(&m);
+			}
 			if (ls->nkeys == ls->capkeys)
 				grow_keys(ls);
 			ls->keys[ls->nkeys++] = nc << 48 | (uint64_t)(i - w->hfirst) << 24 | a;
