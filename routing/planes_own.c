@@ -19,6 +19,8 @@
  * then skipped). Whatever this leaves (a middle with no link down, a leaf
  * without a way), and every way below that count, reach.c gives.
  */
+#include <stdlib.h>
+
 #include "routing/par.h"
 #include "routing/planes_int.h"
 #include "routing/reach.h"
@@ -76,37 +78,50 @@ static int top_down(const struct pl *x, uint8_t **lft, uint32_t q, uint32_t t, u
 	return 0;
 }
 
-/* The ways of one CA LID on leaf l: middles first, then the tops that
- * may go down through them; returns how many. */
-static uint64_t own_lid(const struct pl *x, uint8_t **lft, uint32_t l, uint32_t lid)
-{
-	uint32_t P = x->P, S = x->S;
-	uint64_t n = 0;
+/* The hosts' CA LIDs with their leaves, in host order: the columns the
+ * rows are scanned along (only CA LIDs' entries: the switch LIDs' may be
+ * written beside this, see ftree.c's route_planes_beside()). */
+struct cols {
+	uint32_t *lid, *leaf;
+	uint32_t n;
+};
 
-	for (uint32_t p1 = 0; p1 < x->npod; p1++)
-		for (uint32_t q = 0; q < P; q++) {
-			uint32_t m = x->mid[(size_t)p1 * P + q];
-			if (m != RG_NONE && lft[m][lid] == LFT_NO_PORT)
-				n += middle_down(x, lft, p1, q, l, lid);
+static void cols_init(const struct pl *x, struct cols *c)
+{
+	const struct rgraph *g = x->g;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < x->N; i++)
+		n += x->lidx[g->hosts[i].sw] != RG_NONE ? g->hosts[i].nlids : 0;
+	c->lid = rg_xmalloc(n ? n : 1, sizeof(*c->lid));
+	c->leaf = rg_xmalloc(n ? n : 1, sizeof(*c->leaf));
+	c->n = 0;
+	for (uint32_t i = 0; i < x->N; i++) {
+		uint32_t l = x->lidx[g->hosts[i].sw];
+		for (uint32_t o = 0; l != RG_NONE && o < g->hosts[i].nlids; o++) {
+			c->lid[c->n] = g->hosts[i].lid + o;
+			c->leaf[c->n++] = l;
 		}
-	for (uint32_t q = 0; q < P && S; q++)
-		for (uint32_t t = 0; t < S; t++) {
-			uint32_t ts = x->top[(size_t)q * S + t];
-			if (ts != RG_NONE && lft[ts][lid] == LFT_NO_PORT)
-				n += top_down(x, lft, q, t, x->pod[l], lid);
-		}
-	return n;
+	}
 }
 
-/* Middle and top switches without a way to lid. */
-static uint32_t holes_of(const struct pl *x, uint8_t *const *lft, uint32_t lid)
+/* Row r of the phase: r < npod * P the middle of pod r / P, plane r % P;
+ * above, the top of plane (r - npod * P) / S, slot (r - npod * P) % S. */
+static uint32_t row_switch(const struct pl *x, uint32_t r)
 {
-	uint32_t n = 0, nm = x->npod * x->P, nt = x->P * x->S;
+	uint32_t nm = x->npod * x->P;
 
-	for (uint32_t k = 0; k < nm; k++)
-		n += x->mid[k] != RG_NONE && lft[x->mid[k]][lid] == LFT_NO_PORT;
-	for (uint32_t k = 0; k < nt; k++)
-		n += x->top[k] != RG_NONE && lft[x->top[k]][lid] == LFT_NO_PORT;
+	return r < nm ? x->mid[r] : x->top[r - nm];
+}
+
+/* The CA LIDs switch s (a row's, RG_NONE: none) has no way to; counting
+ * stops past stop. */
+static uint64_t row_holes(uint8_t *const *lft, uint32_t s, const struct cols *c, uint64_t stop)
+{
+	uint64_t n = 0;
+
+	for (uint32_t j = 0; s != RG_NONE && j < c->n && n <= stop; j++)
+		n += lft[s][c->lid[j]] == LFT_NO_PORT;
 	return n;
 }
 
@@ -114,22 +129,21 @@ static uint32_t holes_of(const struct pl *x, uint8_t *const *lft, uint32_t lid)
  * with (reach_search_limit()): counted until then. Below that, reach.c
  * gives them, keeping the switches' routes free of credit loops where it
  * can. */
-static int past_limit(const struct pl *x, uint8_t *const *lft)
+static int past_limit(const struct pl *x, uint8_t *const *lft, const struct cols *c)
 {
-	const struct rgraph *g = x->g;
-	uint64_t n = 0, limit = reach_search_limit(g, g->top);
+	uint64_t n = 0, limit = reach_search_limit(x->g, x->g->top);
+	uint32_t rows = x->npod * x->P + x->P * x->S;
 
-	for (uint32_t i = 0; i < x->N; i++)
-		for (uint32_t o = 0; x->lidx[g->hosts[i].sw] != RG_NONE && o < g->hosts[i].nlids; o++)
-			if ((n += holes_of(x, lft, g->hosts[i].lid + o)) > limit)
-				return 1;
-	return 0;
+	for (uint32_t r = 0; r < rows && n <= limit; r++)
+		n += row_holes(lft, row_switch(x, r), c, limit - n);
+	return n > limit;
 }
 
-/* The hosts [lo, hi) of pl_route_own(), on one thread. */
+/* Rows [lo, hi) of one phase (middles, then tops) on one thread. */
 struct own_part {
 	const struct pl *x;
 	uint8_t **lft;
+	const struct cols *c;
 	uint32_t lo, hi;
 	uint64_t n;
 };
@@ -137,23 +151,47 @@ struct own_part {
 static void own_run(void *arg)
 {
 	struct own_part *h = arg;
-	const struct rgraph *g = h->x->g;
+	const struct pl *x = h->x;
+	uint32_t nm = x->npod * x->P;
 
-	for (uint32_t i = h->lo; i < h->hi; i++) {
-		uint32_t l = h->x->lidx[g->hosts[i].sw];
-		for (uint32_t o = 0; l != RG_NONE && o < g->hosts[i].nlids; o++)
-			h->n += own_lid(h->x, h->lft, l, g->hosts[i].lid + o);
+	for (uint32_t r = h->lo; r < h->hi; r++) {
+		uint32_t s = row_switch(x, r);
+		for (uint32_t j = 0; s != RG_NONE && j < h->c->n; j++) {
+			uint32_t lid = h->c->lid[j], l = h->c->leaf[j];
+			if (h->lft[s][lid] != LFT_NO_PORT)
+				continue;
+			if (r < nm)
+				h->n += middle_down(x, h->lft, r / x->P, r % x->P, l, lid);
+			else
+				h->n += top_down(x, h->lft, (r - nm) / x->S, (r - nm) % x->S,
+						 x->pod[l], lid);
+		}
 	}
+}
+
+/* Rows [lo, hi) in two halves side by side: a row's ways read only
+ * entries no other row of the phase writes. */
+static uint64_t own_phase(const struct pl *x, uint8_t **lft, const struct cols *c, uint32_t lo,
+			  uint32_t hi, unsigned threads)
+{
+	uint32_t mid = lo + (hi - lo) / 2;
+	struct own_part h[2] = { { x, lft, c, lo, mid, 0 }, { x, lft, c, mid, hi, 0 } };
+
+	rg_par2(own_run, &h[1], &h[0], threads);
+	return h[0].n + h[1].n;
 }
 
 uint64_t pl_route_own(const struct pl *x, uint8_t **lft, unsigned threads)
 {
-	/* a LID's ways read and write only its own entries: the hosts in
-	 * two halves, side by side */
-	struct own_part h[2] = { { x, lft, 0, x->N / 2, 0 }, { x, lft, x->N / 2, x->N, 0 } };
+	uint32_t nm = x->npod * x->P, nt = x->P * x->S;
+	struct cols c;
+	uint64_t n = 0;
 
-	if (!past_limit(x, lft))
-		return 0;
-	rg_par2(own_run, &h[1], &h[0], threads);
-	return h[0].n + h[1].n;
+	cols_init(x, &c);
+	/* the middles first: the tops may go down through them */
+	if (past_limit(x, lft, &c))
+		n = own_phase(x, lft, &c, 0, nm, threads) + own_phase(x, lft, &c, nm, nm + nt, threads);
+	free(c.lid);
+	free(c.leaf);
+	return n;
 }
