@@ -32,7 +32,8 @@ struct sgroup {
 	uint32_t *flow;     /* [shift in group * nsw + switch]: flows leaving it */
 	uint32_t maxl[SG], maxid[SG];
 	uint32_t cur[SW], lid[SW], id[SW][SHOPS], alive[SW];
-	uint8_t len[SW], done[SW], used[SW];
+	uint8_t len[SW], done[SW];
+	uint8_t used[SW];   /* 1: a path; 2: one whose LID is past the tables; 0: none */
 };
 
 static void sg_init(struct sgroup *x, const struct rgraph *g, uint8_t *const *lft, uint32_t top)
@@ -69,13 +70,14 @@ static void sg_free(struct sgroup *x)
 	free(x->flow);
 }
 
-/* The switch after s on its way to lid, *id the link taken; RG_NONE where
- * the way ends (at a CA, or nowhere). */
-static uint32_t hop(const struct sgroup *x, uint32_t s, uint32_t lid, uint32_t *id)
+/* The switch after s on its way to lid (at most top: batch() sees to
+ * it), *id the link taken; RG_NONE where the way ends (at a CA, or
+ * nowhere). Ports 1 .. np lead on: p - 1 wraps port 0 past them. */
+static inline uint32_t hop(const struct sgroup *x, uint32_t s, uint32_t lid, uint32_t *id)
 {
-	uint8_t p = lid <= x->top ? x->lft[s][lid] : LFT_NO_PORT;
+	uint8_t p = x->lft[s][lid];
 
-	if (p == LFT_NO_PORT || p == 0 || p > x->np[s])
+	if (p == LFT_NO_PORT || (uint8_t)(p - 1) >= x->np[s])
 		return RG_NONE;
 	*id = x->pbase[s] + p;
 	return x->peer[*id];
@@ -99,8 +101,8 @@ static void walk(struct sgroup *x)
 
 	for (uint32_t w = 0; w < SW; w++) {
 		x->len[w] = 0;
-		x->done[w] = 0;
-		if (x->used[w])
+		x->done[w] = x->used[w] == 2; /* past the tables: no hop */
+		if (x->used[w] == 1)
 			x->alive[na++] = w;
 	}
 	for (uint32_t h = 0; h < SHOPS && na; h++) {
@@ -114,8 +116,7 @@ static void walk(struct sgroup *x)
 			x->id[w][x->len[w]++] = id;
 			x->cur[w] = t;
 			x->alive[keep++] = w;
-			if (x->lid[w] <= x->top)
-				__builtin_prefetch(x->lft[t] + x->lid[w]);
+			__builtin_prefetch(x->lft[t] + x->lid[w]);
 		}
 		na = keep;
 	}
@@ -148,7 +149,7 @@ static void batch(struct sgroup *x, const uint32_t *sh, uint32_t m, uint32_t t0,
 			uint32_t w = k * SB + b;
 			if (src->sw == dst->sw)
 				continue;
-			x->used[w] = 1;
+			x->used[w] = dst->lid <= x->top ? 1 : 2;
 			x->cur[w] = src->sw;
 			x->lid[w] = dst->lid;
 			x->flow[(size_t)k * g->nsw + src->sw]++;
