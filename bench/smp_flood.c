@@ -151,12 +151,7 @@ static void port_set(const struct sm_node *n, unsigned p, struct mad_req *r)
 {
 	struct smp_port_info pi = n->ports[p].pi;
 
-	pi.port_state = 0;
-	pi.phys_state = 0;
-	pi.link_down_def_state = 0;
-	pi.link_speed_enabled = 0;
-	pi.link_width_enabled = 0;
-	pi.link_speed_ext_enabled = 0;
+	smp_port_info_no_change(&pi);
 	r->method = MAD_METHOD_SET;
 	r->attr_id = SMP_ATTR_PORT_INFO;
 	r->attr_mod = p;

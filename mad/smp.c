@@ -349,6 +349,17 @@ static void port_info_pack_bytes(const struct smp_port_info *in, struct port_inf
 	w->speed_ext_en = in->link_speed_ext_enabled & 0x1F;
 }
 
+void smp_port_info_no_change(struct smp_port_info *pi)
+{
+	pi->port_state = 0;
+	pi->phys_state = 0;
+	pi->link_down_def_state = 0;
+	pi->link_speed_enabled = 0;
+	pi->link_width_enabled = 0;
+	pi->link_speed_ext_enabled = 0;
+	pi->client_reregister = 0;
+}
+
 int smp_port_info_encode(const struct smp_port_info *in, uint8_t *buf, size_t len)
 {
 	struct port_info_wire w;

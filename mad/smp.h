@@ -268,6 +268,11 @@ int smp_switch_info_decode(const uint8_t *buf, size_t len, struct smp_switch_inf
 int smp_switch_info_encode(const struct smp_switch_info *in, uint8_t *buf, size_t len);
 int smp_port_info_decode(const uint8_t *buf, size_t len, struct smp_port_info *out);
 int smp_port_info_encode(const struct smp_port_info *in, uint8_t *buf, size_t len);
+/* A PortInfo Set that changes nothing of these (IBA 14.2.5.6: 0 in
+ * PortState, PortPhysicalState, LinkDownDefaultState, LinkSpeedEnabled,
+ * LinkWidthEnabled and LinkSpeedExtEnabled means "no change") and asks
+ * for no client reregistration. */
+void smp_port_info_no_change(struct smp_port_info *pi);
 int smp_sm_info_decode(const uint8_t *buf, size_t len, struct smp_sm_info *out);
 int smp_sm_info_encode(const struct smp_sm_info *in, uint8_t *buf, size_t len);
 int smp_lft_block_decode(const uint8_t *buf, size_t len, struct smp_lft_block *out);

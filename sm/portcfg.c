@@ -112,17 +112,6 @@ unsigned sm_port_wants(const struct sm *sm, const struct sm_port *p, struct smp_
 	return pi_diff(w, &p->pi) & ~p->pi_ignored;
 }
 
-static void no_change_fields(struct smp_port_info *w)
-{
-	w->port_state = TOPO_PORT_NOCHANGE;
-	w->phys_state = 0;
-	w->link_down_def_state = 0;
-	w->link_speed_enabled = 0;
-	w->link_width_enabled = 0;
-	w->link_speed_ext_enabled = 0;
-	w->client_reregister = 0;
-}
-
 static void learn_ignored(struct pi_ctx *c, const struct smp_port_info *got)
 {
 	unsigned ignored = pi_diff(&c->want, got) & c->fields;
@@ -186,7 +175,7 @@ static void port_set_req(const struct sm *sm, const struct sm_port *p,
 {
 	struct smp_port_info w = *want;
 
-	no_change_fields(&w);
+	smp_port_info_no_change(&w);
 	w.port_state = state;
 	w.client_reregister = rereg;
 	sm_port_req(sm, p, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, p->num, r);

@@ -255,14 +255,7 @@ void tables_pi_set(struct sm *sm, struct sm_port *p, const struct smp_port_info 
 	struct smp_port_info v = *w;
 	struct mad_req r;
 
-	/* IBA 14.2.5.6: 0 means "no change" in these fields of a Set. */
-	v.port_state = TOPO_PORT_NOCHANGE;
-	v.phys_state = 0;
-	v.link_down_def_state = 0;
-	v.link_speed_enabled = 0;
-	v.link_width_enabled = 0;
-	v.link_speed_ext_enabled = 0;
-	v.client_reregister = 0;
+	smp_port_info_no_change(&v);
 	c->sm = sm;
 	c->p = p;
 	c->field = field;
