@@ -102,18 +102,6 @@ static int set_lft(struct mad_engine *e, const struct mad_transport *tp, char **
 	return run(e, tp, &r, NULL);
 }
 
-/* A PortInfo Set that changes only what the caller put in: 0 is "no
- * change" in these fields (IBA 14.2.5.6). */
-static void no_change(struct smp_port_info *pi)
-{
-	pi->port_state = 0;
-	pi->phys_state = 0;
-	pi->link_down_def_state = 0;
-	pi->link_speed_enabled = 0;
-	pi->link_width_enabled = 0;
-	pi->link_speed_ext_enabled = 0;
-}
-
 static int set_lid(struct mad_engine *e, const struct mad_transport *tp, char **av)
 {
 	uint16_t lid = (uint16_t)strtoul(av[0], NULL, 0);
@@ -126,7 +114,7 @@ static int set_lid(struct mad_engine *e, const struct mad_transport *tp, char **
 	if (run(e, tp, &r, &s) != 0 || smp_port_info_decode(s.data, sizeof(s.data), &pi) < 0)
 		return -1;
 	pi.lid = (uint16_t)strtoul(av[2], NULL, 0);
-	no_change(&pi);
+	smp_port_info_no_change(&pi);
 	lid_req(&r, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, port, lid);
 	smp_port_info_encode(&pi, r.data, sizeof(r.data));
 	return run(e, tp, &r, NULL);
@@ -222,7 +210,7 @@ static int set_lid_here(struct mad_engine *e, const struct mad_transport *tp, ch
 		return -1;
 	pi.lid = (uint16_t)strtoul(av[0], NULL, 0);
 	pi.master_sm_lid = (uint16_t)strtoul(av[1], NULL, 0);
-	no_change(&pi);
+	smp_port_info_no_change(&pi);
 	here_req(&r, MAD_METHOD_SET, SMP_ATTR_PORT_INFO, 0);
 	smp_port_info_encode(&pi, r.data, sizeof(r.data));
 	return run(e, tp, &r, NULL);
