@@ -696,13 +696,14 @@ static void fill_pass(struct fill *f, unsigned threads, int halves)
 /*
  * More missing entries than the cycle searches could help with. On the
  * degraded fat trees measured (3-level, radix 16 to 54, links or switches
- * removed, 18,935 to 5,647,860 entries to fill), every fill with more than
- * budget / 64 missing entries ran its budget out (most within their first
- * 10 % of entries) or was forced into a cycle, and every one ended with
- * the switches' routes closing a credit loop all the same; the searches
- * and the walk of every LID that gathers their dependencies took half to
- * three quarters of the fill's time. Past that count both are skipped:
- * every entry is taken by hops and use alone, counted unchecked.
+ * removed, 18,935 to 5,647,860 entries to fill), the fills with more than
+ * budget / 64 missing entries that were followed ran their budget out
+ * after a few thousand entries (most within their first 10 %) or were
+ * forced into cycles, and every one ended with the switches' routes
+ * closing a credit loop all the same; the searches and the walk of every
+ * LID that gathers their dependencies took half to three quarters of the
+ * fill's time. Past that count both are skipped: every entry is taken by
+ * hops and use alone, counted unchecked.
  */
 uint64_t reach_search_limit(const struct rgraph *g, uint32_t top)
 {
