@@ -45,6 +45,27 @@ int rg_par2_both(void (*fn)(void *), void *a, void *b)
 	return 0;
 }
 
+struct range {
+	void (*fn)(void *, uint32_t, uint32_t);
+	void *arg;
+	uint32_t lo, hi;
+};
+
+static void range_run(void *p)
+{
+	struct range *r = p;
+
+	r->fn(r->arg, r->lo, r->hi);
+}
+
+void rg_par_range(void (*fn)(void *, uint32_t, uint32_t), void *arg, uint32_t n,
+		  unsigned threads)
+{
+	struct range a = { fn, arg, 0, n / 2 }, b = { fn, arg, n / 2, n };
+
+	rg_par2(range_run, &a, &b, threads);
+}
+
 struct rg_steps {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;

@@ -477,6 +477,22 @@ static void route_down(const struct pl *x, uint8_t **lft, uint32_t i, uint16_t l
 	}
 }
 
+struct downs {
+	const struct pl *x;
+	uint8_t **lft;
+};
+
+/* route_down() for the base LIDs of hosts lo .. hi (each its own column). */
+static void route_downs(void *arg, uint32_t lo, uint32_t hi)
+{
+	const struct downs *d = arg;
+	const struct rgraph *g = d->x->g;
+
+	for (uint32_t i = lo; i < hi; i++)
+		if (d->x->lidx[g->hosts[i].sw] != RG_NONE)
+			route_down(d->x, d->lft, i, g->hosts[i].lid);
+}
+
 /*
  * LMC offset o of host i: no shift or all-to-all bound counts it, so it
  * takes the first plane and slot that work from i's own turned by o, for
@@ -565,9 +581,8 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 	pl_loads_init(&x);
 	unsigned threads = rg_par_threads(g, c->o->threads ? c->o->threads : ROUTE_THREADS);
 	pl_route_leaves(&x, c->lft, route_split(c), threads);
-	for (uint32_t i = 0; i < x.N; i++)
-		if (x.lidx[g->hosts[i].sw] != RG_NONE)
-			route_down(&x, c->lft, i, g->hosts[i].lid);
+	struct downs d = { &x, c->lft };
+	rg_par_range(route_downs, &d, x.N, threads);
 	if (x.S)
 		pl_route_middles(&x, c->lft, threads);
 	for (uint32_t i = 0; i < x.N; i++)

@@ -712,12 +712,22 @@ static void route_leaf(struct pl *x, struct lstate *ls, uint32_t l, const struct
 				key_host(w, ls->raw[k]));
 }
 
-/* Every leaf's entries, primaries and extras, from erow: row by row. */
-static void write_leaves(const struct pl *x, const struct lstate *ls, uint8_t **lft)
+struct lwrite {
+	const struct pl *x;
+	const struct lstate *ls;
+	uint8_t **lft;
+};
+
+/* Leaves lo .. hi's entries, primaries and extras, from erow: row by row. */
+static void write_leaves(void *arg, uint32_t lo, uint32_t hi)
 {
+	const struct lwrite *wr = arg;
+	const struct pl *x = wr->x;
+	const struct lstate *ls = wr->ls;
+	uint8_t **lft = wr->lft;
 	const struct rgraph *g = x->g;
 
-	for (uint32_t a = 0; a < x->nleaf; a++) {
+	for (uint32_t a = lo; a < hi; a++) {
 		const uint8_t *row = ls->erow + (size_t)a * x->N, *up = x->lup + (size_t)a * x->P;
 		uint8_t *t = lft[x->leafsw[a]];
 		for (uint32_t i = 0; i < x->N; i++)
@@ -1005,7 +1015,8 @@ void pl_route_leaves(struct pl *x, uint8_t **lft, int split, unsigned threads)
 	x->st->a2a_max = ls.a2a_max > x->st->a2a_max ? ls.a2a_max : x->st->a2a_max;
 	for (size_t k = 0; k < (size_t)x->nleaf * x->P; k++)
 		x->st->a2a_max = x->rowload[k] > x->st->a2a_max ? x->rowload[k] : x->st->a2a_max;
-	write_leaves(x, &ls, lft);
+	struct lwrite wr = { x, &ls, lft };
+	rg_par_range(write_leaves, &wr, x->nleaf, threads);
 	free(ls.cnt);
 	free(ls.erow);
 	free(ls.up);

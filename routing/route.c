@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "routing/engine.h"
+#include "routing/par.h"
 #include "routing/reach.h"
 #include "routing/routing.h"
 
@@ -96,6 +97,15 @@ static void route_reach_all(struct rctx *c)
 			  " (too many to check all for credit loops)" : "");
 }
 
+/* Rows lo .. hi of the tables: no entry yet. */
+static void clear_rows(void *arg, uint32_t lo, uint32_t hi)
+{
+	const struct rctx *c = arg;
+
+	for (uint32_t s = lo; s < hi; s++)
+		memset(c->lft[s], LFT_NO_PORT, c->g->top + 1u);
+}
+
 int route_compute(const struct topo *t, const struct route_opts *o, struct route_tables *out)
 {
 	static const struct route_opts defaults = { .engine = NULL };
@@ -123,10 +133,12 @@ int route_compute(const struct topo *t, const struct route_opts *o, struct route
 	uint8_t **lft = rg_xcalloc(g.nsw, sizeof(*lft));
 	for (uint32_t s = 0; s < g.nsw; s++) {
 		lft[s] = rg_xmalloc(g.top + 1u, 1);
-		memset(lft[s], LFT_NO_PORT, g.top + 1u);
 		out->lft[g.sw[s].node].ports = lft[s];
 	}
 	struct rctx c = { &g, o, lft, out->why, sizeof(out->why) };
+	/* the first touch of every page: on a big fabric far from free */
+	rg_par_range(clear_rows, &c, g.nsw,
+		     rg_par_threads(&g, o->threads ? o->threads : ROUTE_THREADS));
 	int rc = find_engine(name)(&c);
 	if (rc == ROUTE_FALLBACK_UPDN) {
 		for (uint32_t s = 0; s < g.nsw; s++)
