@@ -412,9 +412,26 @@ static int check_tables(const struct rgraph *g, const struct route_tables *rt, c
 	return 0;
 }
 
-/* The merged part's loads and dependencies into v. */
-static void loads(const struct vctx *x, const struct vpart *y, struct route_verify *v)
+struct cycle {
+	const struct rgraph *g;
+	const uint8_t *bits;
+	int cyclic;
+};
+
+static void cycle_run(void *arg)
 {
+	struct cycle *c = arg;
+
+	c->cyclic = cdg_cyclic(c->g, c->bits);
+}
+
+/* The merged part's loads and dependencies into v: the hosts' and the
+ * switches' dependency graphs searched for cycles side by side. */
+static void loads(const struct vctx *x, const struct vpart *y, struct route_verify *v,
+		  unsigned threads)
+{
+	struct cycle hc = { x->g, y->hbits, 0 }, sc = { x->g, y->sbits, 0 };
+
 	const struct rgraph *g = x->g;
 
 	for (uint32_t s = 0; s < g->nsw; s++)
@@ -429,8 +446,9 @@ static void loads(const struct vctx *x, const struct vpart *y, struct route_veri
 		for (uint32_t b = 0; b < 32; b++)
 			v->cdg_edges += rg_pop64(y->hbits[32u * i + b]);
 	}
-	v->cdg_cycle = cdg_cyclic(g, y->hbits);
-	v->sw_cdg_cycle = cdg_cyclic(g, y->sbits);
+	rg_par2(cycle_run, &sc, &hc, threads);
+	v->cdg_cycle = hc.cyclic;
+	v->sw_cdg_cycle = sc.cyclic;
 }
 
 /* The LIDs and the shifts in two parts, on two threads (or one after the
@@ -458,7 +476,7 @@ static void run_parts(struct vctx *x, struct route_verify *v, unsigned threads)
 	v->dead_entries = y[0].v.dead_entries;
 	v->max_hops = y[0].v.max_hops;
 	v->max_stretch = y[0].v.max_stretch;
-	loads(x, &y[0], v);
+	loads(x, &y[0], v, threads);
 	part_free(&y[0]);
 }
 
