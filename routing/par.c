@@ -46,8 +46,9 @@ int rg_par2_both(void (*fn)(void *), void *a, void *b)
 }
 
 struct range {
-	void (*fn)(void *, uint32_t, uint32_t);
+	void (*fn)(void *, int, uint32_t, uint32_t);
 	void *arg;
+	int half;
 	uint32_t lo, hi;
 };
 
@@ -55,13 +56,13 @@ static void range_run(void *p)
 {
 	struct range *r = p;
 
-	r->fn(r->arg, r->lo, r->hi);
+	r->fn(r->arg, r->half, r->lo, r->hi);
 }
 
-void rg_par_range(void (*fn)(void *, uint32_t, uint32_t), void *arg, uint32_t n,
+void rg_par_range(void (*fn)(void *, int, uint32_t, uint32_t), void *arg, uint32_t n,
 		  unsigned threads)
 {
-	struct range a = { fn, arg, 0, n / 2 }, b = { fn, arg, n / 2, n };
+	struct range a = { fn, arg, 0, 0, n / 2 }, b = { fn, arg, 1, n / 2, n };
 
 	rg_par2(range_run, &a, &b, threads);
 }

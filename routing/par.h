@@ -25,9 +25,10 @@ void rg_par2(void (*fn)(void *), void *a, void *b, unsigned threads);
  * that wait for each other, which one after the other would not end). */
 int rg_par2_both(void (*fn)(void *), void *a, void *b);
 
-/* fn(arg, 0, n / 2) on a second thread and fn(arg, n / 2, n) on this one,
- * as rg_par2(): for loops whose iterations write apart from each other. */
-void rg_par_range(void (*fn)(void *, uint32_t, uint32_t), void *arg, uint32_t n,
+/* fn(arg, 0, 0, n / 2) on a second thread and fn(arg, 1, n / 2, n) on this
+ * one (the half, then its range), as rg_par2(): for loops whose iterations
+ * write apart from each other. */
+void rg_par_range(void (*fn)(void *, int, uint32_t, uint32_t), void *arg, uint32_t n,
 		  unsigned threads);
 
 /*

@@ -483,7 +483,7 @@ struct downs {
 };
 
 /* route_down() for the base LIDs of hosts lo .. hi (each its own column). */
-static void route_downs(void *arg, uint32_t lo, uint32_t hi)
+static void route_downs(void *arg, int half, uint32_t lo, uint32_t hi)
 {
 	const struct downs *d = arg;
 	const struct rgraph *g = d->x->g;

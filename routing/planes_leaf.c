@@ -716,23 +716,23 @@ struct lwrite {
 	const struct pl *x;
 	const struct lstate *ls;
 	uint8_t **lft;
+	uint16_t *lid;      /* per host: its base LID (a row's reads then stay in cache) */
 };
 
 /* Leaves lo .. hi's entries, primaries and extras, from erow: row by row. */
-static void write_leaves(void *arg, uint32_t lo, uint32_t hi)
+static void write_leaves(void *arg, int half, uint32_t lo, uint32_t hi)
 {
 	const struct lwrite *wr = arg;
 	const struct pl *x = wr->x;
 	const struct lstate *ls = wr->ls;
 	uint8_t **lft = wr->lft;
-	const struct rgraph *g = x->g;
 
 	for (uint32_t a = lo; a < hi; a++) {
 		const uint8_t *row = ls->erow + (size_t)a * x->N, *up = x->lup + (size_t)a * x->P;
 		uint8_t *t = lft[x->leafsw[a]];
 		for (uint32_t i = 0; i < x->N; i++)
 			if (row[i] != NOPL)
-				t[g->hosts[i].lid] = up[row[i]];
+				t[wr->lid[i]] = up[row[i]];
 	}
 }
 
@@ -1015,8 +1015,11 @@ void pl_route_leaves(struct pl *x, uint8_t **lft, int split, unsigned threads)
 	x->st->a2a_max = ls.a2a_max > x->st->a2a_max ? ls.a2a_max : x->st->a2a_max;
 	for (size_t k = 0; k < (size_t)x->nleaf * x->P; k++)
 		x->st->a2a_max = x->rowload[k] > x->st->a2a_max ? x->rowload[k] : x->st->a2a_max;
-	struct lwrite wr = { x, &ls, lft };
+	struct lwrite wr = { x, &ls, lft, rg_xmalloc(N, sizeof(*wr.lid)) };
+	for (uint32_t i = 0; i < x->N; i++)
+		wr.lid[i] = x->g->hosts[i].lid;
 	rg_par_range(write_leaves, &wr, x->nleaf, threads);
+	free(wr.lid);
 	free(ls.cnt);
 	free(ls.erow);
 	free(ls.up);

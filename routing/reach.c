@@ -451,26 +451,44 @@ static void note_all(struct fill *f, unsigned threads)
  * verifier counts, not holes to fill.) LIDs past the tables' end count
  * once each.
  */
-static uint64_t count_no_route(const struct lwalk *w, uint8_t *hole)
+struct holes {
+	const struct lwalk *w;
+	uint8_t *hole;
+	uint64_t n[2];          /* the count of each half of the LIDs */
+};
+
+/* count_no_route() over LIDs lo + 1 .. hi (each half its own hole flags). */
+static void holes_run(void *arg, int half, uint32_t lo, uint32_t hi)
 {
+	struct holes *h = arg;
+	const struct lwalk *w = h->w;
+	uint64_t n = 0;
+
+	for (uint32_t s = 0; s < w->g->nsw; s++) {
+		const uint8_t *row = w->lft[s], *p = row + lo + 1, *end = row + hi + 1;
+		while (p < end && (p = memchr(p, LFT_NO_PORT, (size_t)(end - p)))) {
+			uint32_t o = w->own[p - row];
+			if (o != RG_NONE && w->comp[o] == w->comp[s]) {
+				n++;
+				h->hole[p - row] = 1;
+			}
+			p++;
+		}
+	}
+	h->n[half] = n;
+}
+
+static uint64_t count_no_route(const struct lwalk *w, uint8_t *hole, unsigned threads)
+{
+	struct holes h = { w, hole, { 0, 0 } };
 	uint64_t n = 0;
 
 	for (uint32_t lid = w->top + 1; lid <= w->ltop; lid++) {
 		n++;
 		hole[lid] = 1;
 	}
-	for (uint32_t s = 0; s < w->g->nsw; s++) {
-		const uint8_t *row = w->lft[s], *p = row + 1, *end = row + w->top + 1;
-		while (p < end && (p = memchr(p, LFT_NO_PORT, (size_t)(end - p)))) {
-			uint32_t o = w->own[p - row];
-			if (o != RG_NONE && w->comp[o] == w->comp[s]) {
-				n++;
-				hole[p - row] = 1;
-			}
-			p++;
-		}
-	}
-	return n;
+	rg_par_range(holes_run, &h, w->top, threads);
+	return n + h.n[0] + h.n[1];
 }
 
 /* One block of pass 2 for one thread: walked ahead (w set) or filled. */
@@ -727,7 +745,7 @@ void reach_fill_threads(const struct rgraph *g, uint8_t **lft, uint32_t top,
 	threads = rg_par_threads(g, threads);
 	f.hole = rg_xcalloc(f.w.ltop + 1u, 1);
 	f.swhole = rg_xcalloc(g->nsw ? g->nsw : 1, 1);
-	uint64_t missing = count_no_route(&f.w, f.hole);
+	uint64_t missing = count_no_route(&f.w, f.hole, threads);
 	if (missing) {
 		cdg_init(&f.d, g);
 		if (past_budget(&f, missing))

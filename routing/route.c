@@ -98,7 +98,7 @@ static void route_reach_all(struct rctx *c)
 }
 
 /* Rows lo .. hi of the tables: no entry yet. */
-static void clear_rows(void *arg, uint32_t lo, uint32_t hi)
+static void clear_rows(void *arg, int half, uint32_t lo, uint32_t hi)
 {
 	const struct rctx *c = arg;
 

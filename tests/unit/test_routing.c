@@ -21,6 +21,7 @@
 #include "routing/balance.h"
 #include "routing/graph.h"
 #include "routing/lids.h"
+#include "routing/par.h"
 #include "routing/routing.h"
 #include "routing/verify.h"
 #include "test_routing_topo.h"
@@ -975,6 +976,39 @@ static void test_threads_same_tables(void **state)
 	}
 }
 
+struct marks {
+	uint8_t hit[9];
+	int half_of[9];
+};
+
+static void mark_range(void *arg, int half, uint32_t lo, uint32_t hi)
+{
+	struct marks *m = arg;
+
+	for (uint32_t i = lo; i < hi; i++) {
+		m->hit[i]++;
+		m->half_of[i] = half;
+	}
+}
+
+/* rg_par_range() hands out every index once, the lower half as half 0,
+ * on two threads as on one, odd counts and empty halves included. */
+static void test_par_range_halves(void **state)
+{
+	(void)state;
+	for (unsigned threads = 1; threads <= 2; threads++)
+		for (uint32_t n = 0; n <= 9; n++) {
+			struct marks m;
+			memset(&m, 0, sizeof(m));
+			rg_par_range(mark_range, &m, n, threads);
+			for (uint32_t i = 0; i < 9; i++) {
+				assert_int_equal(m.hit[i], i < n);
+				if (i < n)
+					assert_int_equal(m.half_of[i], i >= n / 2);
+			}
+		}
+}
+
 /*
  * Plane routing's leaves and the reach fill in two halves (split_cells 1)
  * keep the degraded trees' targets (test_degraded_quality()): 3-level
@@ -1068,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_balance_updn_torus),
 		cmocka_unit_test(test_balance_parts_hole),
 		cmocka_unit_test(test_threads_same_tables),
+		cmocka_unit_test(test_par_range_halves),
 		cmocka_unit_test(test_planes_halves_quality),
 		cmocka_unit_test(test_reach_halves_cross),
 	};
