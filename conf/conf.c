@@ -340,6 +340,14 @@ static const struct conf_opt opts[] = {
 	     "/ 1000 s (about 41 s on a 3456-host 3-level tree), and it goes "
 	     "on. Under ibsim keep smp_window + this below about 256 (umad2sim "
 	     "stalls with more MADs unread)."),
+	UINT(perfmgr_per_node, 1, 64, "4", NULL, true,
+	     "PMA queries outstanding at once to one node (of perfmgr_window): "
+	     "a switch's ports all answer at its one LID, from one management "
+	     "processor, so a round goes over the nodes side by side rather "
+	     "than sending one switch all of its ports' queries at once (a "
+	     "PMA that cannot queue them drops the rest, and each then waits "
+	     "out a timeout). A node's queries beyond it wait for its "
+	     "answers."),
 	UINT(health_window, 1, 86400, "300", "s", true,
 	     "Error counters are judged per window of this length: a counter "
 	     "that grew by more than its threshold within one window is a "

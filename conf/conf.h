@@ -150,7 +150,7 @@ struct sm_conf {
 	unsigned mcast_batch_ms;
 	/* performance manager and link health (daemon/pmhost.c) */
 	bool perfmgr;
-	unsigned perfmgr_interval, perfmgr_window;
+	unsigned perfmgr_interval, perfmgr_window, perfmgr_per_node;
 	unsigned health_window;
 	unsigned health_symbol_errors, health_link_error_recovery, health_link_downed;
 	unsigned health_rcv_errors, health_rcv_remote_phys_errors, health_xmit_discards;

@@ -5,7 +5,8 @@
  * small record of the query so the answer can be handed back (pm_done,
  * exactly once per query, also when the engine cancels it at shutdown).
  * The engine sends them only while no SMP waits, so polling never slows a
- * sweep; pm/sched.c keeps at most perfmgr_window of them outstanding.
+ * sweep; pm/sched.c keeps at most perfmgr_window of them outstanding,
+ * perfmgr_per_node to any one node.
  */
 #include "config.h"
 
@@ -145,6 +146,7 @@ static void opts_from_conf(const struct sm_conf *c, struct pm_opts *o)
 
 	pm_opts_default(o);
 	o->window = c->perfmgr_window;
+	o->per_node = c->perfmgr_per_node;
 	o->period_ms = c->perfmgr_interval * 1000;
 	t->window_s = c->health_window;
 	t->count[PM_P_SYMBOL_ERRORS] = c->health_symbol_errors;

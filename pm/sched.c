@@ -51,6 +51,7 @@ struct pm_node {
 	uint8_t is_switch;
 	uint8_t cpi;            /* CPI_* */
 	uint8_t want, inflight; /* W_CPI; W_CLEAR for an AllPortSelect clear */
+	uint8_t out;            /* its queries outstanding, ports' included */
 	uint8_t retries;
 	uint8_t pc_left;        /* PortCounters reads of the round not done */
 };
@@ -81,6 +82,7 @@ void pm_opts_default(struct pm_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->window = 256;        /* umad2sim freezes with more MADs unread */
+	o->per_node = 4;
 	o->retries = 2;
 	o->period_ms = 10000;
 	pm_thresholds_default(&o->th);
@@ -380,9 +382,10 @@ uint64_t pm_next_deadline(const struct pm *pm)
 	return pm->in_round ? UINT64_MAX : pm->next_round;
 }
 
-static void emit(struct pm *pm, const struct pm_node *n, uint8_t kind, uint8_t port,
+static void emit(struct pm *pm, struct pm_node *n, uint8_t kind, uint8_t port,
 		 struct pm_query *q)
 {
+	n->out++;
 	memset(q, 0, sizeof(*q));
 	q->guid = n->guid;
 	q->lid = n->lid;
@@ -453,9 +456,15 @@ static void clear_each(struct pm *pm, struct pm_node *n)
 	}
 }
 
-/* One query of node n, or false when it has none to send now. */
+/* One query of node n, or false when it has none to send now. A switch's
+ * ports all answer at its one LID, from one management processor: a node
+ * gets at most per_node queries at once, so that a round goes over the
+ * nodes side by side rather than loading one node with all of its
+ * ports' queries (and losing those its PMA cannot queue). */
 static bool node_query(struct pm *pm, struct pm_node *n, struct pm_query *q)
 {
+	if (n->out >= (pm->o.per_node ? pm->o.per_node : 1))
+		return false;
 	if (n->want & W_CPI && !(n->inflight & W_CPI)) {
 		emit(pm, n, PM_Q_CPI, 0, q);
 		n->want &= (uint8_t)~W_CPI;
@@ -714,6 +723,8 @@ void pm_done(struct pm *pm, const struct pm_query *q, const struct pma_reply *r,
 
 	if (pm->outstanding)
 		pm->outstanding--;
+	if (n && n->out)
+		n->out--;
 	if (r && !answer_matches(q, r))
 		r = NULL;       /* an answer about something else is no answer */
 	if (n && (q->kind == PM_Q_CPI || q->port == PMA_PORT_SELECT_ALL)) {

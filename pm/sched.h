@@ -41,6 +41,7 @@
 
 struct pm_opts {
 	unsigned window;        /* queries outstanding; <= 256 on ibsim (umad2sim) */
+	unsigned per_node;      /* of them to one node at most (its PMA) */
 	unsigned retries;       /* re-asks per port and round of failed queries */
 	unsigned period_ms;     /* from the start of one round to the next */
 	struct pm_thresholds th;

@@ -35,6 +35,14 @@ Usage: simtrace.py FILE --order NETFILE [--from-line N]
   computed), O ACTIVE Sets before the last table Set of the whole trace
   (links up while other switches were still written); then each violation.
   Exits 1 on any violation.
+
+Usage: simtrace.py FILE --pma-runs [--from-line N]
+  Prints "pma=Q nodes=N longest=L": the PerfMgt Gets and Sets (class
+  0x04) in the trace, the nodes they reached, and the longest run of them
+  in a row to one node within the first half of them (ibsim processes one
+  MAD at a time, in the order they came: queries sent to one node back to
+  back arrive back to back, while early in a round every node still has
+  queries to come).
 """
 import argparse
 import re
@@ -133,6 +141,17 @@ def pkey(lines):
     return 0
 
 
+def pma_runs(lines):
+    nodes = [node for mclass, method, _, _, _, node, _ in packets(lines)
+             if mclass == 0x04 and method in (0x01, 0x02)]
+    longest = run = 0
+    for i, node in enumerate(nodes[:len(nodes) // 2]):
+        run = run + 1 if i and node == nodes[i - 1] else 1
+        longest = max(longest, run)
+    print('pma=%d nodes=%d longest=%d' % (len(nodes), len(set(nodes)), longest))
+    return 0
+
+
 def read_net(path):
     """Switch names and links (node, port) -> (node, port) of a net file."""
     switches, peer, cur = set(), {}, None
@@ -196,8 +215,11 @@ def main():
     ap.add_argument('--from-line', type=int, default=0)
     ap.add_argument('--order', metavar='NETFILE')
     ap.add_argument('--pkey', action='store_true')
+    ap.add_argument('--pma-runs', action='store_true')
     a = ap.parse_args()
     lines = open(a.file, errors='replace').read().splitlines()[a.from_line:]
+    if a.pma_runs:
+        return pma_runs(lines)
     if a.pkey:
         return pkey(lines)
     if a.order:

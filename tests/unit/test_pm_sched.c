@@ -1,7 +1,7 @@
 /*
  * DOC: tests of the poll scheduler of pm/sched.c against a fake PMA: one
  * ClassPortInfo per node before its ports, both attributes per port, the
- * window, re-asks and not_answering, the clear before saturation (one
+ * window and the cap per node, re-asks and not_answering, the clear before saturation (one
  * AllPortSelect Set per switch, per port elsewhere) that keeps the totals,
  * a clear behind our back, targets that change under a round, and the
  * memory a watched port takes, measured on the heap.
@@ -201,6 +201,52 @@ static void test_window(void **state)
 	pm_free(pm);
 }
 
+/* A node gets at most per_node queries at once: its other ports wait for
+ * its answers while other nodes' queries go out; with one at a time a
+ * round still ends. */
+static void test_per_node(void **state)
+{
+	struct pm *pm = setup_pm(256);
+	struct pm_opts o;
+	struct pm_query q[16], more[16];
+	struct pma_reply r;
+	size_t got, i;
+	unsigned sw = 0;
+
+	pm_opts_default(&o);
+	o.period_ms = 1000;
+	o.per_node = 2;
+	pm_set_opts(pm, &o);
+	/* each node's ClassPortInfo first */
+	got = pm_next(pm, 1000, q, 16);
+	assert_int_equal(got, 2);
+	for (i = 0; i < got; i++)
+		pm_done(pm, &q[i], fake_pma(&q[i], &r), 1000);
+	/* two of the switch's six (3 ports x 2), and the CA port's two */
+	got = pm_next(pm, 1000, q, 16);
+	for (i = 0; i < got; i++)
+		sw += q[i].guid == SW;
+	assert_int_equal(sw, 2);
+	assert_int_equal(got, 4);
+	assert_int_equal(pm_next(pm, 1000, more, 16), 0);
+	/* one of the switch's answered: one more of its own goes out */
+	for (i = 0; q[i].guid != SW; i++)
+		;
+	pm_done(pm, &q[i], fake_pma(&q[i], &r), 1000);
+	assert_int_equal(pm_next(pm, 1000, more, 16), 1);
+	assert_true(more[0].guid == SW);
+	pm_free(pm);
+	/* one at a time: the whole round all the same */
+	pm = setup_pm(256);
+	pm_opts_default(&o);
+	o.period_ms = 1000;
+	o.per_node = 1;
+	pm_set_opts(pm, &o);
+	assert_int_equal(run_round(pm, 1000), 10);
+	assert_int_equal(F.max_out, 2);
+	pm_free(pm);
+}
+
 /* A round with nothing to ask (the one link watched is down) ends in
  * pm_next() itself: no answer will come to end it. */
 static void test_empty_round(void **state)
@@ -312,6 +358,13 @@ static void test_targets_change(void **state)
 	struct pm_port_view v;
 	size_t n;
 
+	struct pm_opts o;
+
+	/* every read of the round out at once */
+	pm_opts_default(&o);
+	o.period_ms = 1000;
+	o.per_node = 8;
+	pm_set_opts(pm, &o);
 	F.xdata[0] = 42;
 	run_round(pm, 1000);
 	n = pm_next(pm, 2000, q, 16);
@@ -408,6 +461,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_per_node),
 		cmocka_unit_test(test_empty_round),
 		cmocka_unit_test(test_not_answering),
 		cmocka_unit_test(test_clear_all_ports),
