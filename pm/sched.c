@@ -48,8 +48,8 @@ struct pm_node {
 	uint16_t cap_mask;      /* of its PMA's ClassPortInfo */
 	uint8_t cap2;           /* PMA_CAP2_ADDL_PORT_COUNTERS_EXT or 0 */
 	uint8_t nports;
-	uint8_t is_switch;
-	uint8_t cpi;            /* CPI_* */
+	uint8_t is_switch : 1;
+	uint8_t cpi : 2;        /* CPI_* */
 	uint8_t want, inflight; /* W_CPI; W_CLEAR for an AllPortSelect clear */
 	uint8_t out;            /* its queries outstanding, ports' included */
 	uint8_t retries;
@@ -57,6 +57,7 @@ struct pm_node {
 };
 
 _Static_assert(sizeof(struct pm_port) <= 248, "a watched port takes at most 248 bytes");
+_Static_assert(sizeof(struct pm_node) <= 24, "a watched node takes at most 24 bytes");
 
 struct pm {
 	struct pm_opts o;

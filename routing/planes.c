@@ -482,7 +482,7 @@ struct downs {
 	uint8_t **lft;
 };
 
-/* route_down() for the base LIDs of hosts lo .. hi (each its own column). */
+/* route_down() for the base LIDs of hosts [lo, hi) (each its own column). */
 static void route_downs(void *arg, int half, uint32_t lo, uint32_t hi)
 {
 	const struct downs *d = arg;

@@ -719,7 +719,7 @@ struct lwrite {
 	uint16_t *lid;      /* per host: its base LID (a row's reads then stay in cache) */
 };
 
-/* Leaves lo .. hi's entries, primaries and extras, from erow: row by row. */
+/* Leaves [lo, hi)'s entries, primaries and extras, from erow: row by row. */
 static void write_leaves(void *arg, int half, uint32_t lo, uint32_t hi)
 {
 	const struct lwrite *wr = arg;

@@ -442,22 +442,14 @@ static void note_all(struct fill *f, unsigned threads)
 	free(bits);
 }
 
-/*
- * The entries missing (LFT_NO_PORT) for LIDs of a switch's own part, and
- * per LID whether it misses any (hole). The engines' entries otherwise
- * lead somewhere, so on a fabric they route whole this one scan along the
- * tables' rows, far cheaper than walking every LID across the switches,
- * says there is nothing to fill. (Loops and dead ports are engine bugs the
- * verifier counts, not holes to fill.) LIDs past the tables' end count
- * once each.
- */
 struct holes {
 	const struct lwalk *w;
 	uint8_t *hole;
 	uint64_t n[2];          /* the count of each half of the LIDs */
 };
 
-/* count_no_route() over LIDs lo + 1 .. hi (each half its own hole flags). */
+/* count_no_route()'s scan over LIDs lo + 1 .. hi, both included (each
+ * half its own LIDs' hole flags and its own count). */
 static void holes_run(void *arg, int half, uint32_t lo, uint32_t hi)
 {
 	struct holes *h = arg;
@@ -478,6 +470,15 @@ static void holes_run(void *arg, int half, uint32_t lo, uint32_t hi)
 	h->n[half] = n;
 }
 
+/*
+ * The entries missing (LFT_NO_PORT) for LIDs of a switch's own part, and
+ * per LID whether it misses any (hole). The engines' entries otherwise
+ * lead somewhere, so on a fabric they route whole this one scan along the
+ * tables' rows, far cheaper than walking every LID across the switches,
+ * says there is nothing to fill. (Loops and dead ports are engine bugs the
+ * verifier counts, not holes to fill.) LIDs past the tables' end count
+ * once each.
+ */
 static uint64_t count_no_route(const struct lwalk *w, uint8_t *hole, unsigned threads)
 {
 	struct holes h = { w, hole, { 0, 0 } };

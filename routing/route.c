@@ -97,7 +97,7 @@ static void route_reach_all(struct rctx *c)
 			  " (too many to check all for credit loops)" : "");
 }
 
-/* Rows lo .. hi of the tables: no entry yet. */
+/* Rows [lo, hi) of the tables: no entry yet. */
 static void clear_rows(void *arg, int half, uint32_t lo, uint32_t hi)
 {
 	const struct rctx *c = arg;
@@ -136,7 +136,8 @@ int route_compute(const struct topo *t, const struct route_opts *o, struct route
 		out->lft[g.sw[s].node].ports = lft[s];
 	}
 	struct rctx c = { &g, o, lft, out->why, sizeof(out->why) };
-	/* the first touch of every page: on a big fabric far from free */
+	/* on a big fabric the clearing (most of it the kernel zeroing the
+	 * rows' pages as they are first written) is far from free */
 	rg_par_range(clear_rows, &c, g.nsw,
 		     rg_par_threads(&g, o->threads ? o->threads : ROUTE_THREADS));
 	int rc = find_engine(name)(&c);

@@ -5,7 +5,11 @@
 # counter queries a round to each switch's one LID), ibsmd polling every
 # second, ibsim's packet trace on for the first rounds. ibsim processes one
 # MAD at a time in the order they came, so queries sent to one node back
-# to back reach it back to back: with perfmgr_per_node 4 (the default) the
+# to back reach it back to back; and it answers each as it processes it,
+# so a node's slots come free in the order its queries went out, by when
+# the round has gone on to other nodes (answers in another order could
+# give a node more than 4 in a row without ever more than 4 outstanding,
+# on hardware; not under ibsim). With perfmgr_per_node 4 (the default) the
 # first half of the trace's PerfMgt queries never has more than 4 in a row
 # to one node (tests/integration/simtrace.py --pma-runs), where all 32 of a
 # switch's went out together before. The rounds still read every port.
