@@ -248,6 +248,7 @@ static void on_pump(evutil_socket_t fd, short what, void *arg)
 		if (poll(&p, 1, busy ? PUMP_WAIT_MS : 0) > 0)
 			mad_engine_on_readable(sm->eng);
 		mad_engine_on_timer(sm->eng);
+		pm_host_due(clock_ms());
 	} while (!mad_engine_idle(sm->eng) && clock_ms() < until && !worker_results_waiting() &&
 		 !sm->steps);
 	evtimer_add(sm->ev_umad, mad_engine_idle(sm->eng) && !sa_host_busy(sm) ? &idle : &now);

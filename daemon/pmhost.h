@@ -18,6 +18,9 @@ struct sm;
 /* Creates the PM (sm->pm) and starts what the configuration asks for.
  * 0, or -1 with a message on stderr (metrics_listen unusable). */
 int pm_host_attach(struct sm *sm);
+/* Runs the PM's timer now if it is due: the simulator's pump loop calls
+ * it, as libevent's own timers wait for the loop (daemon/main.c). */
+void pm_host_due(uint64_t now);
 /* Stops polling and serving; before the engine is freed. */
 void pm_host_stop(struct sm *sm);
 /* Frees the PM; after the engine (its cancellations answer our queries). */
