@@ -15,8 +15,9 @@
  * host per slot and pod), so the target leaves T - 2 for extras. An entry
  * left over the target gets another try, then others sharing its links
  * and shifts move aside where they fit elsewhere (unblock()).
- * The extras are counted per (link, shift), a byte each, with the largest
- * of every 64 kept beside them: a pod's run of shifts is long. A link's
+ * The extras are counted per (link, shift), four bits each (routing/nib.h:
+ * a count stays near the T - 2 the target leaves), with the largest of
+ * every 64 kept beside them: a pod's run of shifts is long. A link's
  * counters live in blocks of 64 taken from a pool when the block first
  * gets an extra (most stay empty: a plane's extras fill a fifth of its
  * links' shifts), so that a plane needs a fraction of the memory, blocks
@@ -27,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/nib.h"
 #include "routing/par.h"
 #include "routing/planes_int.h"
-#include "routing/simd.h"
 
-#define BLK 64          /* counters per kept maximum */
+#define BLK NIB_BLK     /* counters per kept maximum */
 #define PL_RUNS 64      /* runs of shifts kept per entry, more are merged */
 #define PL_UNBLOCK 64   /* other entries unblock() may try to move */
 #define PL_UNBLOCKS 256 /* unblock() calls per plane */
@@ -45,10 +46,10 @@ struct runs {
 
 struct sstate {
 	/* extras on a link (row) in a shift: block shift / BLK of the row is
-	 * pool + BLK * (dir[row + S * block] - 1), all zero where dir is 0 */
+	 * pool + NIB_BYTES * (dir[row + S * block] - 1), all zero where dir is 0 */
 	uint32_t *dir;
 	uint8_t *pool;    /* room for every block (only those used are ever
-			     touched, so only they take memory), PL_PAD more */
+			     touched, so only they take memory) */
 	uint32_t *owner;  /* per pool block: its row + S * block */
 	uint32_t npool;
 	uint8_t *bm;      /* [row + S * block]: the block's largest */
@@ -82,7 +83,7 @@ static const uint8_t *blk_at(const struct sstate *ss, uint32_t row, uint32_t b)
 {
 	uint32_t k = ss->dir[row + (size_t)ss->S * b];
 
-	return k ? ss->pool + (size_t)(k - 1) * BLK : NULL;
+	return k ? ss->pool + (size_t)(k - 1) * NIB_BYTES : NULL;
 }
 
 /* Block b of a row's counters, taken from the pool (zero) if need be. */
@@ -91,11 +92,11 @@ static uint8_t *blk_take(struct sstate *ss, uint32_t row, uint32_t b)
 	uint32_t *k = &ss->dir[row + (size_t)ss->S * b];
 
 	if (!*k) {
-		memset(ss->pool + (size_t)ss->npool * BLK, 0, BLK);
+		memset(ss->pool + (size_t)ss->npool * NIB_BYTES, 0, NIB_BYTES);
 		ss->owner[ss->npool] = row + ss->S * b;
 		*k = ++ss->npool;
 	}
-	return ss->pool + (size_t)(*k - 1) * BLK;
+	return ss->pool + (size_t)(*k - 1) * NIB_BYTES;
 }
 
 /* Counters of block b (the last one of a row may be short). */
@@ -112,7 +113,7 @@ static uint32_t part_max(const struct sstate *ss, uint32_t row, uint32_t st, uin
 	while (len) {
 		uint32_t b = st / BLK, off = st % BLK, n = BLK - off < len ? BLK - off : len;
 		const uint8_t *c = blk_at(ss, row, b);
-		uint32_t v = c ? pl_runmax(c, off, n, BLK) : 0;
+		uint32_t v = c ? nib_max(c, off, n) : 0;
 		m = v > m ? v : m;
 		st += n;
 		len -= n;
@@ -125,7 +126,7 @@ static uint8_t at_shift(const struct sstate *ss, uint32_t row, uint32_t s)
 {
 	const uint8_t *c = blk_at(ss, row, s / BLK);
 
-	return c ? c[s % BLK] : 0;
+	return c ? nib_get(c, s % BLK) : 0;
 }
 
 static uint32_t seg_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len)
@@ -172,36 +173,7 @@ static int32_t row_excess(const struct pl *x, const struct sstate *ss, uint32_t 
 	return e;
 }
 
-/* Adds d (1 or -1) to n counters from c (n <= BLK), saturating at both
- * ends; returns the largest of them after. Where the CPU has SSE2, 16 at
- * a time, the last 16 masked: the bytes after the n are written back as
- * they were (the pool has PL_PAD bytes after its last block). */
-static uint8_t bump_max(uint8_t *c, uint32_t n, int d)
-{
-#ifdef __SSE2__
-	const __m128i one = _mm_set1_epi8(1), all = _mm_set1_epi8(-1);
-	__m128i mx = _mm_setzero_si128();
-
-	for (uint32_t k = 0; k < n; k += 16) {
-		__m128i in = n - k < 16 ? rg_lanes_below(n - k) : all;
-		__m128i v = rg_load16(c + k), inc = _mm_and_si128(one, in);
-		v = d > 0 ? _mm_adds_epu8(v, inc) : _mm_subs_epu8(v, inc);
-		_mm_storeu_si128((__m128i *)(void *)(c + k), v);
-		mx = _mm_max_epu8(mx, _mm_and_si128(v, in));
-	}
-	return rg_max_lane(mx);
-#else
-	uint8_t m = 0;
-
-	for (uint32_t k = 0; k < n; k++) {
-		c[k] = d > 0 ? (uint8_t)(c[k] + (c[k] < UINT8_MAX)) : (uint8_t)(c[k] - (c[k] > 0));
-		m = c[k] > m ? c[k] : m;
-	}
-	return m;
-#endif
-}
-
-/* Adds d (1 or -1) to a cyclic run's counters (saturating at both ends),
+/* Adds d (1 or -1) to a cyclic run's counters (as nib_bump() does),
  * block by block, each block's largest brought up to date. */
 static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, int d)
 {
@@ -212,9 +184,9 @@ static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, 
 		uint32_t n = bl - off < len ? bl - off : len;
 		uint8_t *c = d > 0 ? blk_take(ss, row, b) : (uint8_t *)(uintptr_t)blk_at(ss, row, b);
 		if (c) {
-			uint32_t m = bump_max(c + off, n, d);
+			uint32_t m = nib_bump(c, off, n, d);
 			/* adding raises only the run; taking off may lower the block's largest */
-			m = d > 0 ? m : pl_runmax(c, 0, bl, BLK);
+			m = d > 0 ? m : nib_max(c, 0, bl);
 			uint8_t *bb = bm + (size_t)ss->S * b;
 			*bb = (uint8_t)(d > 0 && *bb > m ? *bb : m);
 		}
@@ -305,7 +277,7 @@ static int seg_busy(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t
 	while (len) {
 		uint32_t b = st / BLK, off = st % BLK, n = BLK - off < len ? BLK - off : len;
 		if (bm[(size_t)ss->S * b] && (n == blk_len(ss, b) ||
-			      pl_run_reaches(blk_at(ss, row, b), off, n, BLK, 1)))
+			      nib_max(blk_at(ss, row, b), off, n)))
 			return 1;
 		st += n;
 		len -= n;
@@ -658,7 +630,7 @@ static void route_half(void *arg)
 	ss->NB = (x->N + BLK - 1) / BLK;
 	ss->S = x->S;
 	ss->dir = pl_big((size_t)rows * ss->NB * sizeof(*ss->dir), 1);
-	ss->pool = pl_big((size_t)rows * ss->NB * BLK + PL_PAD, 0);
+	ss->pool = pl_big((size_t)rows * ss->NB * NIB_BYTES, 0);
 	ss->owner = rg_xmalloc((size_t)rows * ss->NB, sizeof(*ss->owner));
 	ss->bm = pl_big((size_t)rows * ss->NB, 1);
 	ss->slot = rg_xmalloc((size_t)x->npod * x->N, 1);

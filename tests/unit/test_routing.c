@@ -21,6 +21,7 @@
 #include "routing/balance.h"
 #include "routing/graph.h"
 #include "routing/lids.h"
+#include "routing/nib.h"
 #include "routing/par.h"
 #include "routing/routing.h"
 #include "routing/verify.h"
@@ -1010,6 +1011,46 @@ static void test_par_range_halves(void **state)
 }
 
 /*
+ * Four-bit counter blocks (routing/nib.h) against 64 plain counters with
+ * the same rules (up to 15, down to 0, 15 stays): random runs bumped up
+ * and down, every counter and random ranges' largest compared after each.
+ */
+static void test_nib_counters(void **state)
+{
+	uint8_t blk[NIB_BYTES], ref[NIB_BLK];
+	uint32_t seed = 12345;
+
+	(void)state;
+	memset(blk, 0, sizeof(blk));
+	memset(ref, 0, sizeof(ref));
+	for (int step = 0; step < 20000; step++) {
+		seed = seed * 1103515245u + 12345u;
+		uint32_t off = (seed >> 8) % NIB_BLK, n = (seed >> 16) % (NIB_BLK - off + 1);
+		int d = (seed >> 30) & 1 || step < 200 ? 1 : -1;
+		uint8_t want = 0;
+		for (uint32_t k = off; k < off + n; k++) {
+			if (d > 0)
+				ref[k] = (uint8_t)(ref[k] + (ref[k] < NIB_MAX));
+			else
+				ref[k] = (uint8_t)(ref[k] - (ref[k] > 0 && ref[k] < NIB_MAX));
+			want = ref[k] > want ? ref[k] : want;
+		}
+		assert_int_equal(nib_bump(blk, off, n, d), want);
+		for (uint32_t k = 0; k < NIB_BLK; k++)
+			assert_int_equal(nib_get(blk, k), ref[k]);
+		seed = seed * 1103515245u + 12345u;
+		off = (seed >> 8) % NIB_BLK;
+		n = (seed >> 16) % (NIB_BLK - off + 1);
+		want = 0;
+		for (uint32_t k = off; k < off + n; k++)
+			want = ref[k] > want ? ref[k] : want;
+		assert_int_equal(nib_max(blk, off, n), want);
+	}
+	/* the runs above reached 15 somewhere, and it stayed */
+	assert_int_equal(nib_max(blk, 0, NIB_BLK), NIB_MAX);
+}
+
+/*
  * Plane routing's leaves and the reach fill in two halves (split_cells 1)
  * keep the degraded trees' targets (test_degraded_quality()): 3-level
  * radix 16 and 28 with 5 % or 10 % of their links removed; on radix 8
@@ -1103,6 +1144,7 @@ int main(void)
 		cmocka_unit_test(test_balance_parts_hole),
 		cmocka_unit_test(test_threads_same_tables),
 		cmocka_unit_test(test_par_range_halves),
+		cmocka_unit_test(test_nib_counters),
 		cmocka_unit_test(test_planes_halves_quality),
 		cmocka_unit_test(test_reach_halves_cross),
 	};
