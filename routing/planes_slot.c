@@ -277,7 +277,7 @@ static int seg_busy(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t
 	while (len) {
 		uint32_t b = st / BLK, off = st % BLK, n = BLK - off < len ? BLK - off : len;
 		if (bm[(size_t)ss->S * b] && (n == blk_len(ss, b) ||
-			      nib_max(blk_at(ss, row, b), off, n)))
+			      nib_any(blk_at(ss, row, b), off, n)))
 			return 1;
 		st += n;
 		len -= n;
