@@ -572,16 +572,25 @@ static void plane_pods(const struct pl *x, uint32_t q, uint32_t *hp)
 	}
 }
 
+/* What write_plane() reads of every host for each middle switch, kept
+ * small (the hosts' records are 20 bytes each). */
+struct hcols {
+	uint32_t *hp;    /* plane_pods() */
+	uint8_t *t0s;    /* the host's own slot */
+	uint16_t *lid;   /* its base LID */
+	uint16_t *dport; /* [pod * S + t0]: a host's port without a slot of its
+			    own (its t0 if both links work, else the next that
+			    does), 0xFFFF if none */
+};
+
 /* Middle switches of plane q, every host of another pod they can reach:
- * switch by switch (its table row and its slots in one run each); t0:
- * every host's own slot. */
-static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q, uint32_t *hp,
-			const uint8_t *t0s, uint8_t **lft)
+ * switch by switch (its table row and its slots in one run each). */
+static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q,
+			const struct hcols *hc, uint8_t **lft)
 {
-	const struct rgraph *g = x->g;
 	uint32_t P = x->P, S = x->S, np = x->npod;
 
-	plane_pods(x, q, hp);
+	plane_pods(x, q, hc->hp);
 	for (uint32_t p1 = 0; p1 < np; p1++) {
 		uint32_t s = x->mid[(size_t)p1 * P + q];
 		const uint8_t *slot = ss->slot + (size_t)p1 * x->N;
@@ -589,19 +598,20 @@ static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q,
 		const struct pmask *up = &x->upm[(size_t)p1 * P + q];
 		if (s == RG_NONE)
 			continue;
-		for (uint32_t i = 0; i < x->N; i++) {
-			uint32_t p = hp[i], t = slot[i], t0 = t0s[i];
-			if (p == p1 || p == RG_NONE)
-				continue;
-			if (t == 0xFF && pm_has(up, t0) && pm_has(&x->dnm[(size_t)q * np + p], t0)) {
-				t = t0;
-			} else if (t == 0xFF) {
+		for (uint32_t p = 0; p < np; p++)
+			for (uint32_t t0 = 0; t0 < S; t0++) {
 				struct pmask m;
 				pm_and(&m, up, &x->dnm[(size_t)q * np + p]);
-				t = pl_next(&m, t0, S);
+				uint32_t t = pl_next(&m, t0, S);
+				hc->dport[(size_t)p * S + t0] = t == RG_NONE ? 0xFFFF : mup[t];
 			}
-			if (t != RG_NONE)
-				lft[s][g->hosts[i].lid] = mup[t];
+		for (uint32_t i = 0; i < x->N; i++) {
+			uint32_t p = hc->hp[i], t = slot[i];
+			if (p == p1 || p == RG_NONE)
+				continue;
+			uint32_t port = t != 0xFF ? mup[t] : hc->dport[(size_t)p * S + hc->t0s[i]];
+			if (port != 0xFFFF)
+				lft[s][hc->lid[i]] = (uint8_t)port;
 		}
 	}
 }
@@ -619,12 +629,15 @@ static void route_half(void *arg)
 	struct half *h = arg;
 	struct pl *x = h->x;
 	struct sstate *ss = &h->ss;
-	uint32_t rows = 2 * x->npod * x->S;
-	uint32_t *hp = rg_xmalloc(x->N ? x->N : 1, sizeof(*hp));
-	uint8_t *t0s = rg_xmalloc(x->N ? x->N : 1, 1);
+	uint32_t rows = 2 * x->npod * x->S, n = x->N ? x->N : 1;
+	struct hcols hc = { rg_xmalloc(n, sizeof(*hc.hp)), rg_xmalloc(n, 1),
+			    rg_xmalloc(n, sizeof(*hc.lid)),
+			    rg_xmalloc((size_t)x->npod * x->S + 1, sizeof(*hc.dport)) };
 
-	for (uint32_t i = 0; i < x->N; i++)
-		t0s[i] = (uint8_t)((i / x->P) % x->S); /* S < PL_MAXP (pl_take()) */
+	for (uint32_t i = 0; i < x->N; i++) {
+		hc.t0s[i] = (uint8_t)((i / x->P) % x->S); /* S < PL_MAXP (pl_take()) */
+		hc.lid[i] = x->g->hosts[i].lid;
+	}
 
 	ss->N = x->N;
 	ss->NB = (x->N + BLK - 1) / BLK;
@@ -639,7 +652,7 @@ static void route_half(void *arg)
 		memset(ss->slot, 0xFF, (size_t)x->npod * x->N);
 		plane_entries(x, ss, q);
 		plane_slots(x, ss, q);
-		write_plane(x, ss, q, hp, t0s, h->lft);
+		write_plane(x, ss, q, &hc, h->lft);
 		free(x->xl[q]); /* done with: the next planes need the room */
 		x->xl[q] = NULL;
 	}
@@ -649,8 +662,10 @@ static void route_half(void *arg)
 	free(ss->bm);
 	free(ss->slot);
 	free(ss->ent);
-	free(hp);
-	free(t0s);
+	free(hc.hp);
+	free(hc.t0s);
+	free(hc.lid);
+	free(hc.dport);
 }
 
 /* Planes are apart: two threads may take them one by one, whichever is
