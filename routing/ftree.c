@@ -1160,6 +1160,9 @@ static int route_planes(struct rctx *c, const uint32_t *rank)
 		  (unsigned long long)st.leaf_extras, (unsigned long long)st.slot_extras,
 		  (unsigned long long)st.leaf_over, (unsigned long long)st.slot_over,
 		  (unsigned long long)st.a2a_max, (unsigned long long)st.a2a_bound);
+	if (st.slot_wide)
+		route_why(c, "; planes counted again a byte per counter: %llu", /* planes_slot.c */
+			  (unsigned long long)st.slot_wide);
 	if (st.own)
 		route_why(c, "; %llu entries for switches' own packets down and up again",
 			  (unsigned long long)st.own);

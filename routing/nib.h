@@ -1,13 +1,13 @@
 /*
  * DOC: blocks of 64 four-bit counters, 32 bytes each: counter k is the low
- * (k even) or high (k odd) half of byte k / 2. Plane routing's slot
- * counters count extras per (link, shift), which stay far below 15 (the
- * target keeps them at T - 2 or one over); half the bytes of 8-bit counters
- * halve the memory the middle switches' routing holds at its peak. A
- * counter that reaches 15 stays there until the block is cleared: a count
- * that high is over any target anyway, and it must not come back under it
- * by undoing a placement it did not count. Pure, header only (the routing's
- * innermost loops).
+ * (k even) or high (k odd) half of byte k / 2. Plane routing's middle
+ * switches count extras per (link, shift) in these (planes_slot.c): the
+ * counts stay near the target, and half the bytes of 8-bit counters halve
+ * the memory that step holds at its peak. A counter that reaches 15 stays
+ * there until the block is cleared, so that it never comes back under a
+ * limit by undoing a placement it did not count; from 15 on counts are
+ * no longer told apart, and planes_slot.c then counts the plane again a
+ * byte each. Pure, header only (the routing's innermost loops).
  */
 #ifndef IBSM_ROUTING_NIB_H
 #define IBSM_ROUTING_NIB_H

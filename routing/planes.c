@@ -584,7 +584,7 @@ int planes_route(struct rctx *c, const uint32_t *rank, struct planes_stats *st, 
 	struct downs d = { &x, c->lft };
 	rg_par_range(route_downs, &d, x.N, threads);
 	if (x.S)
-		pl_route_middles(&x, c->lft, threads);
+		pl_route_middles(&x, c->lft, threads, c->o->planes_bytes);
 	for (uint32_t i = 0; i < x.N; i++)
 		for (uint32_t o = 1; x.lidx[g->hosts[i].sw] != RG_NONE && o < g->hosts[i].nlids; o++)
 			route_offset(&x, c->lft, i, o);

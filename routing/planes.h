@@ -18,6 +18,8 @@ struct planes_stats {
 	uint64_t slot_extras;  /* (middle, host) entries that chose a top switch */
 	uint64_t leaf_over;    /* of those, placed above the shift target */
 	uint64_t slot_over;
+	uint64_t slot_wide;    /* planes whose four-bit counters reached 15, redone
+				  with byte counters */
 	uint64_t a2a_max;      /* busiest switch link under all-to-all */
 	uint64_t a2a_bound;    /* its lower bound (verify's) */
 	uint64_t own;          /* entries of switches' own ways (planes_own.c) */

@@ -154,7 +154,7 @@ void pl_route_leaves(struct pl *x, uint8_t **lft, int split, unsigned threads);
 
 /* planes_slot.c */
 /* Every middle's entry for every CA base LID of another pod. */
-void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads);
+void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads, int bytes);
 
 /* planes_own.c */
 /* After the rest, where far more are missing than route.c's fill could

@@ -16,8 +16,11 @@
  * left over the target gets another try, then others sharing its links
  * and shifts move aside where they fit elsewhere (unblock()).
  * The extras are counted per (link, shift), four bits each (routing/nib.h:
- * a count stays near the T - 2 the target leaves), with the largest of
- * every 64 kept beside them: a pod's run of shifts is long. A link's
+ * a count stays near the T - 2 the target leaves); a plane where one
+ * reaches 15 is routed again with a byte each (T has no bound, and from 15
+ * on four bits no longer tell counts apart), so that the choices are
+ * those of byte counters always. The largest of every 64 counters is
+ * kept beside them: a pod's run of shifts is long. A link's
  * counters live in blocks of 64 taken from a pool when the block first
  * gets an extra (most stay empty: a plane's extras fill a fifth of its
  * links' shifts), so that a plane needs a fraction of the memory, blocks
@@ -50,6 +53,10 @@ struct sstate {
 	uint32_t *dir;
 	uint8_t *pool;    /* room for every block (only those used are ever
 			     touched, so only they take memory) */
+	uint8_t *pool8;   /* the same with a byte per counter (PL_PAD more),
+			     made for the first plane that needs it */
+	int wide;         /* this plane's counters are pool8's */
+	int full;         /* a four-bit counter of this plane reached NIB_MAX */
 	uint32_t *owner;  /* per pool block: its row + S * block */
 	uint32_t npool;
 	uint8_t *bm;      /* [row + S * block]: the block's largest */
@@ -83,7 +90,9 @@ static const uint8_t *blk_at(const struct sstate *ss, uint32_t row, uint32_t b)
 {
 	uint32_t k = ss->dir[row + (size_t)ss->S * b];
 
-	return k ? ss->pool + (size_t)(k - 1) * NIB_BYTES : NULL;
+	if (!k)
+		return NULL;
+	return ss->wide ? ss->pool8 + (size_t)(k - 1) * BLK : ss->pool + (size_t)(k - 1) * NIB_BYTES;
 }
 
 /* Block b of a row's counters, taken from the pool (zero) if need be. */
@@ -92,11 +101,29 @@ static uint8_t *blk_take(struct sstate *ss, uint32_t row, uint32_t b)
 	uint32_t *k = &ss->dir[row + (size_t)ss->S * b];
 
 	if (!*k) {
-		memset(ss->pool + (size_t)ss->npool * NIB_BYTES, 0, NIB_BYTES);
 		ss->owner[ss->npool] = row + ss->S * b;
 		*k = ++ss->npool;
+		memset((uint8_t *)(uintptr_t)blk_at(ss, row, b), 0, ss->wide ? BLK : NIB_BYTES);
 	}
-	return ss->pool + (size_t)(*k - 1) * NIB_BYTES;
+	return (uint8_t *)(uintptr_t)blk_at(ss, row, b);
+}
+
+/* The counters of a block, four bits or a byte each (ss->wide): the
+ * largest of [off, off + n), counter k, whether one of [off, off + n) is
+ * not 0. */
+static uint8_t c_max(const struct sstate *ss, const uint8_t *c, uint32_t off, uint32_t n)
+{
+	return ss->wide ? (uint8_t)pl_runmax(c, off, n, BLK) : nib_max(c, off, n);
+}
+
+static uint8_t c_get(const struct sstate *ss, const uint8_t *c, uint32_t k)
+{
+	return ss->wide ? c[k] : nib_get(c, k);
+}
+
+static int c_any(const struct sstate *ss, const uint8_t *c, uint32_t off, uint32_t n)
+{
+	return ss->wide ? pl_run_reaches(c, off, n, BLK, 1) : nib_any(c, off, n);
 }
 
 /* Counters of block b (the last one of a row may be short). */
@@ -113,7 +140,7 @@ static uint32_t part_max(const struct sstate *ss, uint32_t row, uint32_t st, uin
 	while (len) {
 		uint32_t b = st / BLK, off = st % BLK, n = BLK - off < len ? BLK - off : len;
 		const uint8_t *c = blk_at(ss, row, b);
-		uint32_t v = c ? nib_max(c, off, n) : 0;
+		uint32_t v = c ? c_max(ss, c, off, n) : 0;
 		m = v > m ? v : m;
 		st += n;
 		len -= n;
@@ -126,7 +153,7 @@ static uint8_t at_shift(const struct sstate *ss, uint32_t row, uint32_t s)
 {
 	const uint8_t *c = blk_at(ss, row, s / BLK);
 
-	return c ? nib_get(c, s % BLK) : 0;
+	return c ? c_get(ss, c, s % BLK) : 0;
 }
 
 static uint32_t seg_max(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t len)
@@ -173,8 +200,48 @@ static int32_t row_excess(const struct pl *x, const struct sstate *ss, uint32_t 
 	return e;
 }
 
-/* Adds d (1 or -1) to a cyclic run's counters (as nib_bump() does),
- * block by block, each block's largest brought up to date. */
+/* Adds d (1 or -1) to n counters from c (n <= BLK), saturating at both
+ * ends; returns the largest of them after. Where the CPU has SSE2, 16 at
+ * a time, the last 16 masked: the bytes after the n are written back as
+ * they were (the pool has PL_PAD bytes after its last block). */
+static uint8_t bump_max(uint8_t *c, uint32_t n, int d)
+{
+#ifdef __SSE2__
+	const __m128i one = _mm_set1_epi8(1), all = _mm_set1_epi8(-1);
+	__m128i mx = _mm_setzero_si128();
+
+	for (uint32_t k = 0; k < n; k += 16) {
+		__m128i in = n - k < 16 ? rg_lanes_below(n - k) : all;
+		__m128i v = rg_load16(c + k), inc = _mm_and_si128(one, in);
+		v = d > 0 ? _mm_adds_epu8(v, inc) : _mm_subs_epu8(v, inc);
+		_mm_storeu_si128((__m128i *)(void *)(c + k), v);
+		mx = _mm_max_epu8(mx, _mm_and_si128(v, in));
+	}
+	return rg_max_lane(mx);
+#else
+	uint8_t m = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		c[k] = d > 0 ? (uint8_t)(c[k] + (c[k] < UINT8_MAX)) : (uint8_t)(c[k] - (c[k] > 0));
+		m = c[k] > m ? c[k] : m;
+	}
+	return m;
+#endif
+}
+
+/* Adds d (1 or -1) to n counters of block c from off; returns the largest
+ * of them after. A four-bit counter at NIB_MAX marks the plane full. */
+static uint8_t c_bump(struct sstate *ss, uint8_t *c, uint32_t off, uint32_t n, int d)
+{
+	if (ss->wide)
+		return bump_max(c + off, n, d);
+	uint8_t m = nib_bump(c, off, n, d);
+	ss->full |= m == NIB_MAX;
+	return m;
+}
+
+/* Adds d (1 or -1) to a cyclic run's counters (as c_bump() does), block by
+ * block, each block's largest brought up to date. */
 static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, int d)
 {
 	uint8_t *bm = ss->bm + row;
@@ -184,9 +251,9 @@ static void run_add(struct sstate *ss, uint32_t row, uint32_t st, uint32_t len, 
 		uint32_t n = bl - off < len ? bl - off : len;
 		uint8_t *c = d > 0 ? blk_take(ss, row, b) : (uint8_t *)(uintptr_t)blk_at(ss, row, b);
 		if (c) {
-			uint32_t m = nib_bump(c, off, n, d);
+			uint32_t m = c_bump(ss, c, off, n, d);
 			/* adding raises only the run; taking off may lower the block's largest */
-			m = d > 0 ? m : nib_max(c, 0, bl);
+			m = d > 0 ? m : c_max(ss, c, 0, bl);
 			uint8_t *bb = bm + (size_t)ss->S * b;
 			*bb = (uint8_t)(d > 0 && *bb > m ? *bb : m);
 		}
@@ -277,7 +344,7 @@ static int seg_busy(const struct sstate *ss, uint32_t row, uint32_t st, uint32_t
 	while (len) {
 		uint32_t b = st / BLK, off = st % BLK, n = BLK - off < len ? BLK - off : len;
 		if (bm[(size_t)ss->S * b] && (n == blk_len(ss, b) ||
-			      nib_any(blk_at(ss, row, b), off, n)))
+			      c_any(ss, blk_at(ss, row, b), off, n)))
 			return 1;
 		st += n;
 		len -= n;
@@ -622,7 +689,40 @@ struct half {
 	uint8_t **lft;
 	atomic_uint *next;
 	struct sstate ss;
+	uint64_t *sl;     /* a plane's mload and tload before its slots */
+	uint64_t wide;    /* planes routed again with byte counters */
+	int bytes;        /* route_opts.planes_bytes */
 };
+
+/* Plane q's slots (ss->slot), on four-bit counters; where one reached 15,
+ * again from the start on byte counters. */
+static void plane_counted(struct half *h, uint32_t q, uint32_t rows)
+{
+	struct pl *x = h->x;
+	struct sstate *ss = &h->ss;
+	size_t n = (size_t)x->npod * x->S;
+	uint64_t *ml = x->mload + (size_t)q * n, *tl = x->tload + (size_t)q * n;
+	uint64_t extras = ss->extras, over = ss->over;
+
+	memcpy(h->sl, ml, n * sizeof(*ml));
+	memcpy(h->sl + n, tl, n * sizeof(*tl));
+	for (ss->wide = h->bytes;; ss->wide = 1) {
+		if (ss->wide && !ss->pool8)
+			ss->pool8 = pl_big((size_t)rows * ss->NB * BLK + PL_PAD, 0);
+		clear_counts(ss);
+		ss->full = 0;
+		memset(ss->slot, 0xFF, (size_t)x->npod * x->N);
+		plane_entries(x, ss, q);
+		plane_slots(x, ss, q);
+		if (ss->wide || !ss->full)
+			break;
+		memcpy(ml, h->sl, n * sizeof(*ml));
+		memcpy(tl, h->sl + n, n * sizeof(*tl));
+		ss->extras = extras;
+		ss->over = over;
+		h->wide++;
+	}
+}
 
 static void route_half(void *arg)
 {
@@ -647,17 +747,17 @@ static void route_half(void *arg)
 	ss->owner = rg_xmalloc((size_t)rows * ss->NB, sizeof(*ss->owner));
 	ss->bm = pl_big((size_t)rows * ss->NB, 1);
 	ss->slot = rg_xmalloc((size_t)x->npod * x->N, 1);
+	h->sl = rg_xmalloc(2 * (size_t)x->npod * x->S + 1, sizeof(*h->sl));
 	for (uint32_t q; (q = atomic_fetch_add(h->next, 1)) < x->P;) {
-		clear_counts(ss);
-		memset(ss->slot, 0xFF, (size_t)x->npod * x->N);
-		plane_entries(x, ss, q);
-		plane_slots(x, ss, q);
+		plane_counted(h, q, rows);
 		write_plane(x, ss, q, &hc, h->lft);
 		free(x->xl[q]); /* done with: the next planes need the room */
 		x->xl[q] = NULL;
 	}
 	free(ss->dir);
 	free(ss->pool);
+	free(ss->pool8);
+	free(h->sl);
 	free(ss->owner);
 	free(ss->bm);
 	free(ss->slot);
@@ -671,15 +771,17 @@ static void route_half(void *arg)
 /* Planes are apart: two threads may take them one by one, whichever is
  * free next (a plane's load counts, extras list and middle switches are
  * its own, and its counters start from zero). */
-void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads)
+void pl_route_middles(struct pl *x, uint8_t **lft, unsigned threads, int bytes)
 {
 	atomic_uint next = 0;
-	struct half h[2] = { { .x = x, .lft = lft, .next = &next }, { .x = x, .lft = lft, .next = &next } };
+	struct half h[2] = { { .x = x, .lft = lft, .next = &next, .bytes = bytes },
+			     { .x = x, .lft = lft, .next = &next, .bytes = bytes } };
 
 	rg_par2(route_half, &h[1], &h[0], threads);
 	for (uint32_t k = 0; k < 2; k++) {
 		x->st->slot_extras += h[k].ss.extras;
 		x->st->slot_over += h[k].ss.over;
+		x->st->slot_wide += h[k].wide;
 	}
 	for (size_t k = 0; k < (size_t)x->P * x->npod * x->S; k++) {
 		x->st->a2a_max = x->mload[k] > x->st->a2a_max ? x->mload[k] : x->st->a2a_max;

@@ -42,6 +42,10 @@ struct route_opts {
 	 * leaves' planes, and reach.c fills switches' own routes, in two halves
 	 * side by side; 0: 64 Mi, radix-48 3-level trees and larger. */
 	uint64_t split_cells;
+	/* 1: plane routing counts the middle switches' extras a byte each
+	 * from the start, not four bits (the tables are the same either way;
+	 * for tests) */
+	int planes_bytes;
 };
 
 #define ROUTE_THREADS 2

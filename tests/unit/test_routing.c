@@ -21,7 +21,6 @@
 #include "routing/balance.h"
 #include "routing/graph.h"
 #include "routing/lids.h"
-#include "routing/nib.h"
 #include "routing/par.h"
 #include "routing/routing.h"
 #include "routing/verify.h"
@@ -1011,50 +1010,49 @@ static void test_par_range_halves(void **state)
 }
 
 /*
- * Four-bit counter blocks (routing/nib.h) against 64 plain counters with
- * the same rules (up to 15, down to 0, 15 stays): random runs bumped up
- * and down, every counter and random ranges' largest compared after each.
+ * The middle switches' four-bit counters (planes_slot.c) are those of
+ * bytes in effect: a radix-32 tree where 64 leaves (every 7th) keep one
+ * uplink has a shift target of 17, so that counts pass 15 and their plane
+ * is counted again a byte each. The tables equal those of byte counters
+ * from the start (route_opts.planes_bytes); without the second count they
+ * differ.
  */
-static void test_nib_counters(void **state)
+static void test_planes_counters_wide(void **state)
 {
-	uint8_t blk[NIB_BYTES], ref[NIB_BLK];
-	uint32_t seed = 12345;
-	int saw_max = 0;
+	struct tb b;
+	struct route_tables rt[2];
+	uint32_t leaf = 0, h = 16;
 
 	(void)state;
-	memset(blk, 0, sizeof(blk));
-	memset(ref, 0, sizeof(ref));
-	for (int step = 0; step < 20000; step++) {
-		seed = seed * 1103515245u + 12345u;
-		uint32_t off = (seed >> 8) % NIB_BLK, n = (seed >> 16) % (NIB_BLK - off + 1);
-		int d = (seed >> 30) & 1 || step < 200 ? 1 : -1;
-		uint8_t want = 0;
-		for (uint32_t k = off; k < off + n; k++) {
-			if (d > 0)
-				ref[k] = (uint8_t)(ref[k] + (ref[k] < NIB_MAX));
-			else
-				ref[k] = (uint8_t)(ref[k] - (ref[k] > 0 && ref[k] < NIB_MAX));
-			want = ref[k] > want ? ref[k] : want;
-		}
-		assert_int_equal(nib_bump(blk, off, n, d), want);
-		saw_max |= want == NIB_MAX;
-		for (uint32_t k = 0; k < NIB_BLK; k++)
-			assert_int_equal(nib_get(blk, k), ref[k]);
-		seed = seed * 1103515245u + 12345u;
-		off = (seed >> 8) % NIB_BLK;
-		n = (seed >> 16) % (NIB_BLK - off + 1);
-		want = 0;
-		for (uint32_t k = off; k < off + n; k++)
-			want = ref[k] > want ? ref[k] : want;
-		assert_int_equal(nib_max(blk, off, n), want);
-		assert_int_equal(nib_any(blk, off, n), want != 0);
-		if (step % 5000 == 4999) { /* from zero again: sparse counters */
-			memset(blk, 0, sizeof(blk));
-			memset(ref, 0, sizeof(ref));
-		}
+	tb_init(&b);
+	tb_ft3(&b, 32);
+	/* the leaves are the first 512 switches tb_ft3() makes */
+	for (uint32_t n = 0; n < b.t.nnodes && leaf < 32 * h; n++) {
+		if (b.t.nodes[n].type != TOPO_SWITCH)
+			continue;
+		for (uint32_t j = 0; j < 64; j++)
+			if (leaf == j * 7 % (32 * h))
+				for (uint8_t p = (uint8_t)(h + 2); p <= 32; p++)
+					tb_unlink(&b, n, p);
+		leaf++;
 	}
-	/* the first runs reached 15: the top that stays was tried */
-	assert_true(saw_max);
+	fill(&b.t, 0);
+	for (int k = 0; k < 2; k++) {
+		struct route_opts o = { .engine = "ftree", .threads = 1, .planes_bytes = k };
+		if (route_compute(&b.t, &o, &rt[k]))
+			fail_msg("route_compute: %s", rt[k].why);
+	}
+	assert_non_null(strstr(rt[0].why, "planes counted again a byte per counter"));
+	assert_null(strstr(rt[1].why, "counted again"));
+	assert_int_equal(rt[0].top, rt[1].top);
+	for (uint32_t i = 0; i < b.t.nnodes; i++) {
+		assert_int_equal(!rt[0].lft[i].ports, !rt[1].lft[i].ports);
+		if (rt[0].lft[i].ports)
+			assert_memory_equal(rt[0].lft[i].ports, rt[1].lft[i].ports, rt[0].top + 1u);
+	}
+	route_tables_free(&rt[0]);
+	route_tables_free(&rt[1]);
+	topo_free_all(&b.t);
 }
 
 /*
@@ -1151,7 +1149,7 @@ int main(void)
 		cmocka_unit_test(test_balance_parts_hole),
 		cmocka_unit_test(test_threads_same_tables),
 		cmocka_unit_test(test_par_range_halves),
-		cmocka_unit_test(test_nib_counters),
+		cmocka_unit_test(test_planes_counters_wide),
 		cmocka_unit_test(test_planes_halves_quality),
 		cmocka_unit_test(test_reach_halves_cross),
 	};
