@@ -236,11 +236,14 @@ EOF
 msg "Prometheus scraped the page: value and rate() as expected"
 
 # --- flapping: bounces the SM saw ---
-# windows are aligned on multiples of their length: a long one keeps the
-# two bounces, 4 s apart, in one window (but once in 150 runs)
+# windows are aligned on multiples of their length (of CLOCK_MONOTONIC,
+# Python's time.monotonic() on Linux): a long one keeps the two bounces,
+# 4 s apart, in one window, once the window has 20 s left (a bounce is
+# seen a sweep after the link comes back)
 printf 'health_window 600\nhealth_flap_bounces 2\n' >"$SIM_DIR/sm.conf"
 ctl reload >/dev/null || fail "reload failed"
 sleep 1.5   # the PM takes reloaded options at its next one-second tick
+python3 -c 'import time; r = 600 - time.monotonic() % 600; time.sleep(r + 1 if r < 20 else 0)'
 for i in 1 2; do
 	sim_cmd 'Unlink "L0003"[5]'
 	sleep 2
