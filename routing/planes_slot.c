@@ -665,13 +665,14 @@ static void write_plane(const struct pl *x, const struct sstate *ss, uint32_t q,
 		const struct pmask *up = &x->upm[(size_t)p1 * P + q];
 		if (s == RG_NONE)
 			continue;
-		for (uint32_t p = 0; p < np; p++)
+		for (uint32_t p = 0; p < np; p++) {
+			struct pmask m;
+			pm_and(&m, up, &x->dnm[(size_t)q * np + p]);
 			for (uint32_t t0 = 0; t0 < S; t0++) {
-				struct pmask m;
-				pm_and(&m, up, &x->dnm[(size_t)q * np + p]);
 				uint32_t t = pl_next(&m, t0, S);
 				hc->dport[(size_t)p * S + t0] = t == RG_NONE ? 0xFFFF : mup[t];
 			}
+		}
 		for (uint32_t i = 0; i < x->N; i++) {
 			uint32_t p = hc->hp[i], t = slot[i];
 			if (p == p1 || p == RG_NONE)
