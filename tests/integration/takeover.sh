@@ -80,7 +80,8 @@ diff -u "$SIM_DIR/before.txt" "$SIM_DIR/after.txt" >&2 || die "MCMemberRecords o
 join H00030 -g $BC "$(guid_of H00030)" || { cat "$SIM_DIR/j.out" >&2; die "plain join after the takeover"; }
 [ "$(field mlid)" = 0xc000 ] || die "the broadcast group moved to $(field mlid)"
 sim_run ibnetdiscover >"$SIM_DIR/disc.txt" || die "ibnetdiscover failed"
-sleep 0.5
+SOCK=$SIM_DIR/b/sock
+wait_idle   # the join's tables go out in a batch after its answer
 for l in $(sim_run ibswitches | sed -n 's/.* lid \([0-9]*\) .*/\1/p'); do
 	sim_run ibroute -M "$l" 0xc000 0xc01f || die "ibroute -M $l failed"
 done >"$SIM_DIR/mft.txt"
