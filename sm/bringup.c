@@ -531,18 +531,18 @@ static void ports_next(struct sm *sm)
  * links whose ports need nothing more may arm meanwhile. */
 static void ports_held(struct sm *sm)
 {
-	if (sm->prog->cfg)
-		sm_lids_save(sm, ports_next);
-	else
-		ports_next(sm);
 	sm_phase_steps(sm, sm->fabric->nnodes, sm_act_prepared, NULL);
 }
 
 /* Routing first: it is the longest step, and on its worker it computes
- * while the loop puts the P_Key reads on the wire and the LID file is
- * written; the PortInfo Sets follow the file (none on a reroute: the
- * ports keep what the last sweep gave them). Long loops go a few hundred
- * steps per turn of the event loop, so that answers are read between. */
+ * while the loop puts the P_Key reads and the PortInfo Sets on the wire.
+ * The LID file has been on its way to disk since the LID phase; the Sets
+ * follow it (none on a reroute: the ports keep what the last sweep gave
+ * them), in turns beside the P_Key phase's, so that the window is not
+ * left empty while that phase looks at every port. No port moves on
+ * before ports_held(): sm_act_begin() holds them all until then. Long
+ * loops go a few hundred steps per turn of the event loop, so that
+ * answers are read between. */
 void sm_bringup_phase(struct sm *sm, void (*done)(struct sm *))
 {
 	prog_new(sm);
@@ -552,7 +552,11 @@ void sm_bringup_phase(struct sm *sm, void (*done)(struct sm *))
 	routes_start(sm);
 	if (!sm->st.reroute)
 		sm->prog->cfg = sm_portcfg_prepare(sm);
-	sm_phase_hold(sm);   /* until ports_next() */
 	sm_pkey_prepare(sm, ports_held);
+	sm_phase_hold(sm);   /* until ports_next() */
+	if (sm->prog->cfg)
+		sm_lids_save(sm, ports_next);
+	else
+		ports_next(sm);
 	sm_phase_end(sm);
 }

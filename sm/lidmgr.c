@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -183,27 +184,42 @@ static void job_free(struct lids_job *j)
 	free(j);
 }
 
+/* then, if anyone waits: after a failure at once (logged; the next save
+ * writes the file again), after a success once what changed since the
+ * copy was taken is on disk too. */
 static void save_done(void *arg)
 {
 	struct lids_job *j = arg;
 	struct sm *sm = j->sm;
 	void (*then)(struct sm *) = j->then;
+	int rc = j->rc;
 
 	sm->lids_job = NULL;
-	if (j->rc < 0) {
+	if (rc < 0) {
 		lid_db_touch(&sm->lids);   /* written again by the next save */
 		log_warnx("cannot save LID state: %s", j->err);
 		sm->sweep_clean = false;
 	}
 	job_free(j);
-	then(sm);
+	if (then && rc < 0)
+		then(sm);
+	else if (then)
+		sm_lids_save(sm, then);
 }
 
 void sm_lids_save(struct sm *sm, void (*then)(struct sm *))
 {
-	struct lids_job *j;
+	struct lids_job *j = sm->lids_job;
 	size_t len = 0;
-	char *buf = lid_db_content(&sm->lids, &len);
+	char *buf;
+
+	if (j) {   /* one file, one writer: wait for the save under way */
+		assert(!j->then || !then);
+		if (then)
+			j->then = then;
+		return;
+	}
+	buf = lid_db_content(&sm->lids, &len);
 
 	if (!buf && sm->lids.dirty) {   /* no memory for the copy: here */
 		char err[256];
@@ -214,7 +230,8 @@ void sm_lids_save(struct sm *sm, void (*then)(struct sm *))
 		}
 	}
 	if (!buf) {
-		then(sm);
+		if (then)
+			then(sm);
 		return;
 	}
 	j = xcalloc(1, sizeof(*j));
@@ -266,5 +283,8 @@ void sm_lids_phase(struct sm *sm, void (*done)(struct sm *))
 	assign(sm, lp, n);
 	sm->sm_lid = own_lid(sm);
 	free(lp);
+	/* on disk while the bring-up prepares and routing computes: the
+	 * PortInfo Sets then find the file written (sm_lids_save in bringup.c) */
+	sm_lids_save(sm, NULL);
 	done(sm);
 }
