@@ -185,8 +185,8 @@ static void job_free(struct lids_job *j)
 }
 
 /* then, if anyone waits: after a failure at once (logged; the next save
- * writes the file again), after a success once what changed since the
- * copy was taken is on disk too. */
+ * writes the file again); after a success, what changed since the copy
+ * was taken is written too, and then runs once that is on disk. */
 static void save_done(void *arg)
 {
 	struct lids_job *j = arg;
@@ -201,10 +201,12 @@ static void save_done(void *arg)
 		sm->sweep_clean = false;
 	}
 	job_free(j);
-	if (then && rc < 0)
-		then(sm);
-	else if (then)
+	if (rc < 0) {
+		if (then)
+			then(sm);
+	} else if (then || sm->lids.dirty) {
 		sm_lids_save(sm, then);
+	}
 }
 
 void sm_lids_save(struct sm *sm, void (*then)(struct sm *))
