@@ -424,8 +424,10 @@ static void r_sa_clients(json_object *k)
 
 	if (!k)
 		return;
-	printf("state file: %s saves (last %s ms, slowest %s ms)%s%s\n", str(k, "saves"),
-	       str(k, "save_ms_last"), str(k, "save_ms_max"),
+	/* the times are doubles: three decimals, as the sweep's duration */
+	printf("state file: %s saves (last %.3f ms, slowest %.3f ms)%s%s\n", str(k, "saves"),
+	       json_object_get_double(get(k, "save_ms_last")),
+	       json_object_get_double(get(k, "save_ms_max")),
 	       json_object_get_boolean(get(k, "unsaved")) ? ", a change to write" : "",
 	       json_object_get_boolean(get(k, "save_failed")) ? ", LAST WRITE FAILED" : "");
 	if (c && json_object_get_boolean(get(c, "following")))
