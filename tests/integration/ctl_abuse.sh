@@ -220,11 +220,15 @@ msg "RSS: idle $IDLE_KB kB, $BASE_KB kB before the flood, $AFTER_KB kB after it"
 # Was 0.9-2.9 s. Measured (ASan, machine loaded by other builds): median
 # 0.13-0.22 ms, p90 0.25-0.9 ms, single outliers up to 10-50 ms with or
 # without the flood (the machine); so the 10 ms are asserted on the p90.
+# Under ibsim a status that comes while a sweep drains the simulator waits
+# for the end of the daemon's pump slice (daemon/main.c): at 20 ms that
+# gave p90 11.8 ms once in CI (sweeps of 20-30 ms every 0.2 s); at 5 ms,
+# measured on a 2-core AMD VM beside health.sh: p90 4.6, p99 7.7 ms.
 [ "$(jf "$SIM_DIR/abuse.probe" 'r["rtt_p90_ms"] < 10')" = True ] ||
 	die "admin status p90 not below 10 ms under the flood: $(cat "$SIM_DIR/abuse.probe")"
 # The p99 (about the 3rd slowest of 280) is a status that came while a
 # heavy sweep held the loop (11-14 ms under ASan, the sweeper runs one
-# every 0.2 s), plus the machine: measured (ASan, 4 runs, load 0.8-1.6)
+# every 0.2 s; since the 5 ms pump slice 6-8 ms), plus the machine: measured (ASan, 4 runs, load 0.8-1.6)
 # 1.6, 8.4, 8.7, 9.6 ms under the flood and 1.9-21 ms in the windows
 # without it; plain build 3.1-20 ms under it, up to 20 ms without. 10 ms
 # does not hold with margin, so the bound is 50 ms: the tail stays the
