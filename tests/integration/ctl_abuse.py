@@ -6,9 +6,10 @@
 #       pipeline CMD (default nodes) as fast as the socket takes it and
 #       never read a reply; a connection refused or closed by the daemon is
 #       tried again after a second, so the pressure lasts SECONDS.
-#   ctl_abuse.py idle SOCK N SECONDS          open N connections (each
+#   ctl_abuse.py idle SOCK N SECONDS [READY]  open N connections (each
 #       reads its hello, nothing else) and hold them up to SECONDS; report
-#       when and why the daemon closed them.
+#       when and why the daemon closed them. Once all N are tried, create
+#       the file READY.
 #   ctl_abuse.py refuse SOCK N                N connections one after the
 #       other, each closed after its first line; count the first lines.
 #   ctl_abuse.py probe SOCK SECONDS PID [INTERVAL_MS]   as an admin: every
@@ -105,10 +106,12 @@ def flood(path, n, seconds, cmd="nodes"):
     return st
 
 
-def idle(path, n, seconds):
+def idle(path, n, seconds, ready=None):
     st = {"admitted": 0, "refused": 0, "connect_failed": 0}
     t0 = time.time()
     socks = [s for s in (admitted(path, st) for _ in range(n)) if s]
+    if ready:   # every connection is made: the test may go on
+        open(ready, "w").close()
     sel = selectors.DefaultSelector()
     for s in socks:
         sel.register(s, selectors.EVENT_READ)
@@ -252,7 +255,7 @@ def main(argv):
     if mode == "flood":
         r = flood(path, int(argv[3]), float(argv[4]), *argv[5:6])
     elif mode == "idle":
-        r = idle(path, int(argv[3]), float(argv[4]))
+        r = idle(path, int(argv[3]), float(argv[4]), *argv[5:6])
     elif mode == "refuse":
         r = refuse(path, int(argv[3]))
     elif mode == "probe":

@@ -10,8 +10,8 @@
 #     it was before the flood once the clients are gone, an admin's
 #     "status" round trip below 10 ms (p90) and 50 ms (p99), heavy sweeps
 #     not slowed by more than 10 % (+2 ms of noise; against windows before
-#     and after without abuse; a round that misses it is run once more),
-#     the daemon not busy and alive, at most max_clients_per_uid
+#     and after without abuse; a round that misses either of these two is
+#     run once more), the daemon not busy and alive, at most max_clients_per_uid
 #     connections per user.
 #  2. lockout: 64 idle connections from four users. Root's status and
 #     sweep still work, a fifth user is refused (busy), 1000 refusals log
@@ -223,19 +223,20 @@ msg "RSS: idle $IDLE_KB kB, $BASE_KB kB before the flood, $AFTER_KB kB after it"
 # Under ibsim a status that comes while a sweep drains the simulator waits
 # for the end of the daemon's pump slice (daemon/main.c): at 20 ms that
 # gave p90 11.8 ms once in CI (sweeps of 20-30 ms every 0.2 s); at 5 ms,
-# measured on a 2-core AMD VM beside health.sh: p90 4.6, p99 7.7 ms.
-[ "$(jf "$SIM_DIR/abuse.probe" 'r["rtt_p90_ms"] < 10')" = True ] ||
-	die "admin status p90 not below 10 ms under the flood: $(cat "$SIM_DIR/abuse.probe")"
+# measured on a 2-core AMD VM in the ASan build under make -j2: p90
+# 4.6-5.2 ms under the flood and 1.2-5.7 ms in the windows without it.
 # The p99 (about the 3rd slowest of 280) is a status that came while a
-# heavy sweep held the loop (11-14 ms under ASan, the sweeper runs one
-# every 0.2 s; since the 5 ms pump slice 6-8 ms), plus the machine: measured (ASan, 4 runs, load 0.8-1.6)
-# 1.6, 8.4, 8.7, 9.6 ms under the flood and 1.9-21 ms in the windows
-# without it; plain build 3.1-20 ms under it, up to 20 ms without. 10 ms
-# does not hold with margin, so the bound is 50 ms: the tail stays the
-# sweep's and the machine's, not seconds as it was. (It fails when one
-# status in 20 takes 60 ms under the flood, where the p90 does not.)
-[ "$(jf "$SIM_DIR/abuse.probe" 'r["rtt_p99_ms"] < 50')" = True ] ||
-	die "admin status p99 not below 50 ms under the flood: $(cat "$SIM_DIR/abuse.probe")"
+# heavy sweep held the loop, plus the machine: with the 20 ms slice
+# (ASan, 4 runs, load 0.8-1.6) 1.6, 8.4, 8.7, 9.6 ms under the flood and
+# 1.9-21 ms in the windows without it; with the 5 ms slice 7.3-7.7 ms in
+# every window. The bound is 50 ms: the tail stays the sweep's and the
+# machine's, not seconds as it was. (It fails when one status in 20 takes
+# 60 ms under the flood, where the p90 does not.)
+status_within() {
+	[ "$(jf "$SIM_DIR/abuse.probe" 'r["rtt_p90_ms"] < 10 and r["rtt_p99_ms"] < 50')" = True ] && return 0
+	msg "admin status p90 not below 10 ms or p99 not below 50 ms under the flood: $(cat "$SIM_DIR/abuse.probe")"
+	return 1
+}
 # Heavy sweeps (about 60 per window) under the flood against those of the
 # windows before and after it, pooled: within 10 %, plus 2 ms. The 2 ms
 # are noise: windows without any abuse differed by up to 2.7 ms (25 %) in
@@ -254,26 +255,37 @@ sys.exit(a > 1.1 * r + 2)
 EOF
 }
 # Under make -j2 another test may load the machine in one window and not
-# in the others (+40 % once, against -2 % to +18 % otherwise): a failed
-# comparison is measured again with a new flood. A daemon that the flood
-# slows fails both rounds.
-if ! sweeps_within; then
-	msg "heavy sweeps: measuring again"
+# in the others (+40 % once, against -2 % to +18 % otherwise): a round
+# whose status round trips or sweeps miss their bounds is measured again
+# with a new flood. A daemon that the flood slows fails both rounds.
+if ! status_within || ! sweeps_within; then
+	msg "status round trips or heavy sweeps: measuring again"
 	flood_round
+	status_within || die "admin status too slow under the flood, in two rounds"
 	sweeps_within || die "sweeps slowed by more than 10 % + 2 ms, in two rounds"
 fi
 
 # ---- 2. lockout ----
+# The idle timeout (10 s) leaves the checks below the time they need on a
+# loaded machine: the idle users start (python under setpriv), then two
+# ibsmctl runs and 1000 refusals must all fall before the first close.
 if $HAVE_IDLE; then
-	echo "client_idle_timeout 5" >>"$CONF"
-	ctl reload >/dev/null || die "reload with client_idle_timeout 5 failed"
+	echo "client_idle_timeout 10" >>"$CONF"
+	ctl reload >/dev/null || die "reload with client_idle_timeout 10 failed"
 fi
 REFUSED0=$(loglines 'refused')
+mkdir -m 777 "$SIM_DIR/ready"
 for u in 65534 65533 65532 65531; do
-	abuse "$u" idle "$SOCK" 16 14 >"$SIM_DIR/idle.$u" &
+	abuse "$u" idle "$SOCK" 16 20 "$SIM_DIR/ready/$u" >"$SIM_DIR/idle.$u" &
 	IDLERS="${IDLERS:-} $!"
 done
-sleep 2
+i=0
+until [ "$(ls "$SIM_DIR/ready" | wc -l)" -eq 4 ]; do
+	i=$((i + 1))
+	[ $i -gt 200 ] && die "the idle users did not connect within 20 s"
+	sleep 0.1
+done
+LOCK_T0=$(date +%s%N)
 ctl status >/dev/null || die "root locked out by idle connections"
 ctl --json sweep --wait >/dev/null || die "root cannot sweep while others hold connections"
 abuse 65530 refuse "$SOCK" 1 >"$SIM_DIR/fifth"
@@ -281,6 +293,7 @@ abuse 65530 refuse "$SOCK" 1 >"$SIM_DIR/fifth"
 abuse 65534 refuse "$SOCK" 1000 >"$SIM_DIR/refusals"
 [ "$(jf "$SIM_DIR/refusals" 'r.get("busy")')" = 1000 ] || die "1000 refusals: $(cat "$SIM_DIR/refusals")"
 N=$(($(loglines 'refused') - REFUSED0))
+msg "lockout: status, sweep and 1001 refusals took $((($(date +%s%N) - LOCK_T0) / 1000000)) ms after the idle users connected"
 # Was one line per refusal (947 for 1000).
 [ "$N" -le 3 ] || die "$N log lines about refused connections"
 for p in $IDLERS; do
@@ -290,8 +303,8 @@ msg "lockout: idle users: $(cat "$SIM_DIR"/idle.* | tr '\n' ' '); $N log lines f
 ADMITTED=$(cat "$SIM_DIR"/idle.* | python3 -c 'import json,sys; print(sum(json.loads(l)["admitted"] for l in sys.stdin))')
 [ "$ADMITTED" = 56 ] || die "$ADMITTED idle connections admitted, expected 64 - 8 for admins"
 for u in 65534 65533 65532 65531; do
-	[ "$(jf "$SIM_DIR/idle.$u" 'r["closed_by_daemon"] == r["admitted"] and r["reasons"].get("idle_timeout") == r["admitted"] and (r["admitted"] == 0 or 4 <= r["first_close_s"] and r["last_close_s"] <= 9)')" = True ] ||
-		die "user $u: idle connections not closed by the 5 s timeout: $(cat "$SIM_DIR/idle.$u")"
+	[ "$(jf "$SIM_DIR/idle.$u" 'r["closed_by_daemon"] == r["admitted"] and r["reasons"].get("idle_timeout") == r["admitted"] and (r["admitted"] == 0 or 9 <= r["first_close_s"] and r["last_close_s"] <= 14)')" = True ] ||
+		die "user $u: idle connections not closed by the 10 s timeout: $(cat "$SIM_DIR/idle.$u")"
 done
 
 # ---- 3. a configuration file that is not a regular file ----

@@ -56,13 +56,19 @@ sim_ca_lids "$SIM_DIR/lids"
 
 loaders=
 for h in H00100 H00400; do
-	T=40 sim_run_at "$h" "$LOAD" -l "$SIM_DIR/lids" -w 4 -d 8 -s "${h#H}" \
+	T=40 sim_run_at "$h" "$LOAD" -l "$SIM_DIR/lids" -w 4 -d 12 -s "${h#H}" \
 		-o "$SIM_DIR/lat.$h" >"$SIM_DIR/load.$h" 2>&1 &
 	loaders="$loaders $!"
 done
+# The loaders run 12 s: the window (2 s on, 4 s long, plus two ibsmctl
+# runs of 0.3-0.5 s each under ASan) must end before they do, or the PM
+# goes back to its full rate within it.
 sleep 2
 set -- $(window 4)
 loaded=$1 span=$2
+for p in $loaders; do
+	kill -0 "$p" 2>/dev/null || fail "an sa-load ended before the count window did ($span ms)"
+done
 for p in $loaders; do
 	wait "$p" || fail "sa-load failed: $(cat "$SIM_DIR"/load.*)"
 done
