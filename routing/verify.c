@@ -290,7 +290,7 @@ static void link_name(const struct vctx *x, uint32_t id, uint64_t *guid, uint8_t
 		}
 }
 
-/* The shifts tried: all, or VERIFY_SHIFT_SAMPLES spread evenly. */
+/* The shifts tried: all, or VERIFY_SHIFT_SAMPLES in runs spread evenly. */
 static void pick_shifts(struct vctx *x, struct route_verify *v)
 {
 	uint32_t n = x->g->nhosts, total = n > 1 ? n - 1 : 0;
@@ -301,7 +301,7 @@ static void pick_shifts(struct vctx *x, struct route_verify *v)
 	x->sl = rg_xmalloc(k ? k : 1, sizeof(*x->sl));
 	x->spb = rg_xmalloc(k ? k : 1, sizeof(*x->spb));
 	for (uint32_t i = 0; i < k; i++)
-		x->sh[i] = 1 + (uint32_t)((uint64_t)i * total / k);
+		x->sh[i] = verify_shift_at(i, k, total);
 	v->shifts_sampled = k < total;
 	v->shifts_tried = k;
 	v->shift_excess = v->shift_pexcess = v->shift_fexcess = k ? INT32_MIN : 0;

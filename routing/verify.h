@@ -22,6 +22,21 @@
 #include "routing/routing.h"
 
 #define VERIFY_SHIFT_SAMPLES 1000/* above this many shifts, sample this many */
+#define VERIFY_SHIFT_RUN 8       /* sampled in runs of this many neighbours */
+_Static_assert(VERIFY_SHIFT_SAMPLES % VERIFY_SHIFT_RUN == 0, "whole runs of shifts");
+
+/* Shift i of the k tried out of total (k <= total): all of them (k ==
+ * total), or runs of VERIFY_SHIFT_RUN neighbouring shifts spread evenly.
+ * Neighbouring shifts send from hosts of one leaf to the same destinations
+ * along the same paths, so the count walks each of those paths once. */
+static inline uint32_t verify_shift_at(uint32_t i, uint32_t k, uint32_t total)
+{
+	uint32_t runs = k / VERIFY_SHIFT_RUN;
+
+	if (k == total || !runs)
+		return 1 + i;
+	return 1 + (uint32_t)((uint64_t)(i / VERIFY_SHIFT_RUN) * total / runs) + i % VERIFY_SHIFT_RUN;
+}
 
 struct route_verify {
 	uint32_t nhosts;

@@ -9,7 +9,10 @@
  * while they are still in the cache, and many paths advance hop by hop
  * side by side, their reads in flight together. Each shift keeps its own
  * counts, added in its own host order, so every result is what walking
- * its paths one after the other gives.
+ * its paths one after the other gives. Where shift k + 1 follows shift k in
+ * the group, host i + 1 sends to the destination of host i under k; on the
+ * same leaf both take the same path, which is walked once (the verifier
+ * samples shifts in runs of neighbours for this).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@
 #define SB 32           /* sources per batch, of each shift */
 #define SW (SG * SB)    /* paths in flight */
 #define SHOPS 8         /* hops a path keeps in the batch; longer ones go on alone */
+_Static_assert(SW <= 65536, "same[] holds a path index");
 
 struct sgroup {
 	const struct rgraph *g;
@@ -32,6 +36,7 @@ struct sgroup {
 	uint32_t *flow;     /* [shift in group * nsw + switch]: flows leaving it */
 	uint32_t maxl[SG], maxid[SG];
 	uint32_t cur[SW], lid[SW], id[SW][SHOPS], alive[SW];
+	uint16_t same[SW];  /* the path walked for this one (itself, or the same path's) */
 	uint8_t len[SW], done[SW];
 	uint8_t used[SW];   /* 1: a path; 2: one whose LID is past the tables; 0: none */
 };
@@ -102,7 +107,7 @@ static void walk(struct sgroup *x)
 	for (uint32_t w = 0; w < SW; w++) {
 		x->len[w] = 0;
 		x->done[w] = x->used[w] == 2; /* past the tables: no hop */
-		if (x->used[w] == 1)
+		if (x->used[w] == 1 && x->same[w] == w)
 			x->alive[na++] = w;
 	}
 	for (uint32_t h = 0; h < SHOPS && na; h++) {
@@ -125,6 +130,7 @@ static void walk(struct sgroup *x)
 /* Path w's links counted for shift k, and the rest of a long path. */
 static void count(struct sgroup *x, uint32_t k, uint32_t w)
 {
+	w = x->same[w];
 	for (uint32_t h = 0; h < x->len[w]; h++)
 		add(x, k, x->id[w][h]);
 	for (uint32_t i = x->len[w], s = x->cur[w], id = 0; !x->done[w] && i < x->g->nsw; i++) {
@@ -147,8 +153,12 @@ static void batch(struct sgroup *x, const uint32_t *sh, uint32_t m, uint32_t t0,
 			const struct rg_host *src = &g->hosts[t0 + b];
 			const struct rg_host *dst = &g->hosts[(uint32_t)(((uint64_t)t0 + b + sh[k]) % N)];
 			uint32_t w = k * SB + b;
+			x->same[w] = (uint16_t)w;
 			if (src->sw == dst->sw)
 				continue;
+			/* host t0 + b + 1 of the same leaf, one shift lower: same path */
+			if (k && sh[k] == sh[k - 1] + 1 && b + 1 < nb && src[1].sw == src->sw)
+				x->same[w] = x->same[w - SB + 1];
 			x->used[w] = dst->lid <= x->top ? 1 : 2;
 			x->cur[w] = src->sw;
 			x->lid[w] = dst->lid;

@@ -231,7 +231,7 @@ static void shifts(const struct judge *j, struct route_verify *v)
 	v->shifts_tried = k;
 	v->shift_excess = v->shift_pexcess = v->shift_fexcess = k ? INT32_MIN : 0;
 	for (uint32_t i = 0; i < k; i++) {
-		uint32_t sh = 1 + (uint32_t)((uint64_t)i * total / k);
+		uint32_t sh = verify_shift_at(i, k, total);
 		struct shift_out o = one_shift(j, sh);
 		uint32_t c = o.busiest, bd = o.bound, p = pair_bound_shift(&pb, sh);
 		last = o.link != RG_NONE ? o.link : last;
