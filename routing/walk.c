@@ -84,13 +84,14 @@ void lw_init(struct lwalk *w, const struct rgraph *g, uint8_t *const *lft, uint3
 	w->csize = rg_xcalloc(n, sizeof(*w->csize));
 	w->peer = rg_xmalloc(g->nlinks ? g->nlinks : 1, sizeof(*w->peer));
 	w->pbase = rg_xmalloc(n, sizeof(*w->pbase));
+	w->np = rg_xmalloc(n, sizeof(*w->np));
 	w->order = rg_xmalloc(n, sizeof(*w->order));
 	w->blk = rg_xmalloc((size_t)n * LW_RB, 1);
 	w->s = rg_xcalloc(n, sizeof(*w->s));
 	w->stack = rg_xcalloc(n, sizeof(*w->stack));
 	for (uint32_t s = 0; s < g->nsw; s++) {
 		w->pbase[s] = g->sw[s].portbase;
-		w->s[s].np = g->sw[s].nports;
+		w->np[s] = g->sw[s].nports;
 		for (uint32_t p = 0; p <= g->sw[s].nports; p++)
 			w->peer[g->sw[s].portbase + p] = rg_port_peer_sw(g, s, (uint8_t)p);
 	}
@@ -106,6 +107,7 @@ void lw_free(struct lwalk *w)
 	free(w->csize);
 	free(w->peer);
 	free(w->pbase);
+	free(w->np);
 	free(w->order);
 	free(w->blk);
 	free(w->s);
@@ -127,6 +129,12 @@ void lw_begin(struct lwalk *w)
 		w->s[s].st = 0;
 }
 
+/* Hops of the switch before one with h. */
+static inline uint16_t hop_on(uint16_t h)
+{
+	return h < UINT16_MAX ? (uint16_t)(h + 1) : h;
+}
+
 /* One hop of switch s for lid: a final fate, or 0 and *next. */
 static int step(struct lwalk *w, uint32_t s, uint32_t lid, uint8_t p, uint32_t *next)
 {
@@ -134,7 +142,7 @@ static int step(struct lwalk *w, uint32_t s, uint32_t lid, uint8_t p, uint32_t *
 		return LW_REACH;
 	if (p == LFT_NO_PORT)
 		return LW_NOPORT;
-	if (p == 0 || p > w->s[s].np)
+	if (p == 0 || p > w->np[s])
 		return LW_DEAD;
 	*next = w->peer[w->pbase[s] + p];
 	return *next == RG_NONE ? LW_DEAD : 0;
@@ -150,7 +158,6 @@ void lw_chain(struct lwalk *w, uint32_t s, uint32_t lid)
 		uint8_t p = lw_at(w, cur, lid);
 		int r = step(w, cur, lid, p, &next);
 		c->port = p;
-		c->link = w->pbase[cur] + p;
 		c->nxt = next;
 		c->hops = 0;
 		if (r) {
@@ -166,7 +173,7 @@ void lw_chain(struct lwalk *w, uint32_t s, uint32_t lid)
 		struct lw_sw *y = &w->s[w->stack[n]];
 		y->st = fin;
 		if (fin == LW_REACH)
-			y->hops = w->s[y->nxt].hops + 1;
+			y->hops = hop_on(w->s[y->nxt].hops);
 	}
 }
 
@@ -181,20 +188,19 @@ void lw_resolve_all(struct lwalk *w, uint32_t lid)
 			lw_resolve(w, w->order[k], lid);
 	} else {
 		for (uint32_t k = 0; k < n; k++) {
-			uint32_t s = w->order[k], link, t;
+			uint32_t s = w->order[k], t;
 			struct lw_sw *c = &w->s[s];
 			uint8_t p = col[(size_t)s * LW_RB];
 			/* the common case inline: the next switch is settled */
-			if (c->st || s == o || p == LFT_NO_PORT || p == 0 || p > c->np ||
-			    (t = w->peer[link = w->pbase[s] + p]) == RG_NONE || w->s[t].st < LW_REACH) {
+			if (c->st || s == o || p == LFT_NO_PORT || p == 0 || p > w->np[s] ||
+			    (t = w->peer[w->pbase[s] + p]) == RG_NONE || w->s[t].st < LW_REACH) {
 				lw_resolve(w, s, lid);
 				continue;
 			}
 			c->st = w->s[t].st;
 			c->port = p;
-			c->link = link;
 			c->nxt = t;
-			c->hops = c->st == LW_REACH ? w->s[t].hops + 1 : 0;
+			c->hops = c->st == LW_REACH ? hop_on(w->s[t].hops) : 0;
 		}
 	}
 }

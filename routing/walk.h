@@ -22,15 +22,16 @@
 enum { LW_INPROG = 1, LW_REACH, LW_NOPORT, LW_DEAD, LW_LOOP };
 
 /* A switch's way to the LID walked; one cache line holds four. */
+/* Eight bytes, so that the whole fabric's fits the first-level cache:
+ * every LID's walk reads the next switch's of every switch. */
 struct lw_sw {
 	uint32_t nxt;     /* the switch it sends to, RG_NONE where its way ends */
-	uint32_t link;    /* link id of its entry: portbase + port */
-	uint32_t hops;    /* LW_REACH: switch hops to the LID's switch */
+	uint16_t hops;    /* LW_REACH: switch hops to the LID's switch (at most
+			     UINT16_MAX, which no real fabric reaches) */
 	uint8_t st;       /* LW_* */
 	uint8_t port;     /* its entry */
-	uint8_t np;       /* its ports (fixed) */
-	uint8_t pad;
 };
+_Static_assert(sizeof(struct lw_sw) == 8, "struct lw_sw is eight bytes");
 
 struct lwalk {
 	const struct rgraph *g;
@@ -43,6 +44,7 @@ struct lwalk {
 	uint32_t *csize;  /* per switch s: switches in part s (0 unless s names one) */
 	uint32_t *peer;   /* per directed link id: peer switch or RG_NONE */
 	uint32_t *pbase;  /* per switch: its portbase (graph.h) */
+	uint8_t *np;      /* per switch: its ports */
 	uint32_t *order;  /* switches, farthest from any host first */
 	uint8_t *blk;     /* bn LIDs from b0 of every switch, LW_RB apart */
 	uint32_t b0, bn;
