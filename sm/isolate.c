@@ -79,6 +79,10 @@ bool sm_port_isolated(const struct sm *sm, const struct sm_port *p)
 	return find(sm, p->node->guid, p->num) != NULL;
 }
 
+/* A link that may never go (none, or one that would cut someone off) is
+ * refused for that before the limit is looked at: "the limit is reached"
+ * would tell the operator it goes once another comes back, and which of
+ * the two a port heard would depend on the order the PM read them in. */
 static int check(const struct sm *sm, const struct sm_port *p)
 {
 	const struct sm_fabric *f = sm->fabric;
@@ -87,12 +91,12 @@ static int check(const struct sm *sm, const struct sm_port *p)
 		return -EALREADY;
 	if (!sm_may_write(sm) || !f || !f->sm_node)
 		return -EPERM;
-	if (sm->nisolated >= sm->conf.health_isolate_max)
-		return -ENOSPC;
 	if (!link_usable(p, NULL))
 		return -ENOLINK;
 	if (reach_count(f, p) != reach_count(f, NULL))
 		return -EHOSTUNREACH;
+	if (sm->nisolated >= sm->conf.health_isolate_max)
+		return -ENOSPC;
 	return 0;
 }
 

@@ -60,8 +60,8 @@ static void setup_sm(struct sm *sm)
 	struct sm_fabric *f = fabric_new();
 
 	memset(sm, 0, sizeof(*sm));
-	S1 = node(f, TOPO_SWITCH, 0x11, 4);
-	S2 = node(f, TOPO_SWITCH, 0x12, 4);
+	S1 = node(f, TOPO_SWITCH, 0x11, 5);
+	S2 = node(f, TOPO_SWITCH, 0x12, 5);
 	S3 = node(f, TOPO_SWITCH, 0x13, 4);
 	H0 = node(f, TOPO_CA, 0x1, 1);
 	H1 = node(f, TOPO_CA, 0x2, 1);
@@ -100,8 +100,8 @@ static void test_isolate_parallel_link(void **state)
 	assert_string_equal(sm_isolated_at(&sm, 0)->reason, "symbol_errors");
 	/* from the other end: the same link */
 	assert_int_equal(sm_isolate(&sm, &S2->ports[3], "x"), -EALREADY);
-	/* the limit, then the last link between S1 and S2 */
-	assert_int_equal(sm_isolate(&sm, &S1->ports[4], "x"), -ENOSPC);
+	/* the last link between S1 and S2: it may never go, whatever the limit */
+	assert_int_equal(sm_isolate(&sm, &S1->ports[4], "x"), -EHOSTUNREACH);
 	sm.conf.health_isolate_max = 2;
 	assert_int_equal(sm_isolate(&sm, &S1->ports[4], "x"), -EHOSTUNREACH);
 	assert_int_equal(reroutes, 1);
@@ -138,6 +138,28 @@ static void test_isolate_refused(void **state)
 	teardown_sm(&sm);
 }
 
+/* The limit refuses a link that could go. One that may never go is
+ * refused for that at any limit: which of the two a port hears must not
+ * depend on whether the PM read it before or after another link went. */
+static void test_isolate_limit(void **state)
+{
+	struct sm sm;
+
+	(void)state;
+	setup_sm(&sm);
+	assert_int_equal(fabric_link(sm.fabric, S1, 5, S2, 5), 0);
+	assert_int_equal(sm_isolate(&sm, &S1->ports[3], "x"), 0);
+	assert_int_equal(sm_isolate(&sm, &S1->ports[4], "x"), -ENOSPC);
+	assert_int_equal(sm_isolate(&sm, &H2->ports[1], "x"), -EHOSTUNREACH);
+	assert_int_equal(sm_isolate(&sm, &S2->ports[2], "x"), -EHOSTUNREACH);
+	assert_int_equal(sm_isolate(&sm, &S2->ports[1], "x"), -EHOSTUNREACH);
+	sm.conf.health_isolate_max = 2;
+	assert_int_equal(sm_isolate(&sm, &S1->ports[4], "x"), 0);
+	assert_int_equal(sm_isolate(&sm, &S2->ports[5], "x"), -EHOSTUNREACH);
+	assert_int_equal(sm_isolated_count(&sm), 2);
+	teardown_sm(&sm);
+}
+
 /* A link already held out (flapping) counts as gone: its parallel link is
  * then the last one and stays. */
 static void test_isolate_counts_held_links(void **state)
@@ -161,6 +183,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_isolate_parallel_link),
 		cmocka_unit_test(test_isolate_refused),
+		cmocka_unit_test(test_isolate_limit),
 		cmocka_unit_test(test_isolate_counts_held_links),
 	};
 
