@@ -21,10 +21,10 @@
 /* A switch's fate for the LID (0: not resolved yet). */
 enum { LW_INPROG = 1, LW_REACH, LW_NOPORT, LW_DEAD, LW_LOOP };
 
-/* A switch's way to the LID walked; one cache line holds four. */
-/* Eight bytes: every LID's walk reads this of every switch and of the
- * switch it sends to, so the array's size is what the walk asks of the
- * cache (29 KB on the radix-54 tree's 3645 switches, 58 KB before). */
+/* A switch's way to the LID walked, in eight bytes: every LID's walk
+ * reads this of every switch and of the switch it sends to, so the
+ * array's size is what the walk asks of the cache (29 KB on the
+ * radix-54 tree's 3645 switches, 58 KB at sixteen bytes). */
 struct lw_sw {
 	uint32_t nxt;     /* the switch it sends to, RG_NONE where its way ends */
 	uint16_t hops;    /* LW_REACH: switch hops to the LID's switch (at most
