@@ -35,8 +35,7 @@
 enum { K_UNKNOWN, K_KNOWN, K_FAILED };
 
 struct mft_sw {
-	struct guidtab_key key;   /* switch GUID, port 0; first: the table finds it */
-	bool made;                /* held is initialised */
+	uint64_t guid;
 	bool used;                /* in the running batch */
 	bool fdbtop;              /* takes MulticastFDBTop */
 	uint8_t npos;
@@ -45,6 +44,14 @@ struct mft_sw {
 	uint8_t rpend[MCAST_MAX_BLOCKS];   /* position reads outstanding */
 	uint8_t rfail[MCAST_MAX_BLOCKS];
 	uint32_t idx;             /* topo node index in the running batch */
+};
+
+/* The table holds a pointer per switch, not the 1.6 KB record: SMP
+ * contexts keep the record's address, and the first batch on a large
+ * fabric no longer copies every record each time the table doubles. */
+struct mft_ref {
+	struct guidtab_key key;   /* switch GUID, port 0 */
+	struct mft_sw *w;
 };
 
 struct mc_stats {
@@ -61,7 +68,7 @@ struct sm_mcast {
 	uint64_t trees_gen;        /* bumped when a batch's trees differ */
 	void (*on_batch)(void *arg, struct sm *sm);
 	void *on_batch_arg;
-	struct guidtab sw;        /* of struct mft_sw */
+	struct guidtab sw;        /* of struct mft_ref */
 	struct event *ev;
 	unsigned inflight;
 	void (*stage)(struct sm *);
@@ -89,9 +96,12 @@ struct mc_ctx {
 
 /* --- switches by GUID ----------------------------------------------------------- */
 
+/* The switch in slot i of the table, or NULL. */
 static struct mft_sw *sw_at(const struct sm_mcast *mc, size_t i)
 {
-	return guidtab_slot(&mc->sw, i);
+	const struct mft_ref *r = guidtab_slot(&mc->sw, i);
+
+	return r->key.guid ? r->w : NULL;
 }
 
 static void sw_forget(struct mft_sw *w, uint8_t npos)
@@ -104,10 +114,12 @@ static void sw_forget(struct mft_sw *w, uint8_t npos)
 
 static struct mft_sw *sw_get(struct sm_mcast *mc, uint64_t guid, uint8_t npos)
 {
-	struct mft_sw *w = guidtab_get(&mc->sw, guid, 0);
+	struct mft_ref *r = guidtab_get(&mc->sw, guid, 0);
+	struct mft_sw *w = r->w;
 
-	if (!w->made) {
-		w->made = true;
+	if (!w) {
+		w = r->w = xcalloc(1, sizeof(*w));
+		w->guid = guid;
 		mcast_mft_init(&w->held, 0);
 		sw_forget(w, npos);
 	}
@@ -118,7 +130,9 @@ static struct mft_sw *sw_get(struct sm_mcast *mc, uint64_t guid, uint8_t npos)
 
 static struct mft_sw *sw_find(const struct sm_mcast *mc, uint64_t guid)
 {
-	return mc ? guidtab_find(&mc->sw, guid, 0) : NULL;
+	const struct mft_ref *r = mc ? guidtab_find(&mc->sw, guid, 0) : NULL;
+
+	return r ? r->w : NULL;
 }
 
 /* --- SMPs, counted per stage ----------------------------------------------------- */
@@ -149,7 +163,7 @@ static void failed(struct sm *sm, const struct mc_ctx *c, const char *what, int 
 		sm->st.errors++;
 	}
 	log_fabric(LOG_LVL_WARNING, "%016llx: MFT block %u position %u %s failed (%d)",
-		   (unsigned long long)c->sw->key.guid, c->block, c->pos, what, err);
+		   (unsigned long long)c->sw->guid, c->block, c->pos, what, err);
 }
 
 static void submit(struct sm *sm, const struct mad_req *r, struct mc_ctx *c, mad_done_fn cb)
@@ -274,7 +288,7 @@ static void top_done(void *arg, int err, const struct smp *resp)
 {
 	struct mc_ctx *c = arg;
 	struct sm *sm = c->sm;
-	struct sm_node *n = sm->fabric ? fabric_find(sm->fabric, c->sw->key.guid) : NULL;
+	struct sm_node *n = sm->fabric ? fabric_find(sm->fabric, c->sw->guid) : NULL;
 
 	if (err == MAD_OK && n)
 		smp_switch_info_decode(resp->data, sizeof(resp->data), &n->si);
@@ -312,9 +326,9 @@ static void for_each_switch(struct sm *sm, void (*fn)(struct sm *, const struct 
 		struct mft_sw *w = sw_at(mc, i);
 		const struct sm_node *n;
 
-		if (!w->key.guid || !w->used)
+		if (!w || !w->used)
 			continue;
-		n = fabric_find(sm->fabric, w->key.guid);
+		n = fabric_find(sm->fabric, w->guid);
 		if (n && node_usable(n))
 			fn(sm, n, w);
 	}
@@ -397,14 +411,32 @@ static bool member_at(const struct fabric_port_index *ix, uint64_t guid, struct 
 	return true;
 }
 
-static void collect_groups(const struct sm *sm, const struct fabric_port_index *ix,
-			   struct batch_groups *bg)
+static size_t members_total(const struct mcdb *db)
 {
-	const struct mcdb *db = sm->mcast->db;
 	size_t total = 0;
 
 	for (size_t i = 0; i < mcdb_count(db); i++)
 		total += mcdb_at(db, i)->nmembers;
+	return total;
+}
+
+/* The ports by GUID, for the members' lookups: none are needed without
+ * members (a fresh fabric), and on a large fabric the index costs more
+ * than the rest of such a batch. */
+static void members_index(const struct sm *sm, struct fabric_port_index *ix)
+{
+	if (members_total(sm->mcast->db))
+		fabric_port_index_build(sm->fabric, ix);
+	else
+		*ix = (struct fabric_port_index){ 0 };
+}
+
+static void collect_groups(const struct sm *sm, const struct fabric_port_index *ix,
+			   struct batch_groups *bg)
+{
+	const struct mcdb *db = sm->mcast->db;
+	size_t total = members_total(db);
+
 	bg->g = xcalloc(mcdb_count(db) + 1, sizeof(*bg->g));
 	bg->m = xcalloc(total + 1, sizeof(*bg->m));
 	bg->ng = bg->nm = 0;
@@ -517,7 +549,7 @@ static bool compute(struct sm *sm)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	fabric_port_index_build(sm->fabric, &ix);
+	members_index(sm, &ix);
 	collect_groups(sm, &ix, &bg);
 	memset(&res, 0, sizeof(res));
 	rc = mcast_compute(t, &sm->routes, bg.g, bg.ng, &o, &res);
@@ -570,7 +602,8 @@ static void bind_switches(struct sm *sm)
 	const struct sm_fabric *f = sm->fabric;
 
 	for (size_t i = 0; i < mc->sw.size; i++)
-		sw_at(mc, i)->used = false;
+		if (sw_at(mc, i))
+			sw_at(mc, i)->used = false;
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct sm_node *n = f->nodes[i];
 		struct mft_sw *w;
@@ -750,7 +783,7 @@ static void find_gone(struct sm *sm, uint64_t **gone, size_t *ng, uint64_t **pro
 	struct fabric_port_index ix;
 	size_t cg = 0, cp = 0;
 
-	fabric_port_index_build(sm->fabric, &ix);
+	members_index(sm, &ix);
 	for (size_t i = 0; i < mcdb_count(db); i++) {
 		const struct mc_group *g = mcdb_at(db, i);
 
@@ -852,7 +885,7 @@ int sm_mcast_init(struct sm *sm, FILE *err)
 	};
 
 	sm->mcast = xcalloc(1, sizeof(*sm->mcast));
-	guidtab_init(&sm->mcast->sw, sizeof(struct mft_sw));
+	guidtab_init(&sm->mcast->sw, sizeof(struct mft_ref));
 	(void)err;   /* nothing here can fail */
 	sm->mcast->db = mcdb_new(&o);
 	sm_mcast_partitions(sm);
@@ -867,9 +900,13 @@ void sm_mcast_free(struct sm *sm)
 		return;
 	if (mc->ev)
 		event_free(mc->ev);
-	for (size_t i = 0; i < mc->sw.size; i++)
-		if (sw_at(mc, i)->made)
-			mcast_mft_free(&sw_at(mc, i)->held);
+	for (size_t i = 0; i < mc->sw.size; i++) {
+		struct mft_sw *w = sw_at(mc, i);
+
+		if (w)
+			mcast_mft_free(&w->held);
+		free(w);
+	}
 	guidtab_free(&mc->sw);
 	if (mc->have_res)
 		mcast_result_free(&mc->res);
