@@ -388,8 +388,38 @@ static void events_setup(struct sm *sm)
 	event_add(sm->ev_log, &(struct timeval){ LOG_FLUSH_S, 0 });
 }
 
+/* How long a stop waits for answers to what is on the wire. */
+#define STOP_DRAIN_MS 100
+
+/* Before anything is torn down: nothing new goes out, and what is on the
+ * wire is answered, or times out, or STOP_DRAIN_MS pass, before the port
+ * closes (mad_engine_quiesce says why). Completions run as usual; what
+ * they queue is cancelled with the rest by mad_engine_free. */
+static void drain(struct sm *sm)
+{
+	struct pollfd p = { .fd = sm->tp.fd(sm->tp.ctx), .events = POLLIN };
+	uint64_t t0 = clock_ms(), until = t0 + STOP_DRAIN_MS;
+	struct mad_stats st;
+
+	mad_engine_quiesce(sm->eng);
+	if (!mad_engine_awaiting(sm->eng))
+		return;
+	mad_engine_get_stats(sm->eng, &st);
+	while (mad_engine_awaiting(sm->eng) && clock_ms() < until) {
+		if (poll(&p, 1, 1) > 0)
+			mad_engine_on_readable(sm->eng);
+		mad_engine_on_timer(sm->eng);
+	}
+	log_info("stopping: %llu MADs were on the wire; %s after %llu ms",
+		 (unsigned long long)(st.outstanding + st.gmp_outstanding),
+		 mad_engine_awaiting(sm->eng) ? "closing with some still out" : "all back",
+		 (unsigned long long)(clock_ms() - t0));
+}
+
 static void teardown(struct sm *sm)
 {
+	if (sm->eng)
+		drain(sm);
 	route_job_abandon(sm);
 	sm_lids_abandon(sm);
 	sm_phase_steps_abandon(sm);

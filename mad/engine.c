@@ -115,6 +115,7 @@ struct mad_engine {
 	int pumping;
 	int rx_batch;                   /* reading a batch: slots refilled after it */
 	int closing;
+	int quiet;                      /* mad_engine_quiesce(): nothing new goes out */
 	unsigned depth;                 /* callbacks running */
 	uint8_t *rxbuf;                 /* MAD_RECV_MAX */
 	struct rmpp_sess *sessions;
@@ -467,7 +468,7 @@ static void pump(struct mad_engine *e)
 	uint64_t now;
 	int rc;
 
-	if (e->pumping || e->closing || e->rx_batch)
+	if (e->pumping || e->closing || e->rx_batch || e->quiet)
 		return;
 	e->pumping = 1;
 	now = engine_now(e);
@@ -548,6 +549,8 @@ static void undelay_due(struct mad_engine *e, uint64_t now)
  * taken as gone; 0 when r has had all its attempts. */
 static int may_retry(const struct mad_engine *e, const struct req *r)
 {
+	if (e->quiet)
+		return 0;   /* stopping: a retry would go on the wire */
 	if (r->attempts <= e->o.retries)
 		return 1;
 	if (r->mr.flags & MAD_REQ_NO_BACKOFF)
@@ -1205,6 +1208,17 @@ uint64_t mad_engine_next_deadline(const struct mad_engine *e)
 			dl = d;
 	}
 	return dl;
+}
+
+void mad_engine_quiesce(struct mad_engine *e)
+{
+	e->quiet = 1;
+	gmp_quiesce(e->gmp);
+}
+
+bool mad_engine_awaiting(const struct mad_engine *e)
+{
+	return e->st.outstanding || gmp_awaiting(e->gmp);
 }
 
 int mad_engine_idle(const struct mad_engine *e)

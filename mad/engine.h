@@ -289,6 +289,14 @@ uint64_t mad_engine_next_deadline(const struct mad_engine *e);
  * (RMPP sends are not counted; their deadlines are in
  * mad_engine_next_deadline()). */
 int mad_engine_idle(const struct mad_engine *e);
+/* For a clean stop: from here on no queued SMP or GMP goes on the wire
+ * (mad_engine_free cancels them), while answers to those on it are still
+ * taken. A process that closes its port with requests on the wire gets
+ * their answers after the close: a kernel drops them, ibsim's umad2sim
+ * crashes its receiver thread on them (a MAD for a closed agent). */
+void mad_engine_quiesce(struct mad_engine *e);
+/* True while an SMP or GMP sent is waiting for its answer or timeout. */
+bool mad_engine_awaiting(const struct mad_engine *e);
 void mad_engine_get_stats(const struct mad_engine *e, struct mad_stats *st);
 
 /* The real transport: libibumad on CA `ca` (NULL = first with an active

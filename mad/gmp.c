@@ -44,6 +44,7 @@ struct gmp_queue {
 	unsigned nfree;
 	struct gmp *spare;              /* finished requests kept for reuse */
 	unsigned nspare;
+	bool quiet;                     /* gmp_quiesce() */
 };
 
 static void *xcalloc(size_t n, size_t sz)
@@ -214,7 +215,7 @@ static void finish(struct gmp_queue *g, struct gmp *r, int err, const uint8_t *m
 
 void gmp_pump(struct gmp_queue *g, uint64_t now)
 {
-	while (g->qhead && g->st->gmp_outstanding < g->window) {
+	while (!g->quiet && g->qhead && g->st->gmp_outstanding < g->window) {
 		struct gmp *r = g->qhead;
 
 		g->qhead = r->next;
@@ -250,7 +251,7 @@ static void attempt_failed(struct gmp_queue *g, struct gmp *r, uint64_t now)
 {
 	tlist_remove(g, r);
 	g->st->gmp_timeouts++;
-	if (r->attempts > g->retries) {
+	if (r->attempts > g->retries || g->quiet) {
 		finish(g, r, MAD_ERR_TIMEOUT, NULL, 0);
 		return;
 	}
@@ -336,6 +337,16 @@ uint64_t gmp_next_deadline(const struct gmp_queue *g)
 bool gmp_idle(const struct gmp_queue *g)
 {
 	return !g->qhead && !g->thead;
+}
+
+void gmp_quiesce(struct gmp_queue *g)
+{
+	g->quiet = true;
+}
+
+bool gmp_awaiting(const struct gmp_queue *g)
+{
+	return g->thead != NULL;
 }
 
 void gmp_free(struct gmp_queue *g)

@@ -40,5 +40,9 @@ void gmp_on_mad(struct gmp_queue *g, const uint8_t *buf, size_t len, int status,
 void gmp_on_timer(struct gmp_queue *g, uint64_t now);
 uint64_t gmp_next_deadline(const struct gmp_queue *g);
 bool gmp_idle(const struct gmp_queue *g);
+/* From here on nothing new goes out: no retry either (mad_engine_quiesce). */
+void gmp_quiesce(struct gmp_queue *g);
+/* True while a GMP sent waits for its answer or timeout. */
+bool gmp_awaiting(const struct gmp_queue *g);
 
 #endif

@@ -964,6 +964,44 @@ static void test_free_cancels_once(void **state)
 	free(f);
 }
 
+/* A stopping engine sends nothing new, no retry either, and still takes
+ * the answers to what is on the wire; the queued wait for the free. */
+static void test_quiesce(void **state)
+{
+	struct fx *f = fx_new(2, 4);
+	struct rec r[4];
+
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 4; i++) {
+		struct mad_req q = lid_req((uint16_t)(i + 1));
+
+		assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r[i]), 0);
+	}
+	assert_int_equal(f->ft.nsent, 2);
+	mad_engine_quiesce(f->e);
+	assert_true(mad_engine_awaiting(f->e));
+	fake_tp_respond(&f->ft, 0, 0);
+	mad_engine_on_readable(f->e);
+	assert_int_equal(r[0].calls, 1);
+	assert_int_equal(r[0].err, MAD_OK);
+	assert_int_equal(f->ft.nsent, 2);          /* the window has room: still nothing */
+	assert_true(mad_engine_awaiting(f->e));
+	advance(f, 101);                           /* the second times out: no retry */
+	assert_int_equal(r[1].calls, 1);
+	assert_int_equal(r[1].err, MAD_ERR_TIMEOUT);
+	assert_int_equal(f->ft.nsent, 2);
+	assert_false(mad_engine_awaiting(f->e));
+	assert_int_equal(stats(f).queued, 2);
+	mad_engine_free(f->e);
+	f->e = NULL;
+	for (int i = 2; i < 4; i++) {
+		assert_int_equal(r[i].calls, 1);
+		assert_int_equal(r[i].err, MAD_ERR_CANCELED);
+	}
+	fake_tp_fini(&f->ft);
+	free(f);
+}
+
 static void test_send_refused_and_queue_full(void **state)
 {
 	struct fx *f = fx_new(64, 4);
@@ -1021,6 +1059,7 @@ int main(void)
 		cmocka_unit_test(test_reentrant_submit),
 		cmocka_unit_test(test_free_cancels_once),
 		cmocka_unit_test(test_send_refused_and_queue_full),
+		cmocka_unit_test(test_quiesce),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

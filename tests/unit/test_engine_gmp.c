@@ -303,6 +303,31 @@ static void test_gmp_submit_errors(void **state)
 	fx_free(f);
 }
 
+/* A stopping engine retries no GMP and sends none of those queued. */
+static void test_gmp_quiesce(void **state)
+{
+	struct fx *f = fx_new(64, 1, 3);
+	struct rec a = { 0 }, b = { 0 };
+	struct mad_gmp_req q1 = pc_req(5, 1), q2 = pc_req(6, 1);
+
+	assert_int_equal(mad_engine_submit_gmp(f->e, &q1, gmp_done, &a), 0);
+	assert_int_equal(mad_engine_submit_gmp(f->e, &q2, gmp_done, &b), 0);
+	assert_int_equal(f->ft.nsent, 1);
+	mad_engine_quiesce(f->e);
+	assert_true(mad_engine_awaiting(f->e));
+	f->ft.now += 51;
+	mad_engine_on_timer(f->e);
+	assert_int_equal(a.calls, 1);
+	assert_int_equal(a.err, MAD_ERR_TIMEOUT);
+	assert_int_equal(f->ft.nsent, 1);
+	assert_false(mad_engine_awaiting(f->e));
+	assert_int_equal(b.calls, 0);
+	fx_free(f);
+	assert_int_equal(b.calls, 1);
+	assert_int_equal(b.err, MAD_ERR_CANCELED);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_gmp_timeout_retry),
 		cmocka_unit_test(test_gmp_wrong_replies),
 		cmocka_unit_test(test_gmp_submit_errors),
+		cmocka_unit_test(test_gmp_quiesce),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
