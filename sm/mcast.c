@@ -601,9 +601,12 @@ static void bind_switches(struct sm *sm)
 	struct sm_mcast *mc = sm->mcast;
 	const struct sm_fabric *f = sm->fabric;
 
-	for (size_t i = 0; i < mc->sw.size; i++)
-		if (sw_at(mc, i))
-			sw_at(mc, i)->used = false;
+	for (size_t i = 0; i < mc->sw.size; i++) {
+		struct mft_sw *w = sw_at(mc, i);
+
+		if (w)
+			w->used = false;
+	}
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct sm_node *n = f->nodes[i];
 		struct mft_sw *w;

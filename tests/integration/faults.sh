@@ -431,8 +431,8 @@ EOF
 	cp "$SIM_DIR/before.dump" "$SIM_DIR/kill-ref.dump"
 	# kill -9 a few ms into a reroute after a leaf-spine link went down.
 	# The reroute's routes arrive about 3 ms after it starts here, and its
-	# dozen LFT blocks go out within a millisecond (ibsim fails a dropped
-	# MAD at once, so loss does not stretch them): a kill 3 ms in lands
+	# dozen LFT blocks follow at once (ibsim fails a dropped MAD at once,
+	# so loss does not stretch them): a kill 3 ms in lands
 	# before, among or after those Sets, as the machine's load has it. So
 	# L0005, whose entries toward the dead port must change, takes none of
 	# them, and the others lose 80 %: wherever the kill lands, the reroute

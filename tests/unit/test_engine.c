@@ -136,18 +136,24 @@ static void respond_edited(struct fx *f, size_t i, void (*edit)(struct smp *))
 	mad_engine_on_readable(f->e);
 }
 
+/* n LID-routed Gets to LIDs 1..n, their completions in r[0..n). */
+static void submit_lids(struct fx *f, struct rec *r, int n)
+{
+	memset(r, 0, (size_t)n * sizeof(*r));
+	for (int i = 0; i < n; i++) {
+		struct mad_req q = lid_req((uint16_t)(i + 1));
+
+		assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r[i]), 0);
+	}
+}
+
 static void test_window_cap(void **state)
 {
 	struct fx *f = fx_new(64, 4);
 	struct rec r[200];
 	size_t answered = 0;
 
-	memset(r, 0, sizeof(r));
-	for (int i = 0; i < 200; i++) {
-		struct mad_req q = lid_req((uint16_t)(i + 1));
-
-		assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r[i]), 0);
-	}
+	submit_lids(f, r, 200);
 	assert_int_equal(f->ft.nsent, 64);
 	assert_int_equal(stats(f).outstanding, 64);
 	assert_int_equal(stats(f).queued, 136);
@@ -213,12 +219,7 @@ static void test_set_limits_window_timeout(void **state)
 	struct mad_engine_opts o = f->o;
 	struct rec r[10];
 
-	memset(r, 0, sizeof(r));
-	for (int i = 0; i < 10; i++) {
-		struct mad_req q = lid_req((uint16_t)(i + 1));
-
-		assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r[i]), 0);
-	}
+	submit_lids(f, r, 10);
 	assert_int_equal(f->ft.nsent, 4);
 	assert_true(mad_engine_next_deadline(f->e) == 1100);
 	o.window = 8;
@@ -971,12 +972,7 @@ static void test_quiesce(void **state)
 	struct fx *f = fx_new(2, 4);
 	struct rec r[4];
 
-	memset(r, 0, sizeof(r));
-	for (int i = 0; i < 4; i++) {
-		struct mad_req q = lid_req((uint16_t)(i + 1));
-
-		assert_int_equal(mad_engine_submit(f->e, &q, rec_done, &r[i]), 0);
-	}
+	submit_lids(f, r, 4);
 	assert_int_equal(f->ft.nsent, 2);
 	mad_engine_quiesce(f->e);
 	assert_true(mad_engine_awaiting(f->e));
